@@ -1,0 +1,67 @@
+"""The lazy-cut loop: a master proposes, a separation oracle refutes, refutations become cuts.
+
+Solvers without a lazy-constraint callback (CP-SAT) and incremental SAT solvers both use it:
+solve the master; ask ``separate`` for constraints the proposal violates; add them all and
+solve again, until a proposal passes (FEASIBLE), the master has no proposal left (INFEASIBLE)
+or the deadline or budget runs out (UNKNOWN, never INFEASIBLE).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, Protocol, Sequence, TypeVar
+
+__all__ = ["Master", "LoopOutcome", "lazy_cut_loop", "SAT", "UNSAT", "LIMIT"]
+
+SAT, UNSAT, LIMIT = "sat", "unsat", "limit"
+
+A = TypeVar("A")
+C = TypeVar("C")
+
+
+class Master(Protocol[A, C]):
+    """What the loop needs of a master problem."""
+
+    def solve(self, deadline: float | None) -> tuple[str, A | None]:
+        """Return ``(SAT, assignment)``, ``(UNSAT, None)`` or ``(LIMIT, None)``."""
+
+    def add_cuts(self, cuts: Sequence[C]) -> None:
+        """Add constraints that every acceptable assignment satisfies."""
+
+
+@dataclass
+class LoopOutcome(Generic[A]):
+    status: str  # SAT (a proposal passed separation), UNSAT, or LIMIT
+    assignment: A | None
+    rounds: int  # master solves
+    cuts: int  # cuts added
+    seconds: float
+
+
+def lazy_cut_loop(master: Master[A, C], separate: Callable[[A], Sequence[C]],
+                  deadline: float | None = None,
+                  on_round: Callable[[int, int], None] | None = None) -> LoopOutcome[A]:
+    """Run the master/separation loop to a verdict or to the deadline (``time.monotonic()``).
+
+    ``separate(assignment)`` returns the violated cuts (empty: the assignment is acceptable).
+    ``on_round(rounds, cuts)`` is called after each master solve, for progress reports.
+    """
+    start = time.monotonic()
+    rounds = cuts = 0
+    while True:
+        if deadline is not None and time.monotonic() >= deadline:
+            return LoopOutcome(LIMIT, None, rounds, cuts, time.monotonic() - start)
+        status, assignment = master.solve(deadline)
+        rounds += 1
+        if status != SAT:
+            if on_round:
+                on_round(rounds, cuts)
+            return LoopOutcome(status, None, rounds, cuts, time.monotonic() - start)
+        violated = separate(assignment)  # type: ignore[arg-type]
+        if on_round:
+            on_round(rounds, cuts + len(violated))
+        if not violated:
+            return LoopOutcome(SAT, assignment, rounds, cuts, time.monotonic() - start)
+        master.add_cuts(violated)
+        cuts += len(violated)

@@ -1,0 +1,1 @@
+"""What each puzzle IS: instances, moves, solutions and the rules as plain Python. No solver imports."""

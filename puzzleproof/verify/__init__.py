@@ -1,0 +1,1 @@
+"""What results are CHECKED against: independent brute-force solvers, heuristics, referees."""
