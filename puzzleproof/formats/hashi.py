@@ -332,7 +332,7 @@ def _record_from_obj(obj: Any, source: str, line: int | None, idx: int,
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object for a puzzle, found {type(obj).__name__}",
                          line=line)
-    name = str(obj.get("name") or obj.get("game_id") or obj.get("id")
+    name = str(obj.get("name") or obj.get("id")
                or (f"{source}#{idx + 1}" if line is not None else source))
     meta = {k: v for k, v in obj.items() if k not in ("grid", "islands", "solution")}
     try:

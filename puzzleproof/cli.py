@@ -1,0 +1,503 @@
+"""The ``puzzleproof`` command: thin over library functions that return plain dataclasses.
+
+Exit codes: 0 ok; 1 a check failed or a disagreement was found; 2 bad usage, bad input or an
+impossible puzzle. Data goes to stdout, progress and messages to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from puzzleproof import __version__
+from puzzleproof.encoders import HASHI_SOLVERS, hashi_solver
+from puzzleproof.errors import InputError, PuzzleproofError
+from puzzleproof.formats import expand_inputs, read_source, write_atomic
+from puzzleproof.formats import hashi as hfmt
+from puzzleproof.models.hashi import GEOMETRY_KINDS, Puzzle, check_solution
+from puzzleproof.result import Result, Status
+
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 120)
+
+
+class Exit(Exception):
+    """Leave the command with a code, after output has been written."""
+
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+
+# -- reading puzzles ----------------------------------------------------------------------
+
+def _read_records(arg: str, fmt: str | None, max_bridges: int | None) -> list[hfmt.HashiRecord]:
+    text, source, _ = read_source(arg)
+    return hfmt.read_puzzles(text, source, None if fmt == "auto" else fmt, max_bridges)
+
+
+def _iter_inputs(args: tuple[str, ...], fmt: str | None, max_bridges: int | None
+                 ) -> Iterator[tuple[str, list[hfmt.HashiRecord] | InputError]]:
+    """Yield ``(argument, records or the error reading it)`` for each puzzle source."""
+    for arg in expand_inputs(list(args)):
+        try:
+            yield arg, _read_records(arg, fmt, max_bridges)
+        except InputError as exc:
+            yield arg, exc
+
+
+# -- shared options -----------------------------------------------------------------------
+
+FORMAT_OPT = click.option("--format", "fmt", type=click.Choice(("auto",) + hfmt.FORMATS),
+                          default="auto", show_default=True,
+                          help="Format of the puzzle input; 'auto' detects it.")
+MAXB_OPT = click.option("--max-bridges", type=click.IntRange(1, 4), default=None,
+                        help="Most bridges per pair, where the format does not say (default 2).")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="puzzleproof")
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Solve puzzles exactly, prove the answers, and judge the heuristics people run.
+
+    \b
+    Hashiwokakero (Bridges, CodinGame "There Is No Spoon 2") is supported now.
+    Puzzles may be files, folders, '-' for stdin, or a string such as a Tatham
+    game ID ('7x7m2:2a4c3a1e...') or a puzz.link URL ('p?hashi/5/5/4g2i3h...').
+
+    \b
+    Examples:
+      puzzleproof solve instances/hashi/ --unique      # every shipped puzzle, a table
+      puzzleproof solve 'p?hashi/5/5/4g2i3h23k3g1g3g4g3' --unique
+      puzzleproof solve puzzle.txt --solver sat --json
+      puzzleproof check puzzle.txt bot-output.txt      # judge a bot's answer
+      puzzleproof render puzzle.txt --solve -o puzzle.svg
+    """
+    ctx.obj = {"debug": debug}
+
+
+# -- solve --------------------------------------------------------------------------------
+
+@cli.command()
+@click.argument("puzzles", nargs=-1, required=True)
+@click.option("--solver", type=click.Choice(HASHI_SOLVERS), default="sat", show_default=True,
+              help="Exact back end: 'sat' (python-sat, incremental cuts) or 'cpsat' (OR-Tools "
+                   "CP-SAT, re-solved with hints).")
+@click.option("--unique", is_flag=True, help="Decide UNIQUE or MULTIPLE (shows two solutions).")
+@click.option("--all", "enumerate_all", is_flag=True,
+              help="Enumerate connected solutions, up to -n.")
+@click.option("-n", "max_solutions", type=click.IntRange(1), default=10, show_default=True,
+              help="With --all: most solutions to list.")
+@FORMAT_OPT
+@MAXB_OPT
+@click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
+              help="Seconds per puzzle; when it runs out the answer is UNKNOWN.")
+@click.option("--conflicts", type=click.IntRange(1), default=None,
+              help="SAT conflict budget per puzzle (sat solver only); UNKNOWN when spent.")
+@click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
+              help="CP-SAT worker threads (1 is deterministic).")
+@click.option("--seed", type=int, default=0, show_default=True, help="CP-SAT random seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print each result as one JSON object.")
+@click.option("--jsonl", "as_jsonl", is_flag=True,
+              help="Print one JSON record per line, with a 'type' field (for scripts).")
+@click.option("--show", type=click.Choice(("picture", "lines", "none")), default="picture",
+              show_default=True, help="For one puzzle: draw the solution, print its "
+                                      "'x1 y1 x2 y2 n' lines (CodinGame output), or nothing.")
+@click.option("--ascii", "ascii_only", is_flag=True, help="Draw pictures with ASCII only.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the solution to a file: .svg a picture, .json JSON, anything else "
+                   "CodinGame lines. Written whole or not at all.")
+@click.option("--render", type=click.Choice(("svg", "ascii")), default=None,
+              help="With -o: force the picture kind instead of guessing from the extension.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def solve(puzzles: tuple[str, ...], solver: str, unique: bool, enumerate_all: bool,
+          max_solutions: int, fmt: str, max_bridges: int | None, time_limit: float | None,
+          conflicts: int | None, workers: int, seed: int, as_json: bool, as_jsonl: bool,
+          show: str, ascii_only: bool, output: str | None, render: str | None,
+          quiet: bool) -> None:
+    """Solve Hashi puzzles exactly, check every answer by the rules, and report.
+
+    \b
+    One puzzle: its status (SOLVED, UNIQUE, MULTIPLE, INFEASIBLE or UNKNOWN), a
+    picture of the solution and the solver's effort. Several puzzles (or a folder,
+    or a JSONL file): a table, one row per puzzle, and a summary; a puzzle that
+    ships a reference solution is compared with it when the answer is UNIQUE.
+
+    \b
+    Every solution is re-checked by the rule checker in puzzleproof.models, which
+    shares no code with the solvers. A limit that runs out gives UNKNOWN, never
+    INFEASIBLE. Exit 0 ok, 1 a check failed or a reference differs, 2 bad input
+    or an impossible puzzle.
+    """
+    mode = "all" if enumerate_all else "unique" if unique else "solve"
+    solve_fn = hashi_solver(solver)
+    kwargs: dict[str, Any] = {"mode": mode, "max_solutions": max_solutions,
+                              "time_limit": time_limit}
+    if solver == "cpsat":
+        kwargs.update(workers=workers, seed=seed)
+    else:
+        kwargs.update(conflict_budget=conflicts)
+
+    inputs = list(_iter_inputs(puzzles, fmt, max_bridges))
+    total = sum(len(r) for _, r in inputs if isinstance(r, list))
+    single = len(inputs) == 1 and isinstance(inputs[0][1], list) and len(inputs[0][1]) == 1
+    if single and not as_jsonl:
+        rec = inputs[0][1][0]  # type: ignore[index]
+        res = solve_fn(rec.puzzle, **kwargs)
+        raise Exit(_report_one(rec, res, as_json, show, ascii_only, output, render))
+
+    rows: list[tuple[hfmt.HashiRecord | None, str, Result | InputError]] = []
+    progress = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+                        disable=quiet or as_json, transient=True)
+    interrupted = False
+    with progress:
+        task = progress.add_task(f"solving ({solver})", total=total)
+        try:
+            for arg, recs in inputs:
+                if isinstance(recs, InputError):
+                    rows.append((None, arg, recs))
+                    err.print(f"puzzleproof: error: {recs}", markup=False)
+                    if as_jsonl:
+                        _emit({"type": "error", "input": arg, "message": str(recs)})
+                    continue
+                for rec in recs:
+                    res = solve_fn(rec.puzzle, **kwargs)
+                    rows.append((rec, arg, res))
+                    progress.advance(task)
+                    if as_jsonl:
+                        _emit(_result_record(rec, res))
+        except KeyboardInterrupt:
+            interrupted = True
+    if as_json:
+        _emit([_result_record(r, x) if isinstance(x, Result) else
+               {"type": "error", "input": a, "message": str(x)} for r, a, x in rows])
+    elif not as_jsonl:
+        _print_table(rows, solver, mode)
+    if interrupted:
+        err.print(f"interrupted after {sum(isinstance(x, Result) for _, _, x in rows)} of "
+                  f"{total} puzzles; the results above are complete for those", markup=False)
+        raise Exit(130)
+    failed = any(isinstance(x, Result) and _verdict(r, x)[1] for r, _, x in rows)
+    bad = any(isinstance(x, InputError) or (isinstance(x, Result) and x.status is
+                                           Status.INFEASIBLE) for _, _, x in rows)
+    raise Exit(1 if failed else 2 if bad else 0)
+
+
+def _emit(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def _verdict(rec: hfmt.HashiRecord | None, res: Result) -> tuple[str, bool]:
+    """(what the check says, whether it is a failure) for a result and its reference."""
+    if not res.check_ok:
+        return "FAILED", True
+    if rec is not None and rec.solution is not None and res.status is Status.UNIQUE:
+        same = sorted(map(_norm, rec.solution)) == sorted(map(_norm, res.answer))
+        return ("ok (= ref)", False) if same else ("DIFFERS from ref", True)
+    return ("ok" if res.check is not None else "-"), False
+
+
+def _norm(line) -> tuple:
+    x1, y1, x2, y2, n = line
+    return (min((x1, y1), (x2, y2)), max((x1, y1), (x2, y2)), n)
+
+
+def _result_record(rec: hfmt.HashiRecord, res: Result) -> dict:
+    d = res.to_dict()
+    verdict, failed = _verdict(rec, res)
+    d["reference"] = None if rec.solution is None else verdict
+    d["failed"] = failed
+    d["islands"] = len(rec.puzzle.islands)
+    d["size"] = f"{rec.puzzle.width}x{rec.puzzle.height}"
+    return d
+
+
+def _print_table(rows, solver: str, mode: str) -> None:
+    table = Table(title=f"Hashi, exact solver '{solver}', question: {mode}", title_justify="left")
+    for col, just in (("puzzle", "left"), ("size", "right"), ("islands", "right"),
+                      ("status", "left"), ("check", "left"), ("cut rounds", "right"),
+                      ("time (s)", "right")):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    counts: dict[str, int] = {}
+    times = []
+    for rec, arg, res in rows:
+        if isinstance(res, InputError):
+            table.add_row(arg, "", "", "BAD INPUT", str(res.message)[:60], "", "")
+            counts["BAD INPUT"] = counts.get("BAD INPUT", 0) + 1
+            continue
+        verdict, _ = _verdict(rec, res)
+        counts[res.status.value] = counts.get(res.status.value, 0) + 1
+        times.append(res.wall_time)
+        table.add_row(_short(rec.name), f"{rec.puzzle.width}x{rec.puzzle.height}",
+                      str(len(rec.puzzle.islands)), res.status.value, verdict,
+                      str(res.stats.get("cut_rounds", "")), f"{res.wall_time:.3f}")
+    out.print(table)
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    if times:
+        summary += (f"; time mean {sum(times) / len(times):.3f} s, max {max(times):.3f} s, "
+                    f"total {sum(times):.2f} s")
+    out.print(summary, markup=False)
+
+
+def _short(name: str, width: int = 48) -> str:
+    return name if len(name) <= width else "…" + name[-(width - 1):]
+
+
+def _report_one(rec: hfmt.HashiRecord, res: Result, as_json: bool, show: str,
+                ascii_only: bool, output: str | None, render: str | None) -> int:
+    verdict, failed = _verdict(rec, res)
+    if output and res.answer is not None:
+        _write_solution_file(rec.puzzle, res.answer, output, render, ascii_only)
+    if as_json:
+        _emit(_result_record(rec, res))
+    else:
+        _print_result(rec, res, verdict, show, ascii_only)
+    if failed:
+        err.print(f"puzzleproof: check failed for {rec.name}: {verdict}", markup=False)
+        for v in (res.check or {}).get("violations", []):
+            err.print(f"  {v['kind']}: {v['message']}", markup=False)
+        return 1
+    if res.status is Status.INFEASIBLE:
+        reasons = (res.certificate or {}).get("reasons") or [(res.certificate or {}).get("proof")]
+        err.print(f"puzzleproof: error: {rec.name}: impossible puzzle: {reasons[0]}",
+                  markup=False)
+        return 2
+    return 0
+
+
+def _print_result(rec: hfmt.HashiRecord, res: Result, verdict: str, show: str,
+                  ascii_only: bool) -> None:
+    p = rec.puzzle
+    effort = (f"{res.stats.get('cut_rounds', 0)} cut rounds, {res.stats.get('cuts', 0)} cuts, "
+              f"{res.wall_time:.3f} s" if res.stats else f"{res.wall_time:.3f} s")
+    head = (f"{rec.name}: {res.status.value} ({res.solver} {res.solver_version}; {effort}); "
+            f"rule check: {verdict}")
+    if show == "lines":
+        if res.answer is not None:
+            sys.stdout.write(hfmt.write_solution(res.answer, "codingame"))
+        err.print(head, markup=False)
+        return
+    out.print(head, markup=False)
+    cert = res.certificate or {}
+    if show == "none":
+        return
+    if res.status is Status.INFEASIBLE:
+        for reason in cert.get("reasons", [cert.get("proof")]):
+            out.print(f"  no solution: {reason}", markup=False)
+        return
+    if res.status is Status.UNKNOWN:
+        out.print(f"  {cert.get('note', 'a limit was reached')}", markup=False)
+    if res.answer is not None:
+        out.print(hfmt.render_ascii(p, res.answer, unicode=not ascii_only), end="",
+                  markup=False)
+    if res.status is Status.MULTIPLE:
+        others = ([cert["second"]] if "second" in cert else cert.get("solutions", [])[1:])
+        for k, sol in enumerate(others, start=2):
+            out.print(f"solution {k}:", markup=False)
+            out.print(hfmt.render_ascii(p, sol, unicode=not ascii_only), end="", markup=False)
+    if res.status is Status.UNIQUE and "count" in cert:
+        out.print("  enumeration complete: exactly one solution", markup=False)
+    elif "count" in cert:
+        out.print(f"  {cert['count']} solutions listed"
+                  + ("; that is all of them" if cert.get("complete") else
+                     "; there may be more (raise -n)"), markup=False)
+
+
+def _write_solution_file(puzzle: Puzzle, answer, output: str, render: str | None,
+                         ascii_only: bool) -> None:
+    suffix = Path(output).suffix.lower()
+    kind = render or {".svg": "svg", ".json": "json"}.get(suffix, "lines")
+    if kind == "svg":
+        text = hfmt.render_svg(puzzle, answer, title=puzzle.name)
+    elif kind == "ascii":
+        text = hfmt.render_ascii(puzzle, answer, unicode=not ascii_only)
+    elif kind == "json":
+        text = hfmt.write_solution(answer, "json")
+    else:
+        text = hfmt.write_solution(answer, "codingame")
+    write_atomic(output, text)
+    err.print(f"wrote {output}", markup=False)
+
+
+# -- check --------------------------------------------------------------------------------
+
+@cli.command()
+@click.argument("puzzle")
+@click.argument("solution")
+@FORMAT_OPT
+@MAXB_OPT
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as one JSON object.")
+def check(puzzle: str, solution: str, fmt: str, max_bridges: int | None, as_json: bool) -> None:
+    """Check a SOLUTION written by anything else (a CodinGame bot's output, say) against
+    the rules of PUZZLE, and list every rule it breaks.
+
+    \b
+    SOLUTION holds one bridge a line, 'x1 y1 x2 y2 n' (CodinGame's output; a
+    pair printed twice adds up), or JSON [[x1, y1, x2, y2, n], ...]. '-' reads it
+    from stdin. Exit 0 if it solves the puzzle, 1 if it breaks a rule (clue,
+    crossing, too many bridges, disconnection), 2 if it is malformed or names
+    something that is not a bridge between two islands (the file, line and
+    column are given).
+    """
+    recs = _read_records(puzzle, fmt, max_bridges)
+    if len(recs) != 1:
+        raise InputError(f"holds {len(recs)} puzzles; check takes exactly one", recs[0].name)
+    p = recs[0].puzzle
+    text, source, _ = read_source(solution)
+    lines = hfmt.read_solution(text, source)
+    violations = check_solution(p, [ln.bridge for ln in lines])
+    geometry = [v for v in violations if v.kind in GEOMETRY_KINDS]
+    if geometry:
+        v = geometry[0]
+        sl = lines[v.line] if v.line is not None else None
+        col = None
+        if sl is not None and sl.cols:
+            col = sl.cols[4] if v.kind == "count" else sl.cols[0]
+            if v.kind == "not-island" and "(" in v.message:
+                x, y = sl.bridge[2], sl.bridge[3]
+                if f"({x}, {y})" in v.message and f"({sl.bridge[0]}, {sl.bridge[1]})" not in v.message:
+                    col = sl.cols[2]
+        raise InputError(v.message + (f" (and {len(geometry) - 1} more such problems)"
+                                      if len(geometry) > 1 else ""),
+                         source, sl.line if sl else None, col)
+    ok = not violations
+    if as_json:
+        _emit({"type": "check", "puzzle": p.name, "ok": ok, "bridges": len(lines),
+               "violations": [v.to_dict() for v in violations]})
+    else:
+        if ok:
+            out.print(f"{source}: solves {p.name}: every clue met, no crossing, connected "
+                      f"({len(lines)} bridge lines)", markup=False)
+        else:
+            out.print(f"{source}: does NOT solve {p.name}: {len(violations)} violation(s)",
+                      markup=False)
+            for v in violations:
+                where = ""
+                if v.line is not None and lines[v.line].line is not None:
+                    where = f"{source}:{lines[v.line].line}: "
+                out.print(f"  {where}{v.kind}: {v.message}", markup=False)
+    raise Exit(0 if ok else 1)
+
+
+# -- render -------------------------------------------------------------------------------
+
+@cli.command(name="render")
+@click.argument("puzzle")
+@click.option("--solution", "solution_arg", default=None,
+              help="Draw this solution (CodinGame lines or JSON); it is rule-checked first.")
+@click.option("--solve", "do_solve", is_flag=True, help="Solve the puzzle and draw the solution.")
+@click.option("--to", "kind", type=click.Choice(("svg", "ascii")), default=None,
+              help="Picture kind (default: from -o's extension, else ascii).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the picture to a file instead of stdout.")
+@click.option("--ascii", "ascii_only", is_flag=True, help="ASCII characters only.")
+@FORMAT_OPT
+@MAXB_OPT
+def render_cmd(puzzle: str, solution_arg: str | None, do_solve: bool, kind: str | None,
+               output: str | None, ascii_only: bool, fmt: str, max_bridges: int | None) -> None:
+    """Draw a puzzle, alone or with a solution, as SVG or text."""
+    recs = _read_records(puzzle, fmt, max_bridges)
+    if len(recs) != 1:
+        raise InputError(f"holds {len(recs)} puzzles; render takes exactly one", recs[0].name)
+    rec = recs[0]
+    answer = None
+    if solution_arg and do_solve:
+        raise click.UsageError("give --solution or --solve, not both")
+    if solution_arg:
+        text, source, _ = read_source(solution_arg)
+        answer = [ln.bridge for ln in hfmt.read_solution(text, source)]
+        bad = [v for v in check_solution(rec.puzzle, answer) if v.kind in GEOMETRY_KINDS]
+        if bad:
+            raise InputError(bad[0].message, source)
+    elif do_solve:
+        res = hashi_solver("sat")(rec.puzzle)
+        if res.answer is None:
+            raise InputError(f"impossible puzzle ({res.status.value}); nothing to draw",
+                             rec.name)
+        answer = res.answer
+    kind = kind or ("svg" if output and output.lower().endswith(".svg") else "ascii")
+    text = (hfmt.render_svg(rec.puzzle, answer, title=rec.name) if kind == "svg"
+            else hfmt.render_ascii(rec.puzzle, answer, unicode=not ascii_only))
+    if output:
+        write_atomic(output, text)
+        err.print(f"wrote {output}", markup=False)
+    else:
+        sys.stdout.write(text)
+
+
+# -- convert ------------------------------------------------------------------------------
+
+@cli.command()
+@click.argument("puzzle")
+@click.option("--to", "to_fmt", type=click.Choice(hfmt.WRITE_FORMATS), required=True,
+              help="Format to write.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to a file instead of stdout.")
+@FORMAT_OPT
+@MAXB_OPT
+def convert(puzzle: str, to_fmt: str, output: str | None, fmt: str,
+            max_bridges: int | None) -> None:
+    """Convert a Hashi puzzle between formats (CodinGame, .has, Tatham, puzz.link, JSON).
+
+    A multi-puzzle input (JSONL) is written one puzzle after another (for json, one
+    object per line). The reference solution, if any, is kept in JSON.
+    """
+    recs = _read_records(puzzle, fmt, max_bridges)
+    parts = []
+    for rec in recs:
+        try:
+            text = hfmt.write_puzzle(rec.puzzle, to_fmt,
+                                     rec.solution if to_fmt == "json" else None)
+        except InputError as exc:
+            raise exc.located(rec.name) from None
+        parts.append(text if text.endswith("\n") else text + "\n")
+    data = "".join(parts)
+    if output:
+        write_atomic(output, data)
+        err.print(f"wrote {output} ({len(recs)} puzzle(s))", markup=False)
+    else:
+        sys.stdout.write(data)
+
+
+# -- entry point --------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; return its exit code (never a traceback unless ``--debug``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        cli.main(args=args, prog_name="puzzleproof", standalone_mode=False)
+        return 0
+    except Exit as e:
+        return e.code
+    except PuzzleproofError as exc:
+        if debug:
+            raise
+        err.print(f"puzzleproof: error: {exc}", markup=False)
+        return 2
+    except click.exceptions.Abort:
+        err.print("interrupted", markup=False)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except KeyboardInterrupt:
+        err.print("interrupted", markup=False)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
