@@ -99,12 +99,19 @@ def detect_format(text: str) -> str:
         return "puzzlink"
     if _TATHAM_RE.match(s):
         return "tatham"
-    first = s.splitlines()[0].split()
+    lines = [ln.strip() for ln in s.splitlines() if ln.strip()]
+    first = lines[0].split()
     if len(first) == 3 and all(t.isdigit() for t in first):
         return "has"
+    is_grid = all(re.fullmatch(r"[.0-9A-G?]+", ln) for ln in lines)
     if len(first) == 1 and first[0].isdigit():
-        return "codingame"
-    if all(re.fullmatch(r"[.0-9A-G?]+", ln.strip()) for ln in s.splitlines() if ln.strip()):
+        # CodinGame's header is two integers; a one-column grid may start with a digit too
+        if len(lines) > 1 and lines[1].isdigit() and (
+                len(lines) == 2 + int(lines[1]) or any(len(ln) > 1 for ln in lines)):
+            return "codingame"
+        if not is_grid:
+            return "codingame"  # let the CodinGame reader say what is wrong with the header
+    if is_grid:
         return "grid"
     raise InputError("cannot tell the format: expected CodinGame input (width, height, rows), "
                      "a .has file, a Tatham game ID, a puzz.link URL or JSON", line=1, col=1)
