@@ -29,6 +29,12 @@ err = Console(stderr=True, highlight=False)
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 120)
 
 
+def _say(message: str) -> None:
+    """One message for a person on stderr, never wrapped (a script may grep it)."""
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
 class Exit(Exception):
     """Leave the command with a code, after output has been written."""
 
@@ -166,7 +172,7 @@ def solve(puzzles: tuple[str, ...], solver: str, unique: bool, enumerate_all: bo
             for arg, recs in inputs:
                 if isinstance(recs, InputError):
                     rows.append((None, arg, recs))
-                    err.print(f"puzzleproof: error: {recs}", markup=False)
+                    _say(f"puzzleproof: error: {recs}")
                     if as_jsonl:
                         _emit({"type": "error", "input": arg, "message": str(recs)})
                     continue
@@ -184,8 +190,8 @@ def solve(puzzles: tuple[str, ...], solver: str, unique: bool, enumerate_all: bo
     elif not as_jsonl:
         _print_table(rows, solver, mode)
     if interrupted:
-        err.print(f"interrupted after {sum(isinstance(x, Result) for _, _, x in rows)} of "
-                  f"{total} puzzles; the results above are complete for those", markup=False)
+        _say(f"interrupted after {sum(isinstance(x, Result) for _, _, x in rows)} of "
+                  f"{total} puzzles; the results above are complete for those")
         raise Exit(130)
     failed = any(isinstance(x, Result) and _verdict(r, x)[1] for r, _, x in rows)
     bad = any(isinstance(x, InputError) or (isinstance(x, Result) and x.status is
@@ -264,14 +270,13 @@ def _report_one(rec: hfmt.HashiRecord, res: Result, as_json: bool, show: str,
     else:
         _print_result(rec, res, verdict, show, ascii_only)
     if failed:
-        err.print(f"puzzleproof: check failed for {rec.name}: {verdict}", markup=False)
+        _say(f"puzzleproof: check failed for {rec.name}: {verdict}")
         for v in (res.check or {}).get("violations", []):
-            err.print(f"  {v['kind']}: {v['message']}", markup=False)
+            _say(f"  {v['kind']}: {v['message']}")
         return 1
     if res.status is Status.INFEASIBLE:
         reasons = (res.certificate or {}).get("reasons") or [(res.certificate or {}).get("proof")]
-        err.print(f"puzzleproof: error: {rec.name}: impossible puzzle: {reasons[0]}",
-                  markup=False)
+        _say(f"puzzleproof: error: {rec.name}: impossible puzzle: {reasons[0]}")
         return 2
     return 0
 
@@ -281,12 +286,13 @@ def _print_result(rec: hfmt.HashiRecord, res: Result, verdict: str, show: str,
     p = rec.puzzle
     effort = (f"{res.stats.get('cut_rounds', 0)} cut rounds, {res.stats.get('cuts', 0)} cuts, "
               f"{res.wall_time:.3f} s" if res.stats else f"{res.wall_time:.3f} s")
-    head = (f"{rec.name}: {res.status.value} ({res.solver} {res.solver_version}; {effort}); "
+    who = f"{res.solver} {res.solver_version}".strip()
+    head = (f"{rec.name}: {res.status.value} ({who}; {effort}); "
             f"rule check: {verdict}")
     if show == "lines":
         if res.answer is not None:
             sys.stdout.write(hfmt.write_solution(res.answer, "codingame"))
-        err.print(head, markup=False)
+        _say(head)
         return
     out.print(head, markup=False)
     cert = res.certificate or {}
@@ -327,7 +333,7 @@ def _write_solution_file(puzzle: Puzzle, answer, output: str, render: str | None
     else:
         text = hfmt.write_solution(answer, "codingame")
     write_atomic(output, text)
-    err.print(f"wrote {output}", markup=False)
+    _say(f"wrote {output}")
 
 
 # -- check --------------------------------------------------------------------------------
@@ -431,7 +437,7 @@ def render_cmd(puzzle: str, solution_arg: str | None, do_solve: bool, kind: str 
             else hfmt.render_ascii(rec.puzzle, answer, unicode=not ascii_only))
     if output:
         write_atomic(output, text)
-        err.print(f"wrote {output}", markup=False)
+        _say(f"wrote {output}")
     else:
         sys.stdout.write(text)
 
@@ -465,7 +471,7 @@ def convert(puzzle: str, to_fmt: str, output: str | None, fmt: str,
     data = "".join(parts)
     if output:
         write_atomic(output, data)
-        err.print(f"wrote {output} ({len(recs)} puzzle(s))", markup=False)
+        _say(f"wrote {output} ({len(recs)} puzzle(s))")
     else:
         sys.stdout.write(data)
 
@@ -484,16 +490,16 @@ def main(argv: list[str] | None = None) -> int:
     except PuzzleproofError as exc:
         if debug:
             raise
-        err.print(f"puzzleproof: error: {exc}", markup=False)
+        _say(f"puzzleproof: error: {exc}")
         return 2
     except click.exceptions.Abort:
-        err.print("interrupted", markup=False)
+        _say("interrupted")
         return 130
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
     except KeyboardInterrupt:
-        err.print("interrupted", markup=False)
+        _say("interrupted")
         return 130
     except BrokenPipeError:
         return 0

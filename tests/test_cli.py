@@ -1,0 +1,187 @@
+"""The command, end to end: outputs, exit codes, JSON, pictures, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from puzzleproof.cli import main
+from tests.conftest import INSTANCES, shared_path
+
+FIVE = "p?hashi/5/5/4g2i3h23k3g1g3g4g3"
+TWO = "3x3m2:3a3c2a2"  # two solutions
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+@pytest.mark.parametrize("solver", ["sat", "cpsat"])
+def test_solve_one_puzzle_prints_status_and_picture(capsys, solver):
+    code, out, err = run(capsys, "solve", FIVE, "--unique", "--solver", solver)
+    assert code == 0
+    assert "UNIQUE" in out and "rule check: ok" in out
+    assert "4═══2" in out
+
+
+def test_solve_json_is_one_result_object(capsys):
+    code, out, _ = run(capsys, "solve", FIVE, "--unique", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["type"] == "result" and data["status"] == "UNIQUE"
+    assert data["check"]["ok"] is True and data["solver"] == "sat"
+    assert {"solver_version", "params", "wall_time", "stats", "seed"} <= set(data)
+    assert len(data["answer"]) == 9
+
+
+def test_multiple_shows_two_different_solutions(capsys):
+    code, out, _ = run(capsys, "solve", TWO, "--unique")
+    assert code == 0 and "MULTIPLE" in out and "solution 2:" in out
+    code, out, _ = run(capsys, "solve", TWO, "--unique", "--json")
+    d = json.loads(out)
+    assert d["answer"] != d["certificate"]["second"]
+
+
+def test_all_enumerates(capsys):
+    code, out, _ = run(capsys, "solve", TWO, "--all", "-n", "5", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["status"] == "MULTIPLE"
+    assert d["certificate"]["count"] == 2 and d["certificate"]["complete"] is True
+    code, out, _ = run(capsys, "solve", TWO, "--all", "-n", "1", "--json")
+    d = json.loads(out)
+    assert d["status"] == "SOLVED" and d["certificate"]["complete"] is False
+
+
+def test_lines_output_is_codingame_output(capsys):
+    code, out, err = run(capsys, "solve", FIVE, "--show", "lines")
+    assert code == 0
+    assert all(len(line.split()) == 5 for line in out.splitlines()) and len(out.splitlines()) == 9
+    assert "SOLVED" in err
+
+
+def test_impossible_puzzle_exit_2_names_the_island(capsys):
+    code, out, err = run(capsys, "solve", "3x3m2:d5d")
+    assert code == 2
+    assert "impossible puzzle" in err and "(1, 1)" in err
+    code, out, err = run(capsys, "solve", "3x3m2:a1a2a2a1a")
+    assert code == 2 and "no connected solution" in err
+
+
+def test_time_limit_gives_unknown_not_infeasible(capsys):
+    f = shared_path("instances/hashi/coelho2019/400/Hs_34_400_75_00_001.has")
+    code, out, _ = run(capsys, "solve", str(f), "--time-limit", "1e-9", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["status"] == "UNKNOWN"
+
+
+def test_batch_table_over_shipped_instances(capsys):
+    code, out, err = run(capsys, "solve", str(INSTANCES / "hashi"), "--unique", "-q")
+    assert code == 0
+    assert "UNIQUE" in out and "MULTIPLE" in out and "ok (= ref)" in out
+    files = [p for p in (INSTANCES / "hashi").iterdir() if p.suffix != ".md"]
+    assert len(files) >= 6
+
+
+def test_batch_jsonl_stream_and_reference_mismatch(capsys, tmp_path):
+    good = json.dumps({"grid": ["2.2"], "solution": [[0, 0, 2, 0, 2]]})
+    wrong = json.dumps({"grid": ["2.2", "...", "1.1"], "solution": [[0, 0, 2, 0, 2]]})
+    (tmp_path / "set.jsonl").write_text(good + "\n" + wrong + "\n")
+    code, out, _ = run(capsys, "solve", str(tmp_path / "set.jsonl"), "--unique", "--jsonl")
+    recs = [json.loads(x) for x in out.splitlines()]
+    assert [r["type"] for r in recs] == ["result", "result"]
+    assert recs[0]["failed"] is False and recs[1]["failed"] is True
+    assert code == 1
+
+
+def test_batch_with_a_bad_file_reports_it_and_goes_on(capsys, tmp_path):
+    (tmp_path / "a.txt").write_text("3\n1\n2.2\n")
+    (tmp_path / "b.txt").write_text("3\n2\n2.2\n1.\n")
+    code, out, err = run(capsys, "solve", str(tmp_path), "-q")
+    assert code == 2
+    assert "b.txt:4:3: row 2 has 2 cells, expected 3" in err
+    assert "SOLVED" in out and "BAD INPUT" in out
+
+
+def test_check_valid_and_invalid_solutions(capsys, tmp_path):
+    puzzle = tmp_path / "p.txt"
+    puzzle.write_text("3\n3\n2.2\n...\n2.2\n")
+    good = tmp_path / "good.txt"
+    good.write_text("0 0 2 0 1\n0 0 0 2 1\n2 0 2 2 1\n0 2 2 2 1\n")
+    assert run(capsys, "check", str(puzzle), str(good))[0] == 0
+    wrong = tmp_path / "wrong.txt"
+    wrong.write_text("0 0 2 0 2\n0 2 2 2 2\n")
+    code, out, _ = run(capsys, "check", str(puzzle), str(wrong))
+    assert code == 1 and "disconnected" in out
+    code, out, _ = run(capsys, "check", str(puzzle), str(wrong), "--json")
+    assert json.loads(out)["violations"][0]["kind"] == "disconnected"
+
+
+def test_check_solution_referencing_water_is_bad_input_with_location(capsys, tmp_path):
+    puzzle = tmp_path / "p.txt"
+    puzzle.write_text("3\n3\n2.2\n...\n2.2\n")
+    sol = tmp_path / "sol.txt"
+    sol.write_text("0 0 2 0 1\n0 0 1 0 1\n")
+    code, out, err = run(capsys, "check", str(puzzle), str(sol))
+    assert code == 2
+    assert f"{sol}:2:5: bridge end (1, 0) is on water, expected an island" in err
+    assert "Traceback" not in err
+
+
+def test_render_svg_and_ascii(capsys, tmp_path):
+    target = tmp_path / "out.svg"
+    code, _, err = run(capsys, "render", FIVE, "--solve", "-o", str(target))
+    assert code == 0 and target.read_text().startswith("<svg")
+    code, out, _ = run(capsys, "render", FIVE, "--ascii")
+    assert code == 0 and out.splitlines()[0] == "4 . 2 . ."
+
+
+def test_solve_writes_outputs_by_extension(capsys, tmp_path):
+    for name, start in (("s.svg", "<svg"), ("s.json", "[["), ("s.txt", "0 0 ")):
+        code, _, _ = run(capsys, "solve", FIVE, "-o", str(tmp_path / name), "--show", "none")
+        assert code == 0 and (tmp_path / name).read_text().startswith(start)
+    # the written CodinGame lines pass the checker
+    assert run(capsys, "check", FIVE, str(tmp_path / "s.txt"))[0] == 0
+
+
+def test_convert_round_trip(capsys, tmp_path):
+    code, out, _ = run(capsys, "convert", FIVE, "--to", "tatham")
+    assert out.strip() == "5x5m2:4a2c3b23e3a1a3a4a3"
+    code, out, _ = run(capsys, "convert", out.strip(), "--to", "puzzlink")
+    assert out.strip() == "https://puzz.link/p?hashi/5/5/4g2i3h23k3g1g3g4g3"
+    code, _, err = run(capsys, "convert", "3x1m4:GaG", "--to", "codingame")
+    assert code == 2 and "at most 2 bridges" in err
+
+
+def test_missing_file_and_bad_usage(capsys):
+    code, _, err = run(capsys, "solve", "no/such/file.txt")
+    assert code == 2 and "no/such/file.txt: no such file" in err
+    code, _, err = run(capsys, "solve", FIVE, "--solver", "gurobi")
+    assert code == 2
+
+
+def test_failed_output_write_leaves_no_partial_file(capsys, tmp_path):
+    blocker = tmp_path / "dir"
+    blocker.mkdir()
+    code, _, err = run(capsys, "solve", FIVE, "-o", str(blocker), "--show", "none")
+    assert code == 2
+    assert list(tmp_path.iterdir()) == [blocker] and list(blocker.iterdir()) == []
+
+
+def test_installed_command_gives_one_line_error_and_no_traceback(tmp_path):
+    bad = tmp_path / "bad.has"
+    bad.write_text("2 2 1\n1 0\n0 x\n")
+    proc = subprocess.run([sys.executable, "-m", "puzzleproof", "solve", str(bad)],
+                          capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (f"puzzleproof: error: {bad}:3:3: expected a clue or 0 "
+                                   "(an integer), found 'x'")
+    help_proc = subprocess.run([sys.executable, "-m", "puzzleproof", "solve", "--help"],
+                               capture_output=True, text=True)
+    assert help_proc.returncode == 0 and "--unique" in help_proc.stdout
