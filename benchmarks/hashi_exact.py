@@ -47,6 +47,8 @@ def main() -> int:
     ap.add_argument("--step", type=int, default=1, help="take every STEP-th puzzle")
     ap.add_argument("--workers", type=int, default=1, help="CP-SAT workers (at most 2 here)")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per puzzle")
+    ap.add_argument("--sat-propagator", action="store_true",
+                    help="also run the sat back end with the IPASIR-UP propagator ('sat+prop')")
     ap.add_argument("--out", type=Path, default=None, help="JSONL file to append records to")
     args = ap.parse_args()
     if not COELHO.is_dir():
@@ -60,11 +62,13 @@ def main() -> int:
                 done[(rec["solver"], rec["file"])] = rec
     sink = open(args.out, "a") if args.out else None
 
+    runs = list(args.solvers) + (["sat+prop"] if args.sat_propagator else [])
     rows = []
     try:
-        for solver in args.solvers:
-            solve = hashi_solver(solver)
-            extra = {"workers": args.workers} if solver == "cpsat" else {}
+        for solver in runs:
+            solve = hashi_solver(solver.split("+")[0])
+            extra = ({"workers": args.workers} if solver == "cpsat" else
+                     {"propagator": True} if solver == "sat+prop" else {})
             for size in args.sizes:
                 files = sorted((COELHO / str(size)).glob("*.has"))[::args.step]
                 recs = []
@@ -116,10 +120,10 @@ def summarise(solver: str, size: int, recs: list[dict]) -> dict:
 def report(rows: list[dict]) -> None:
     print(f"\nHashi exact, Coelho et al. 2019 set, uniqueness question; machine: "
           f"{os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    print(f"{'solver':7} {'size':>5} {'n':>4} {'mean s':>8} {'median':>8} {'max s':>8} "
+    print(f"{'solver':8} {'size':>5} {'n':>4} {'mean s':>8} {'median':>8} {'max s':>8} "
           f"{'rounds':>12}  statuses / worst puzzle")
     for r in rows:
-        print(f"{r['solver']:7} {r['size']:>5} {r['n']:>4} {r['mean']:>8.3f} {r['median']:>8.3f} "
+        print(f"{r['solver']:8} {r['size']:>5} {r['n']:>4} {r['mean']:>8.3f} {r['median']:>8.3f} "
               f"{r['max']:>8.3f} {r['rounds_mean']:>6.1f}/{r['rounds_max']:<5}  "
               f"{r['statuses']} / {r['worst']}")
     print("\nPublished (mean s; max where given):")

@@ -208,3 +208,18 @@ def test_a_wrong_solver_answer_is_caught_by_the_rule_check():
     bad = hashi_common.solve_with(p, lambda q: WrongCounts())
     assert not bad.check_ok
     assert {v["kind"] for v in bad.check["violations"]} == {"clue"}
+
+
+def test_sat_propagator_mode_counts_like_brute_force():
+    """The IPASIR-UP variant (cuts from inside the search) against the brute force too."""
+    from puzzleproof.encoders.hashi_sat import solve as sat_solve
+    for p in TINY[::3]:
+        brute = enumerate_solutions(p)
+        res = sat_solve(p, mode="all", max_solutions=500, propagator=True)
+        got = res.certificate["solutions"] if res.status is not Status.INFEASIBLE else []
+        assert sorted(map(canon, got)) == sorted(map(canon, brute)), p.to_rows()
+    f = shared_path("instances/hashi/coelho2019/300/Hs_29_300_75_00_001.has")
+    p = read_puzzles(f.read_text(), str(f))[0].puzzle
+    res = sat_solve(p, mode="unique", propagator=True)
+    assert res.status is Status.MULTIPLE and res.check_ok
+    assert res.stats["cut_rounds"] == 2 and res.stats["propagator_checks"] >= 2
