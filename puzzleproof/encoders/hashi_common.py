@@ -17,13 +17,13 @@ islands, since the pair would be closed off.
 from __future__ import annotations
 
 import time
-from typing import Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from puzzleproof.encoders.cuts import LIMIT, SAT, UNSAT, lazy_cut_loop
 from puzzleproof.models.hashi import Puzzle, check_solution, counts_to_lines, impossibility_reasons
 from puzzleproof.result import Result, Status
 
-__all__ = ["HashiBackend", "upper_bounds", "separate", "solve_with", "MODES"]
+__all__ = ["HashiBackend", "upper_bounds", "separate", "blocking_clause", "solve_with", "MODES"]
 
 MODES = ("solve", "unique", "all")
 
@@ -59,6 +59,21 @@ def upper_bounds(puzzle: Puzzle) -> list[int]:
             ub = min(ub, ca - 1)
         out.append(ub)
     return out
+
+
+def blocking_clause(levels: Sequence[Sequence[Any]], counts: Sequence[int],
+                    negate: Callable[[Any], Any]) -> list:
+    """The clause that forbids exactly the count vector ``counts`` over order literals
+    ``levels[e][k]`` ("at least k+1 bridges on e"): some candidate gets one bridge more
+    (``levels[e][c]``) or one fewer (``negate(levels[e][c - 1])``). Empty: nothing else exists.
+    """
+    lits = []
+    for lv, c in zip(levels, counts):
+        if c < len(lv):
+            lits.append(lv[c])
+        if c >= 1:
+            lits.append(negate(lv[c - 1]))
+    return lits
 
 
 def separate(puzzle: Puzzle, counts: Sequence[int]) -> list[tuple[int, ...]]:

@@ -27,7 +27,7 @@ import ortools
 from ortools.sat.python import cp_model, cp_model_helper
 
 from puzzleproof.encoders.cuts import LIMIT, SAT, UNSAT
-from puzzleproof.encoders.hashi_common import solve_with, upper_bounds
+from puzzleproof.encoders.hashi_common import blocking_clause, solve_with, upper_bounds
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result
 
@@ -124,13 +124,7 @@ class CpSatHashi:
                 self.model.add_bool_or(lits)
 
     def block(self, counts: Sequence[int]) -> None:
-        lits = []
-        for e, c in enumerate(counts):
-            lv = self.levels[e]
-            if c < len(lv):
-                lits.append(lv[c])  # one more bridge than now
-            if c >= 1:
-                lits.append(~lv[c - 1])  # one fewer bridge than now
+        lits = blocking_clause(self.levels, counts, lambda lit: ~lit)
         if not lits:
             self._infeasible = True
         else:

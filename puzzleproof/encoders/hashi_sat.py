@@ -29,7 +29,7 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from puzzleproof.encoders.cuts import LIMIT, SAT, UNSAT
-from puzzleproof.encoders.hashi_common import separate, solve_with, upper_bounds
+from puzzleproof.encoders.hashi_common import blocking_clause, separate, solve_with, upper_bounds
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result
 
@@ -106,12 +106,7 @@ class SatHashi:
                 self.solver.add_clause(lits)
 
     def block(self, counts: Sequence[int]) -> None:
-        lits = []
-        for lv, c in zip(self.levels, counts):
-            if c < len(lv):
-                lits.append(lv[c])
-            if c >= 1:
-                lits.append(-lv[c - 1])
+        lits = blocking_clause(self.levels, counts, lambda lit: -lit)
         if not lits:
             self._infeasible = True
         else:
