@@ -124,7 +124,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
                    "CodinGame lines. Written whole or not at all.")
 @click.option("--render", type=click.Choice(("svg", "ascii")), default=None,
               help="With -o: force the picture kind instead of guessing from the extension.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or spinner on stderr.")
 def solve(puzzles: tuple[str, ...], solver: str, unique: bool, enumerate_all: bool,
           max_solutions: int, fmt: str, max_bridges: int | None, time_limit: float | None,
           conflicts: int | None, workers: int, seed: int, as_json: bool, as_jsonl: bool,
@@ -158,7 +158,14 @@ def solve(puzzles: tuple[str, ...], solver: str, unique: bool, enumerate_all: bo
     single = len(inputs) == 1 and isinstance(inputs[0][1], list) and len(inputs[0][1]) == 1
     if single and not as_jsonl:
         rec = inputs[0][1][0]  # type: ignore[index]
-        res = solve_fn(rec.puzzle, **kwargs)
+        if quiet or not err.is_terminal:
+            res = solve_fn(rec.puzzle, **kwargs)
+        else:
+            with err.status(f"solving {rec.name} ({solver})") as status:
+                def on_round(rounds: int, cuts: int) -> None:
+                    status.update(f"solving {rec.name} ({solver}): {rounds} cut rounds, "
+                                  f"{cuts} cuts")
+                res = solve_fn(rec.puzzle, on_round=on_round, **kwargs)
         raise Exit(_report_one(rec, res, as_json, show, ascii_only, output, render))
 
     rows: list[tuple[hfmt.HashiRecord | None, str, Result | InputError]] = []
@@ -177,6 +184,7 @@ def solve(puzzles: tuple[str, ...], solver: str, unique: bool, enumerate_all: bo
                         _emit({"type": "error", "input": arg, "message": str(recs)})
                     continue
                 for rec in recs:
+                    progress.update(task, description=f"solving ({solver}) {_short(rec.name, 30)}")
                     res = solve_fn(rec.puzzle, **kwargs)
                     rows.append((rec, arg, res))
                     progress.advance(task)
