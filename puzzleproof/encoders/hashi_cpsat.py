@@ -11,8 +11,8 @@ trying "used" first, so that a proposal grows one connected network rather than 
 closed groups. Measured on the Coelho 400-island set, the worst puzzles need about 7 rounds
 instead of 40-95. The guided search is fragile on a few puzzles (it can wander), so it gets a
 small deterministic budget (:attr:`CpSatHashi.GUIDE_BUDGET`); when it runs out the same round
-is solved by CP-SAT's own search (with "used" as the preferred polarity), and after two such
-misses in a row the puzzle stays with CP-SAT's own search. Both searches are complete: an
+is solved by CP-SAT's own search (with "used" as the preferred polarity), and after such a
+miss the puzzle stays with CP-SAT's own search. Both searches are complete: an
 INFEASIBLE from either is a proof.
 """
 
@@ -54,9 +54,9 @@ class CpSatHashi:
     TUNING = {"cp_model_presolve": False, "linearization_level": 0, "symmetry_level": 0,
               "cp_model_probing_level": 0}
     #: Deterministic-time budget of the guided search in one round (see the module docstring).
-    GUIDE_BUDGET = 0.1
+    GUIDE_BUDGET = 0.05
     #: Consecutive guided misses after which a puzzle stays with CP-SAT's own search.
-    GUIDE_MISSES = 2
+    GUIDE_MISSES = 1
 
     def __init__(self, puzzle: Puzzle, workers: int = 1, seed: int = 0,
                  deterministic_limit: float | None = None, guided: bool = True) -> None:
