@@ -484,6 +484,125 @@ def convert(puzzle: str, to_fmt: str, output: str | None, fmt: str,
         sys.stdout.write(data)
 
 
+# -- crosscheck ---------------------------------------------------------------------------
+
+@cli.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--puzzle", type=click.Choice(("hashi",)), default="hashi", show_default=True,
+              help="Puzzle kind of the inputs.")
+@click.option("--methods", default=None,
+              help="Comma-separated methods to compare (default: all). Hashi: cpsat, sat "
+                   "(exact, uniqueness question), article (the article's heuristic).")
+@click.option("-o", "--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              help="JSONL file that receives one record per instance and method as soon as it "
+                   "exists, and the disagreements. Never overwritten.")
+@click.option("--resume", is_flag=True,
+              help="Continue the run recorded in --out: skip what is done, add what is missing.")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=None,
+              help="Local worker processes (default: the number of cores).")
+@click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=60.0,
+              show_default=True, help="Seconds per instance and method (then UNKNOWN).")
+@FORMAT_OPT
+@MAXB_OPT
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the summary and the disagreements as one JSON object.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def crosscheck(inputs: tuple[str, ...], puzzle: str, methods: str | None, out_path: str | None,
+               resume: bool, jobs: int | None, time_limit: float, fmt: str,
+               max_bridges: int | None, as_json: bool, quiet: bool) -> None:
+    """Run exact solvers and heuristics on the same instances and report where they disagree.
+
+    \b
+    INPUTS are files, folders, globs ('sets/*.has') or JSONL sets. For each instance
+    and method: the answer, its status, this command's own rule check of the answer,
+    effort and time. A disagreement is an answer that breaks a rule, a method that
+    says unsolvable or gives up where another found a checked solution, two UNIQUE
+    claims with different solutions, or a UNIQUE puzzle whose solution differs from
+    the reference shipped with it. Exit 1 if there is any, 0 if none.
+
+    \b
+    With -o, records go to a JSONL file as they are made: an interrupted run loses
+    nothing, and the same command with --resume finishes it without repeating work.
+    """
+    from puzzleproof.verify.crosscheck import run_crosscheck
+    from puzzleproof.verify.hashi_methods import hashi_kind, load_hashi_instances
+
+    kind = hashi_kind()
+    chosen = [m.strip() for m in methods.split(",")] if methods else list(kind.methods)
+    unknown = [m for m in chosen if m not in kind.methods]
+    if unknown:
+        raise click.UsageError(f"unknown method(s) {', '.join(unknown)}; expected "
+                               f"{', '.join(kind.methods)}")
+    if resume and not out_path:
+        raise click.UsageError("--resume needs -o/--out, the file of the run to continue")
+    target = Path(out_path) if out_path else None
+    if target is not None and target.exists() and target.stat().st_size and not resume:
+        raise InputError("exists; pass --resume to continue that run, or choose another "
+                         "output", str(target))
+    instances = load_hashi_instances(list(inputs), None if fmt == "auto" else fmt, max_bridges)
+    progress = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+                        disable=quiet or as_json, transient=True)
+    with progress:
+        task = progress.add_task("cross-checking", total=None)
+
+        def tick(done: int, total: int, label: str) -> None:
+            progress.update(task, completed=done, total=total,
+                            description=f"cross-checking {_short(label, 40)}")
+
+        report = run_crosscheck(kind, instances, chosen, target, resume=resume, jobs=jobs,
+                                time_limit=time_limit, progress=tick)
+    if as_json:
+        _emit({"type": "crosscheck", "instances": len(instances), "methods": chosen,
+               "summary": report.summary(), "disagreements": report.disagreements,
+               "interrupted": report.interrupted})
+    else:
+        _print_crosscheck(report, len(instances), target)
+    if report.interrupted:
+        _say(f"interrupted after {report.new_records} new records"
+             + (f"; they are in {target}: rerun with --resume to finish" if target else ""))
+        raise Exit(130)
+    raise Exit(report.exit_code)
+
+
+def _print_crosscheck(report, n_instances: int, target: Path | None) -> None:
+    table = Table(title=f"Cross-check of {n_instances} instance(s)", title_justify="left")
+    for col in ("method", "solved", "unique", "infeasible", "failed", "unknown", "mean s",
+                "max s", "effort mean", "effort max"):
+        table.add_column(col, justify="left" if col == "method" else "right")
+    for row in report.summary():
+        eff = row["mean_effort"]
+        table.add_row(row["method"], str(row["solved"]), str(row["unique"]),
+                      str(row["infeasible"]), str(row["failed"]), str(row["unknown"]),
+                      f"{row['mean_time']:.3f}", f"{row['max_time']:.3f}",
+                      "" if eff is None else f"{eff:.2f}",
+                      "" if row["max_effort"] is None else str(row["max_effort"]))
+    out.print(table)
+    out.print("effort: cut rounds for exact solvers, assumptions for the article's solver",
+              markup=False)
+    if not report.disagreements:
+        out.print("no disagreement" + (f"; records in {target}" if target else ""), markup=False)
+        return
+    out.print(f"{len(report.disagreements)} disagreement(s):", markup=False)
+    for d in report.disagreements:
+        ev = d["evidence"]
+        detail = ""
+        if d["kind"] == "invalid-answer":
+            detail = "; ".join(v["message"] for v in ev["violations"][:3])
+        elif d["kind"] == "missed-solution":
+            detail = (f"{d['methods'][0]} says {ev['claim']}"
+                      + (f" ({ev['error']})" if ev.get("error") else "")
+                      + f" but {ev['solution_by']} found a checked solution")
+        elif d["kind"] == "unique-mismatch":
+            detail = "both claim UNIQUE with different solutions"
+        elif d["kind"] == "reference-mismatch":
+            detail = f"answer differs from the shipped reference (UNIQUE by {ev['unique_by']})"
+        out.print(f"  {d['instance']}: {d['kind']} [{', '.join(d['methods'])}] {detail}",
+                  markup=False)
+    if target:
+        out.print(f"evidence (answers, solutions) in {target}", markup=False)
+
+
 # -- entry point --------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:

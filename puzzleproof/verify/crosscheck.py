@@ -1,0 +1,299 @@
+"""The cross-check harness: run exact methods and heuristics on instances, find disagreements.
+
+Generic over puzzles: a puzzle plugs in through a :class:`PuzzleKind` (how to load instances,
+which methods exist, how to rule-check an answer and compare two answers). For each instance
+and method the harness records the answer, its status, the harness's *own* rule check of the
+answer (it does not trust the method's), effort and time, as one JSON object appended to a
+JSONL file the moment it exists (``"type": "record"``). When all methods of an instance are
+in, its disagreements are appended too (``"type": "disagreement"``). A stopped run loses
+nothing; a rerun with the same output file skips what is done (``resume``).
+
+A **disagreement** is any of:
+
+- ``invalid-answer``: a method's answer fails the rule check;
+- ``missed-solution``: a method says unsolvable (INFEASIBLE), gives up (UNKNOWN) or fails
+  (ERROR) where another method produced a checked solution;
+- ``unique-mismatch``: two methods claim UNIQUE with different solutions;
+- ``reference-mismatch``: a solution differs from the reference shipped with the instance,
+  when some method proved the instance UNIQUE.
+
+Work runs on local processes (one task per instance and method); exact solvers inside use one
+worker each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from puzzleproof.result import Result, Status
+
+__all__ = ["Instance", "Method", "PuzzleKind", "CrosscheckReport", "run_crosscheck",
+           "find_disagreements", "load_records"]
+
+SOLVED_STATUSES = {"SOLVED", "UNIQUE", "MULTIPLE", "OPTIMAL"}
+
+
+@dataclass
+class Instance:
+    id: str
+    data: Any  # the model instance (picklable)
+    reference: Any = None  # a reference answer shipped with the instance
+
+
+@dataclass
+class Method:
+    """A way to answer an instance. ``run(data, time_limit)`` must be a picklable (top-level)
+    callable returning a :class:`Result`; ``exact`` says whether its claims are proofs."""
+
+    name: str
+    run: Callable[[Any, float | None], Result]
+    exact: bool
+    effort_key: str | None = None  # the stat summarised as "effort"
+
+
+@dataclass
+class PuzzleKind:
+    """How the harness handles one puzzle."""
+
+    name: str
+    methods: dict[str, Method]
+    check: Callable[[Any, Any], list[dict]]  # (data, answer) -> violations (empty: valid)
+    canon: Callable[[Any], Any]  # answer -> a comparable canonical form
+
+
+@dataclass
+class CrosscheckReport:
+    records: list[dict]
+    disagreements: list[dict]
+    methods: list[str]
+    interrupted: bool = False
+    new_records: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.disagreements else 0
+
+    def summary(self) -> list[dict]:
+        """Per method: counts by outcome, mean and max time, mean and max effort."""
+        out = []
+        for m in self.methods:
+            recs = [r for r in self.records if r["method"] == m]
+            times = [r["wall_time"] for r in recs]
+            efforts = [r["effort"] for r in recs if isinstance(r.get("effort"), (int, float))]
+            row = {"method": m, "instances": len(recs),
+                   "solved": sum(r["status"] in SOLVED_STATUSES and r["check_ok"] for r in recs),
+                   "unique": sum(r["status"] == "UNIQUE" for r in recs),
+                   "infeasible": sum(r["status"] == "INFEASIBLE" for r in recs),
+                   "failed": sum((r["status"] in SOLVED_STATUSES and not r["check_ok"])
+                                 or r["status"] == "ERROR" for r in recs),
+                   "unknown": sum(r["status"] == "UNKNOWN" for r in recs),
+                   "mean_time": sum(times) / len(times) if times else 0.0,
+                   "max_time": max(times) if times else 0.0,
+                   "mean_effort": sum(efforts) / len(efforts) if efforts else None,
+                   "max_effort": max(efforts) if efforts else None}
+            out.append(row)
+        return out
+
+
+def _run_task(kind: PuzzleKind, method: Method, inst: Instance, time_limit: float | None
+              ) -> dict:
+    """Run one method on one instance and make its record (in a worker process)."""
+    t0 = time.monotonic()
+    try:
+        res = method.run(inst.data, time_limit)
+        status, answer = res.status.value, res.answer
+        stats, cert, error = res.stats, res.certificate, None
+        solver = f"{res.solver} {res.solver_version}".strip()
+    except Exception as exc:  # a crashing method is a verdict, not a crash of the harness
+        status, answer, stats, cert, solver = "ERROR", None, {}, None, method.name
+        error = f"{type(exc).__name__}: {exc}"
+    wall = time.monotonic() - t0
+    violations = kind.check(inst.data, answer) if answer is not None else []
+    rec = {"type": "record", "instance": inst.id, "method": method.name, "exact": method.exact,
+           "status": status, "answer": answer, "check_ok": not violations,
+           "violations": violations, "wall_time": round(wall, 4), "stats": stats,
+           "effort": stats.get(method.effort_key) if method.effort_key else None,
+           "certificate": cert, "solver": solver}
+    if error:
+        rec["error"] = error
+    return rec
+
+
+def load_records(path: Path) -> list[dict]:
+    """The records of an earlier run (a torn last line, from a kill, is ignored)."""
+    out = []
+    if not path.exists():
+        return out
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return out
+
+
+def find_disagreements(kind: PuzzleKind, inst: Instance, recs: Sequence[dict]) -> list[dict]:
+    """Every disagreement among the records of one instance (see the module docstring)."""
+    out: list[dict] = []
+
+    def add(what: str, methods: list[str], evidence: dict) -> None:
+        out.append({"type": "disagreement", "instance": inst.id, "kind": what,
+                    "methods": methods, "evidence": evidence})
+
+    good = [r for r in recs if r["status"] in SOLVED_STATUSES and r["answer"] is not None
+            and r["check_ok"]]
+    for r in recs:
+        if r["answer"] is not None and not r["check_ok"]:
+            add("invalid-answer", [r["method"]], {"answer": r["answer"],
+                                                   "violations": r["violations"]})
+    if good:
+        witness = good[0]
+        for r in recs:
+            if r["status"] in ("INFEASIBLE", "UNKNOWN", "ERROR"):
+                add("missed-solution", [r["method"], witness["method"]],
+                    {"claim": r["status"], "error": r.get("error"),
+                     "solution_by": witness["method"], "solution": witness["answer"]})
+    uniques = [r for r in good if r["status"] == "UNIQUE"]
+    for a, b in zip(uniques, uniques[1:]):
+        if kind.canon(a["answer"]) != kind.canon(b["answer"]):
+            add("unique-mismatch", [a["method"], b["method"]],
+                {a["method"]: a["answer"], b["method"]: b["answer"]})
+    if inst.reference is not None and uniques:
+        ref = kind.canon(inst.reference)
+        for r in good:
+            if kind.canon(r["answer"]) != ref:
+                add("reference-mismatch", [r["method"]],
+                    {"answer": r["answer"], "reference": inst.reference,
+                     "unique_by": uniques[0]["method"]})
+    return out
+
+
+def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Sequence[str],
+                   out_path: Path | None = None, *, resume: bool = False, jobs: int | None = None,
+                   time_limit: float | None = None,
+                   progress: Callable[[int, int, str], None] | None = None) -> CrosscheckReport:
+    """Cross-check ``methods`` on ``instances``; append records to ``out_path`` as they come.
+
+    With ``resume``, records already in ``out_path`` are kept and their tasks skipped; without
+    it an existing file is an error (nothing is overwritten). ``progress(done, total, label)``
+    is called after each task.
+    """
+    for m in methods:
+        if m not in kind.methods:
+            raise ValueError(f"unknown method {m!r} for {kind.name}; expected one of "
+                             f"{', '.join(kind.methods)}")
+    ids = [i.id for i in instances]
+    if len(set(ids)) != len(ids):
+        raise ValueError("instance ids must be unique")
+    old: list[dict] = []
+    if out_path is not None:
+        if out_path.exists() and out_path.stat().st_size and not resume:
+            raise FileExistsError(f"{out_path} exists; pass resume to continue it, or choose "
+                                  "another output")
+        old = load_records(out_path) if resume else []
+    by_inst = {i.id: i for i in instances}
+    done = {(r["instance"], r["method"]) for r in old if r.get("type") == "record"}
+    records = [r for r in old if r.get("type") == "record" and r["instance"] in by_inst
+               and r["method"] in methods]
+    disagreements = [d for d in old if d.get("type") == "disagreement" and d["instance"] in by_inst]
+    had_disagreement_check = {d["instance"] for d in old if d.get("type") in
+                              ("disagreement", "instance-done")}
+    tasks = [(i, m) for i in instances for m in methods if (i.id, m) not in done]
+    pending_per_inst: dict[str, int] = {}
+    for inst, _ in tasks:
+        pending_per_inst[inst.id] = pending_per_inst.get(inst.id, 0) + 1
+    sink = open(out_path, "a", encoding="utf-8") if out_path is not None else None
+    report = CrosscheckReport(records, disagreements, list(methods))
+
+    def emit(obj: dict) -> None:
+        if sink is not None:
+            sink.write(json.dumps(obj) + "\n")
+            sink.flush()
+
+    def close_instance(inst: Instance) -> None:
+        recs = [r for r in records if r["instance"] == inst.id]
+        found = find_disagreements(kind, inst, recs)
+        for d in found:
+            emit(d)
+        emit({"type": "instance-done", "instance": inst.id, "disagreements": len(found)})
+        disagreements.extend(found)
+
+    # instances whose records were all there but whose verdict was never written
+    for inst in instances:
+        if inst.id not in pending_per_inst and inst.id not in had_disagreement_check:
+            close_instance(inst)
+
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    total = len(tasks)
+    finished = 0
+    try:
+        if jobs == 1:
+            for inst, m in tasks:
+                rec = _run_task(kind, kind.methods[m], inst, time_limit)
+                finished = _accept(rec, records, emit, pending_per_inst, by_inst, close_instance,
+                                   finished, total, progress)
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                futures: dict[Future, tuple[Instance, str]] = {}
+                queue = list(tasks)
+                try:
+                    while queue or futures:
+                        while queue and len(futures) < 2 * jobs:
+                            inst, m = queue.pop(0)
+                            futures[pool.submit(_run_task, kind, kind.methods[m], inst,
+                                                time_limit)] = (inst, m)
+                        ready, _ = wait(futures, return_when=FIRST_COMPLETED)
+                        for fut in ready:
+                            inst, m = futures.pop(fut)
+                            rec = fut.result()
+                            finished = _accept(rec, records, emit, pending_per_inst, by_inst,
+                                               close_instance, finished, total, progress)
+                except BaseException:
+                    for fut in futures:
+                        fut.cancel()
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
+    except KeyboardInterrupt:
+        report.interrupted = True
+    finally:
+        if sink is not None:
+            sink.close()
+    report.new_records = finished
+    return report
+
+
+def _accept(rec, records, emit, pending, by_inst, close_instance, finished, total, progress):
+    records.append(rec)
+    emit(rec)
+    pending[rec["instance"]] -= 1
+    if pending[rec["instance"]] == 0:
+        close_instance(by_inst[rec["instance"]])
+    finished += 1
+    if progress:
+        progress(finished, total, f"{rec['method']} {rec['instance']}")
+    return finished
+
+
+def iter_paths(args: Iterable[str]) -> list[str]:
+    """Expand globs (``*.has``) in arguments; folders and files are left to the loader."""
+    import glob
+
+    out: list[str] = []
+    for a in args:
+        if any(ch in a for ch in "*?[") and not Path(a).exists():
+            hits = sorted(glob.glob(a, recursive=True))
+            if not hits:
+                from puzzleproof.errors import InputError
+                raise InputError("the pattern matches no file", a)
+            out.extend(hits)
+        else:
+            out.append(a)
+    return out
