@@ -603,6 +603,131 @@ def _print_crosscheck(report, n_instances: int, target: Path | None) -> None:
         out.print(f"evidence (answers, solutions) in {target}", markup=False)
 
 
+# -- generate -----------------------------------------------------------------------------
+
+@cli.group()
+def generate() -> None:
+    """Make new instances that are hard in a stated, measured way."""
+
+
+@generate.command(name="hashi")
+@click.option("--size", default=None, metavar="WxH", help="Grid size, e.g. 15x15.")
+@click.option("--width", type=click.IntRange(2, 200), default=15, show_default=True)
+@click.option("--height", type=click.IntRange(2, 200), default=15, show_default=True)
+@click.option("--density", type=click.FloatRange(0, 1, min_open=True), default=0.25,
+              show_default=True, help="Most islands per cell.")
+@click.option("--loops", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+              help="Chance of an extra bridge between two islands that see each other "
+                   "(cycles; high values rarely give unique puzzles).")
+@click.option("--max-bridges", type=click.IntRange(1, 4), default=2, show_default=True)
+@click.option("--count", "-n", type=click.IntRange(1), default=10, show_default=True,
+              help="Puzzles to keep.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Same seed and options, same puzzles (whatever --jobs).")
+@click.option("--min-assumptions", type=click.IntRange(0), default=0, show_default=True,
+              help="Keep only puzzles that need at least K assumptions from the article's "
+                   "solver (hard for the heuristic, still unique).")
+@click.option("--solver", type=click.Choice(HASHI_SOLVERS), default="sat", show_default=True,
+              help="Exact back end that proves uniqueness.")
+@click.option("--max-attempts", type=click.IntRange(1), default=None,
+              help="Stop after this many attempts (default 1000 per puzzle asked).")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=1, show_default=True,
+              help="Worker processes.")
+@click.option("--format", "out_fmt", type=click.Choice(("jsonl",) + hfmt.WRITE_FORMATS),
+              default="jsonl", show_default=True,
+              help="jsonl (puzzle, solution, measures), tatham and puzzlink stream one "
+                   "puzzle a line; the others need -o FOLDER and write one file a puzzle.")
+@click.option("-o", "--output", type=click.Path(), default=None,
+              help="A file (line formats) or a folder (one file a puzzle). Never overwritten.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def generate_hashi(size, width, height, density, loops, max_bridges, count, seed,
+                   min_assumptions, solver, max_attempts, jobs, out_fmt, output, quiet) -> None:
+    """Generate Hashi puzzles with a unique solution, proved by an exact solver.
+
+    \b
+    Each puzzle comes from a random connected bridge network; it is kept only if the
+    exact solver proves that network the only solution, and (with --min-assumptions)
+    only if the article's solver needs enough guesses. The JSONL records carry the
+    solution and the measures of difficulty: the article solver's sure bridges,
+    assumptions, wrong assumptions and depth, and the exact solver's cut rounds.
+
+    \b
+    Example (the project's shipped set is made this way):
+      puzzleproof generate hashi --size 15x15 -n 5 --seed 1 -o set.jsonl
+    """
+    from puzzleproof.generate.hashi import GenParams
+    from puzzleproof.generate.hashi import generate as gen
+
+    if size:
+        try:
+            width, height = (int(v) for v in size.lower().split("x"))
+        except ValueError:
+            raise click.BadParameter(f"expected WxH such as 15x15, found {size!r}",
+                                     param_hint="--size") from None
+    try:
+        params = GenParams(width, height, density, max_bridges, loops, count, seed,
+                           min_assumptions, solver, max_attempts=max_attempts)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    line_format = out_fmt in ("jsonl", "tatham", "puzzlink")
+    target = Path(output) if output else None
+    if not line_format and target is None:
+        raise click.UsageError(f"--format {out_fmt} writes one file a puzzle: give -o FOLDER")
+    if target is not None and line_format and target.exists():
+        raise InputError("exists; choose another output (generated sets are never "
+                         "overwritten)", str(target))
+    if target is not None and not line_format:
+        if target.exists() and any(target.iterdir()):
+            raise InputError("the folder is not empty; choose another", str(target))
+        target.mkdir(parents=True, exist_ok=True)
+    sink = open(target, "x", encoding="utf-8") if target is not None and line_format else None
+    ext = {"codingame": ".txt", "grid": ".txt", "has": ".has", "json": ".json"}
+    progress = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+                        disable=quiet, transient=True)
+    kept = 0
+    attempts = [0]
+    interrupted = False
+    try:
+        with progress:
+            task = progress.add_task("kept (unique, hard enough)", total=count)
+
+            def on_attempt(n: int, k: int) -> None:
+                attempts[0] = max(attempts[0], n)
+                progress.update(task, description=f"kept of {attempts[0]} attempts")
+
+            for g in gen(params, jobs=jobs, on_attempt=on_attempt):
+                kept += 1
+                progress.update(task, completed=kept)
+                if line_format:
+                    text = (json.dumps(g.to_record()) if out_fmt == "jsonl"
+                            else hfmt.write_puzzle(g.puzzle, out_fmt).strip())
+                    if sink:
+                        sink.write(text + "\n")
+                        sink.flush()
+                    else:
+                        sys.stdout.write(text + "\n")
+                        sys.stdout.flush()
+                else:
+                    write_atomic(target / f"{g.puzzle.name}{ext[out_fmt]}",  # type: ignore
+                                 hfmt.write_puzzle(g.puzzle, out_fmt, g.solution))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if sink:
+            sink.close()
+    _say(f"kept {kept} of {attempts[0]} attempts"
+         + (f" -> {target}" if target else "")
+         + ("; interrupted, what was kept is written" if interrupted else ""))
+    if interrupted:
+        raise Exit(130)
+    if kept < count:
+        _say(f"puzzleproof: only {kept} of {count} puzzles after {attempts[0]} attempts; "
+             "lower --min-assumptions or --loops, or raise --max-attempts")
+        raise Exit(1)
+    raise Exit(0)
+
+
 # -- entry point --------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
