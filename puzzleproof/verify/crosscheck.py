@@ -140,6 +140,17 @@ def load_records(path: Path) -> list[dict]:
     return out
 
 
+def _trim_torn_tail(path: Path) -> None:
+    """Drop a last line cut short by a kill, so that appended records start on a new line."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n") + 1
+        with open(path, "r+b") as fh:
+            fh.truncate(cut)
+
+
 def find_disagreements(kind: PuzzleKind, inst: Instance, recs: Sequence[dict]) -> list[dict]:
     """Every disagreement among the records of one instance (see the module docstring)."""
     out: list[dict] = []
@@ -198,7 +209,9 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
         if out_path.exists() and out_path.stat().st_size and not resume:
             raise FileExistsError(f"{out_path} exists; pass resume to continue it, or choose "
                                   "another output")
-        old = load_records(out_path) if resume else []
+        if resume:
+            _trim_torn_tail(out_path)
+            old = load_records(out_path)
     by_inst = {i.id: i for i in instances}
     done = {(r["instance"], r["method"]) for r in old if r.get("type") == "record"}
     records = [r for r in old if r.get("type") == "record" and r["instance"] in by_inst
