@@ -185,3 +185,10 @@ def test_installed_command_gives_one_line_error_and_no_traceback(tmp_path):
     help_proc = subprocess.run([sys.executable, "-m", "puzzleproof", "solve", "--help"],
                                capture_output=True, text=True)
     assert help_proc.returncode == 0 and "--unique" in help_proc.stdout
+
+
+def test_glob_patterns_expand(capsys):
+    code, out, _ = run(capsys, "solve", str(INSTANCES / "hashi" / "*.tatham"), "-q", "--jsonl")
+    assert code == 0 and len(out.splitlines()) == 2
+    code, _, err = run(capsys, "solve", str(INSTANCES / "nothing-*.has"))
+    assert code == 2 and "the pattern matches no file" in err

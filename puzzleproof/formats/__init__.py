@@ -48,11 +48,19 @@ PUZZLE_SUFFIXES = (".has", ".txt", ".json", ".jsonl", ".tatham", ".url")
 
 
 def expand_inputs(args: list[str]) -> list[str]:
-    """Expand folders into the puzzle files they hold (sorted); keep other arguments as given."""
+    """Expand folders into the puzzle files they hold (sorted) and glob patterns (``'*.has'``,
+    ``'sets/**/*.jsonl'``) into the files they match; keep other arguments as given."""
+    import glob
+
     out: list[str] = []
     for arg in args:
         p = Path(arg)
-        if p.is_dir():
+        if any(ch in arg for ch in "*[") and not p.exists():
+            hits = sorted(h for h in glob.glob(arg, recursive=True) if Path(h).is_file())
+            if not hits:
+                raise InputError("the pattern matches no file", arg)
+            out.extend(hits)
+        elif p.is_dir():
             files = sorted(f for f in p.rglob("*") if f.is_file()
                            and f.suffix in PUZZLE_SUFFIXES and not f.name.startswith("."))
             files = [f for f in files if f.name not in ("result.txt",) and "LICENSE" not in f.name]

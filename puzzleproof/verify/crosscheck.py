@@ -29,7 +29,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 from puzzleproof.result import Result, Status
 
@@ -293,20 +293,3 @@ def _accept(rec, records, emit, pending, by_inst, close_instance, finished, tota
     if progress:
         progress(finished, total, f"{rec['method']} {rec['instance']}")
     return finished
-
-
-def iter_paths(args: Iterable[str]) -> list[str]:
-    """Expand globs (``*.has``) in arguments; folders and files are left to the loader."""
-    import glob
-
-    out: list[str] = []
-    for a in args:
-        if any(ch in a for ch in "*?[") and not Path(a).exists():
-            hits = sorted(glob.glob(a, recursive=True))
-            if not hits:
-                from puzzleproof.errors import InputError
-                raise InputError("the pattern matches no file", a)
-            out.extend(hits)
-        else:
-            out.append(a)
-    return out

@@ -16,7 +16,7 @@ from puzzleproof.formats.hashi import read_puzzles
 from puzzleproof.models.hashi import Puzzle, check_solution
 from puzzleproof.result import Result
 from puzzleproof.verify import hashi_heuristic
-from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind, iter_paths
+from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind
 
 __all__ = ["hashi_kind", "load_hashi_instances", "canon"]
 
@@ -67,11 +67,10 @@ def load_hashi_instances(args: list[str], fmt: str | None = None,
     """Instances from files, folders, globs or JSONL sets; ids are unique."""
     out: list[Instance] = []
     seen: dict[str, int] = {}
-    for arg in expand_inputs(iter_paths(args)):
+    for arg in expand_inputs(args):
         text, source, _ = read_source(arg)
         for rec in read_puzzles(text, source, fmt, max_bridges):
-            base = rec.name if rec.name != source or len(out) == 0 else rec.name
-            key = base
+            base = key = rec.name
             if key in seen:
                 seen[key] += 1
                 key = f"{base}@{seen[base]}"
