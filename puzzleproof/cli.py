@@ -431,14 +431,21 @@ def render_cmd(puzzle: str, solution_arg: str | None, do_solve: bool, kind: str 
     if solution_arg:
         text, source, _ = read_source(solution_arg)
         answer = [ln.bridge for ln in hfmt.read_solution(text, source)]
-        bad = [v for v in check_solution(rec.puzzle, answer) if v.kind in GEOMETRY_KINDS]
+        violations = check_solution(rec.puzzle, answer)
+        bad = [v for v in violations if v.kind in GEOMETRY_KINDS]
         if bad:
             raise InputError(bad[0].message, source)
+        if violations:
+            _say(f"note: {source} does not solve the puzzle ({len(violations)} rule "
+                 f"violation(s), first: {violations[0].message}); drawing it anyway")
     elif do_solve:
         res = hashi_solver("sat")(rec.puzzle)
         if res.answer is None:
             raise InputError(f"impossible puzzle ({res.status.value}); nothing to draw",
                              rec.name)
+        if not res.check_ok:
+            _say(f"puzzleproof: the solver's answer failed the rule check: {res.check}")
+            raise Exit(1)
         answer = res.answer
     kind = kind or ("svg" if output and output.lower().endswith(".svg") else "ascii")
     text = (hfmt.render_svg(rec.puzzle, answer, title=rec.name) if kind == "svg"

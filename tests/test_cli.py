@@ -192,3 +192,10 @@ def test_glob_patterns_expand(capsys):
     assert code == 0 and len(out.splitlines()) == 2
     code, _, err = run(capsys, "solve", str(INSTANCES / "nothing-*.has"))
     assert code == 2 and "the pattern matches no file" in err
+
+
+def test_render_a_wrong_solution_warns(capsys, tmp_path):
+    sol = tmp_path / "wrong.txt"
+    sol.write_text("0 0 2 0 2\n0 2 2 2 2\n")
+    code, out, err = run(capsys, "render", TWO, "--solution", str(sol), "--ascii")
+    assert code == 0 and "does not solve the puzzle" in err and out.startswith("3===3")
