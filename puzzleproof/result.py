@@ -27,15 +27,6 @@ class Status(str, enum.Enum):
     LOSS = "LOSS"  # proved loss for the player, with the opponent's strategy
     UNKNOWN = "UNKNOWN"  # a time, conflict or node limit ran out
 
-    @property
-    def has_answer(self) -> bool:
-        return self in (Status.SOLVED, Status.UNIQUE, Status.MULTIPLE, Status.OPTIMAL)
-
-    @property
-    def is_proof(self) -> bool:
-        """True when the status is a proved fact rather than a limit running out."""
-        return self is not Status.UNKNOWN
-
 
 @dataclass
 class Result:

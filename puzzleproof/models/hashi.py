@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from puzzleproof.errors import InputError
 
@@ -38,7 +38,6 @@ __all__ = [
     "GEOMETRY_KINDS",
     "check_solution",
     "counts_to_lines",
-    "lines_to_counts",
     "impossibility_reasons",
 ]
 
@@ -212,19 +211,6 @@ def clue_to_char(clue: int | None) -> str:
 def counts_to_lines(puzzle: Puzzle, counts: Sequence[int]) -> list[BridgeLine]:
     """Turn one count per candidate bridge into ``(x1, y1, x2, y2, n)`` lines (n > 0 only)."""
     return [puzzle.bridge_line(k, n) for k, n in enumerate(counts) if n > 0]
-
-
-def lines_to_counts(puzzle: Puzzle, lines: Iterable[BridgeLine]) -> list[int]:
-    """Inverse of :func:`counts_to_lines` for lines that pass :func:`check_solution`'s geometry.
-
-    Repeated pairs add up (CodinGame lets a bot print the same pair twice).
-    """
-    by_pair = {(br.a, br.b): k for k, br in enumerate(puzzle.candidates)}
-    counts = [0] * len(puzzle.candidates)
-    for x1, y1, x2, y2, n in lines:
-        i, j = puzzle.index[(x1, y1)], puzzle.index[(x2, y2)]
-        counts[by_pair[(min(i, j), max(i, j))]] += n
-    return counts
 
 
 @dataclass(frozen=True)
