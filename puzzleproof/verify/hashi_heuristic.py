@@ -126,8 +126,18 @@ class _Grid:
                 return False
             if need > 0 and sum(self.room(e, i) for e in st.dirs[i] if e is not None) < need:
                 return False
-        # isolated saturated groups
-        parent = list(range(st.n))
+        # isolated groups: joined by drawn bridges, none of their islands can take more
+        group = self._groups()
+        roots = set(group)
+        if len(roots) > 1:
+            open_roots = {group[i] for i in range(st.n) if self._can_grow(i)}
+            if roots - open_roots:
+                return False
+        return True
+
+    def _groups(self) -> list[int]:
+        """For each island, a representative of its group of islands joined by drawn bridges."""
+        parent = list(range(self.static.n))
 
         def find(x: int) -> int:
             while parent[x] != x:
@@ -137,16 +147,9 @@ class _Grid:
 
         for e, c in enumerate(self.count):
             if c:
-                a, b = st.ends[e]
+                a, b = self.static.ends[e]
                 parent[find(a)] = find(b)
-        open_root = set()
-        for i in range(st.n):
-            if self._can_grow(i):
-                open_root.add(find(i))
-        roots = {find(i) for i in range(st.n)}
-        if len(roots) > 1 and any(r not in open_root for r in roots):
-            return False
-        return True
+        return [find(i) for i in range(self.static.n)]
 
     def _can_grow(self, i: int) -> bool:
         left = self.left[i]
@@ -161,19 +164,7 @@ class _Grid:
         if any(self.left[i] is None and not any(self.count[e] for e in st.dirs[i] if e is not None)
                for i in range(st.n)):
             return False
-        parent = list(range(st.n))
-
-        def find(x: int) -> int:
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for e, c in enumerate(self.count):
-            if c:
-                a, b = st.ends[e]
-                parent[find(a)] = find(b)
-        return len({find(i) for i in range(st.n)}) == 1
+        return len(set(self._groups())) == 1
 
 
 class _Static:
