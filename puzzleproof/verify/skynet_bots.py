@@ -1,0 +1,271 @@
+"""The articles' Skynet bots, ported from their descriptions, behind one small interface.
+
+A bot is reset with the map as CodinGame gives it (nodes, links in input order, gateways in
+input order) and then asked for one cut per turn given the agent's node. It keeps its own view
+of the graph (it knows what it cut), exactly like a CodinGame program.
+
+Episode 1 (``../shared/seeds/skynet-ep1-article.txt``):
+
+- ``ep1-article``: the author's final JavaScript, step by step: cut a gateway link next to the
+  agent; else, when the agent has exactly two neighbours, cut the link to the one with more
+  neighbours (the second on a tie... as the code's ``<`` test gives: the first unless the
+  second has strictly more); else the ring trap: list the neighbours of each gateway that have
+  exactly 3 neighbours, take the first, and cut its link to another node of that list; if it has
+  none, cut the agent's link to its first neighbour. Where the JavaScript would fail (no
+  gateway neighbour with 3 neighbours: ``graph[undefined]``; an agent with no neighbour left)
+  the port raises :class:`BotFailure`, which a referee reports as a crash, as CodinGame would.
+- ``ep1-path``: the plainer strategy the author lists: cut the last link of a shortest path
+  from the agent to the nearest gateway.
+
+Episode 2 (``../shared/seeds/skynet-ep2-dfs-article.txt``, pseudocode partly garbled):
+
+- ``ep2-article``: cut a gateway link next to the agent when there is one. Otherwise compute
+  ``connected_gw`` (gateway links per node), ``dist_closest_gw`` (BFS from the gateways) and the
+  "shortest turn cost" from the agent (a BFS in which the first step costs 1 and a step onto a
+  gateway-linked node after that costs 0: the article's ``parent >= 0`` test, reading its two
+  garbled ``new_cost`` lines as the two branches of that test). Then the DFS from the agent
+  through gateway-linked nodes, visiting neighbours from a priority queue (more linked
+  gateways first, then nearer to a gateway, then smaller id), and flagging a node whose
+  ``connected_gw`` exceeds its turn cost. The article stops at the flag; our reading of the
+  decision: cut a gateway link of the first flagged node; with no flag, cut a gateway link of
+  the double-gateway node with the smallest turn cost (then nearest, then smallest id); with no
+  double-gateway node, the gateway link of the nearest gateway-linked node.
+- ``ep2-slack``: the common public rule: cut the agent's gateway link if any; else a 0-1 BFS
+  from the agent where entering a gateway-linked node costs 0 and any other node 1, and cut a
+  link of the double-gateway node with the least slack (that distance; ties: smallest id);
+  with no double-gateway node, the gateway link of the nearest gateway-linked node.
+
+Every bot ends with a fallback that cuts some remaining gateway link (or any link), so it
+always answers while a link is left.
+"""
+
+from __future__ import annotations
+
+import heapq
+from abc import ABC, abstractmethod
+from collections import deque
+from typing import Callable
+
+from puzzleproof.models.skynet import Link, SkynetMap
+
+__all__ = ["Bot", "BotFailure", "BOTS", "make_bot"]
+
+
+class BotFailure(Exception):
+    """The ported program would have failed here (the referee reports a crash)."""
+
+
+class Bot(ABC):
+    """One cut per turn: ``reset(map)`` once, then ``cut(agent_node)`` each turn."""
+
+    name = "bot"
+    rule = "ep2"
+
+    def reset(self, m: SkynetMap) -> None:
+        self.map = m
+        self.gates = list(m.gateway_order)
+        self.graph: list[list[int]] = [[] for _ in range(m.n)]
+        for u, v in m.links:
+            self.graph[u].append(v)
+            self.graph[v].append(u)
+
+    def _remove(self, u: int, v: int) -> None:
+        self.graph[u] = [x for x in self.graph[u] if x != v]
+        self.graph[v] = [x for x in self.graph[v] if x != u]
+
+    def cut(self, agent: int) -> Link:
+        u, v = self.choose(agent)
+        self._remove(u, v)
+        return (u, v)
+
+    @abstractmethod
+    def choose(self, agent: int) -> Link:
+        """The link to cut this turn, given the agent's node."""
+
+    # -- helpers shared by the bots --------------------------------------------------------
+    def gate_links(self, x: int) -> list[int]:
+        return [g for g in self.graph[x] if g in self.map.gateways]
+
+    def dist_to_gateway(self) -> list[float]:
+        """BFS distance from every node to its closest gateway (not through gateways)."""
+        inf = float("inf")
+        dist = [inf] * self.map.n
+        queue = deque()
+        for g in self.gates:
+            dist[g] = 0
+            queue.append(g)
+        while queue:
+            u = queue.popleft()
+            for v in self.graph[u]:
+                if v not in self.map.gateways and dist[v] == inf:
+                    dist[v] = dist[u] + 1
+                    queue.append(v)
+        return dist
+
+    def fallback(self, agent: int) -> Link:
+        for x in sorted(range(self.map.n), key=lambda y: (y != agent, y)):
+            gl = self.gate_links(x)
+            if gl and x not in self.map.gateways:
+                return (x, gl[0])
+        for u in range(self.map.n):
+            if self.graph[u]:
+                return (u, self.graph[u][0])
+        raise BotFailure("no link left to cut")
+
+
+class Ep1ArticleBot(Bot):
+    name = "ep1-article"
+    rule = "ep1"
+
+    def choose(self, agent: int) -> Link:
+        neighbours = self.graph[agent]
+        gate = next((n for n in neighbours if n in self.map.gateways), None)
+        if gate is not None:
+            return (gate, agent)
+        if len(neighbours) == 2:
+            n0, n1 = neighbours
+            return (n1 if len(self.graph[n0]) < len(self.graph[n1]) else n0, agent)
+        gate_neighbours = [gn for g in self.map.gateway_order for gn in self.graph[g]
+                           if len(self.graph[gn]) == 3]
+        if not gate_neighbours:
+            raise BotFailure("no gateway neighbour with 3 neighbours: the article's code "
+                             "reads graph[undefined] (a TypeError in JavaScript)")
+        r1 = gate_neighbours[0]
+        r2 = next((n for n in self.graph[r1] if n in gate_neighbours), None)
+        if r2 is None:
+            if not neighbours:
+                raise BotFailure("the agent has no neighbour: the article's code prints "
+                                 "'undefined'")
+            return (neighbours[0], agent)
+        return (r1, r2)
+
+
+class Ep1PathBot(Bot):
+    name = "ep1-path"
+    rule = "ep1"
+
+    def choose(self, agent: int) -> Link:
+        parent = {agent: -1}
+        queue = deque([agent])
+        while queue:
+            u = queue.popleft()
+            for v in sorted(self.graph[u]):
+                if v in parent:
+                    continue
+                parent[v] = u
+                if v in self.map.gateways:
+                    return (u, v)
+                queue.append(v)
+        return self.fallback(agent)
+
+
+class Ep2ArticleBot(Bot):
+    name = "ep2-article"
+    rule = "ep2"
+
+    def turn_cost(self, source: int, connected: list[int]) -> list[float]:
+        inf = float("inf")
+        cost = [inf] * self.map.n
+        cost[source] = 0
+        queue = deque([(source, -1)])
+        while queue:
+            cur, parent = queue.popleft()
+            if cur in self.map.gateways:
+                continue
+            for i in self.graph[cur]:
+                new = cost[cur] if connected[i] > 0 and parent >= 0 else cost[cur] + 1
+                if new < cost[i]:
+                    cost[i] = new
+                    queue.append((i, cur))
+        return cost
+
+    def choose(self, agent: int) -> Link:
+        gl = self.gate_links(agent)
+        if gl:
+            return (agent, gl[0])
+        n = self.map.n
+        connected = [0 if x in self.map.gateways else len(self.gate_links(x)) for x in range(n)]
+        dist = self.dist_to_gateway()
+        cost = self.turn_cost(agent, connected)
+        flagged: list[int] = []
+        seen = [False] * n
+
+        def dfs(cur: int) -> None:
+            seen[cur] = True
+            pq: list[tuple] = []
+            for i in self.graph[cur]:
+                if not seen[i] and connected[i] > 0:
+                    heapq.heappush(pq, (-connected[i], dist[i], i))
+                    seen[i] = True
+            while pq:
+                _, _, node = heapq.heappop(pq)
+                if connected[node] > cost[node]:
+                    flagged.append(node)
+                dfs(node)
+
+        dfs(agent)
+        if flagged:
+            x = flagged[0]
+            return (x, self.gate_links(x)[0])
+        doubles = [x for x in range(n) if connected[x] > 1 and cost[x] != float("inf")]
+        if doubles:
+            x = min(doubles, key=lambda y: (cost[y], dist[y], y))
+            return (x, self.gate_links(x)[0])
+        return self._nearest_gate_link(agent, connected)
+
+    def _nearest_gate_link(self, agent: int, connected: list[int]) -> Link:
+        seen = {agent}
+        queue = deque([agent])
+        while queue:
+            u = queue.popleft()
+            if connected[u] > 0:
+                return (u, self.gate_links(u)[0])
+            for v in sorted(self.graph[u]):
+                if v not in seen and v not in self.map.gateways:
+                    seen.add(v)
+                    queue.append(v)
+        return self.fallback(agent)
+
+
+class Ep2SlackBot(Ep2ArticleBot):
+    name = "ep2-slack"
+    rule = "ep2"
+
+    def choose(self, agent: int) -> Link:
+        gl = self.gate_links(agent)
+        if gl:
+            return (agent, gl[0])
+        n = self.map.n
+        connected = [0 if x in self.map.gateways else len(self.gate_links(x)) for x in range(n)]
+        inf = float("inf")
+        dist = [inf] * n
+        dist[agent] = 0
+        dq = deque([agent])
+        while dq:
+            u = dq.popleft()
+            for v in self.graph[u]:
+                if v in self.map.gateways:
+                    continue
+                w = 0 if connected[v] > 0 else 1
+                if dist[u] + w < dist[v]:
+                    dist[v] = dist[u] + w
+                    (dq.appendleft if w == 0 else dq.append)(v)
+        doubles = [x for x in range(n) if connected[x] > 1 and dist[x] < inf]
+        if doubles:
+            x = min(doubles, key=lambda y: (dist[y], y))
+            return (x, self.gate_links(x)[0])
+        return self._nearest_gate_link(agent, connected)
+
+
+BOTS: dict[str, Callable[[], Bot]] = {
+    "ep1-article": Ep1ArticleBot,
+    "ep1-path": Ep1PathBot,
+    "ep2-article": Ep2ArticleBot,
+    "ep2-slack": Ep2SlackBot,
+}
+
+
+def make_bot(name: str) -> Bot:
+    if name not in BOTS:
+        raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(BOTS)}")
+    return BOTS[name]()
