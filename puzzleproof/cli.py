@@ -88,7 +88,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
       puzzleproof check puzzle.txt bot-output.txt      # judge a bot's answer
       puzzleproof render puzzle.txt --solve -o puzzle.svg
     """
-    ctx.obj = {"debug": debug}
+    ctx.obj = {**(ctx.obj or {}), "debug": debug}
 
 
 # -- solve --------------------------------------------------------------------------------
@@ -406,7 +406,21 @@ def check(puzzle: str, solution: str, fmt: str, max_bridges: int | None, as_json
 
 # -- render -------------------------------------------------------------------------------
 
-@cli.command(name="render")
+class _DefaultHashi(click.Group):
+    """``render PUZZLE`` means ``render hashi PUZZLE``; ``render skynet MAP`` draws a map."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["hashi"] + list(args)
+        return super().parse_args(ctx, args)
+
+
+@cli.group(name="render", cls=_DefaultHashi)
+def render_group() -> None:
+    """Draw a puzzle or a map as SVG or text: 'render [hashi] PUZZLE', 'render skynet MAP'."""
+
+
+@render_group.command(name="hashi")
 @click.argument("puzzle")
 @click.option("--solution", "solution_arg", default=None,
               help="Draw this solution (CodinGame lines or JSON); it is rule-checked first.")
@@ -455,6 +469,37 @@ def render_cmd(puzzle: str, solution_arg: str | None, do_solve: bool, kind: str 
         _say(f"wrote {output}")
     else:
         sys.stdout.write(text)
+
+
+@render_group.command(name="skynet")
+@click.argument("map_arg", metavar="MAP")
+@click.option("--game", "game", default=None,
+              help="A game record (JSON from 'skynet referee -o'): cuts numbered by turn, the "
+                   "agent's path.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the SVG to a file instead of stdout.")
+def render_skynet(map_arg: str, game: str | None, output: str | None) -> None:
+    """Draw a Skynet map (gateways red, the agent's start blue) as SVG, with a game on it."""
+    from puzzleproof.formats import skynet as sfmt
+    from puzzleproof.models.skynet import replay
+
+    text, source, _ = read_source(map_arg)
+    m = sfmt.read_map(text, source)
+    record = None
+    if game:
+        gtext, gsource, _ = read_source(game)
+        record = sfmt.record_from_json(gtext, gsource)
+        if record.map.links != m.links or record.map.gateways != m.gateways:
+            raise InputError("the game record was played on another map", gsource)
+        problems = replay(record)
+        if problems:
+            _say(f"note: the game record breaks the rules: {problems[0]}")
+    svg = sfmt.render_svg(m, record)
+    if output:
+        write_atomic(output, svg)
+        _say(f"wrote {output}")
+    else:
+        sys.stdout.write(svg)
 
 
 # -- convert ------------------------------------------------------------------------------
@@ -735,14 +780,219 @@ def generate_hashi(size, width, height, density, loops, max_bridges, count, seed
     raise Exit(0)
 
 
+# -- skynet -------------------------------------------------------------------------------
+
+@cli.group()
+def skynet() -> None:
+    """Skynet Revolution (Death First Search): play the protocol, referee bots."""
+
+
+@skynet.command(name="play")
+@click.option("--bot", "bot_name", required=True,
+              help="ep1-article, ep1-path (Episode 1), ep2-article, ep2-slack (Episode 2).")
+def skynet_play(bot_name: str) -> None:
+    """Speak CodinGame's protocol on stdin/stdout with one of our bots.
+
+    \b
+    Reads the initialisation block (N L E, L links, E gateways), then each turn
+    the agent's node, and prints one cut 'C1 C2' per turn. Paste-ready for
+    CodinGame's logic, or drive it with any referee, e.g.
+      puzzleproof skynet referee MAP --agent article -- puzzleproof skynet play --bot ep2-slack
+    """
+    from puzzleproof.models.skynet import SkynetMap
+    from puzzleproof.verify.skynet_bots import BOTS, make_bot
+
+    if bot_name not in BOTS:
+        raise click.UsageError(f"unknown bot {bot_name!r}; expected one of {', '.join(BOTS)}")
+    stdin = sys.stdin
+
+    def ints(what: str) -> list[int]:
+        line = stdin.readline()
+        if not line:
+            raise InputError(f"<stdin>: expected {what}, found the end of the input")
+        try:
+            return [int(x) for x in line.split()]
+        except ValueError:
+            raise InputError(f"<stdin>: expected {what}, found {line.strip()!r}") from None
+
+    head = ints("'N L E'")
+    if len(head) != 3:
+        raise InputError(f"<stdin>:1: expected 'N L E', found {len(head)} numbers")
+    n, l, e = head
+    links = [tuple(ints(f"link {k + 1}")) for k in range(l)]
+    gates = [ints(f"gateway {k + 1}")[0] for k in range(e)]
+    m = SkynetMap(n, tuple(links), frozenset(gates), gateway_order=tuple(gates))  # type: ignore
+    bot = make_bot(bot_name)
+    bot.reset(m)
+    while True:
+        line = stdin.readline()
+        if not line.strip():
+            if not line:
+                break
+            continue
+        u, v = bot.cut(int(line.split()[0]))
+        sys.stdout.write(f"{u} {v}\n")
+        sys.stdout.flush()
+    raise Exit(0)
+
+
+def _split_names(value: str, known: dict, what: str) -> list[str]:
+    names = [x.strip() for x in value.split(",") if x.strip()]
+    bad = [x for x in names if x not in known]
+    if bad:
+        raise click.UsageError(f"unknown {what} {', '.join(bad)}; expected one of "
+                               f"{', '.join(known)}")
+    return names
+
+
+@skynet.command(name="referee")
+@click.argument("maps", nargs=-1, required=True)
+@click.option("--agent", "agent_names", default="article", show_default=True,
+              help="Agent model(s), comma-separated: article, nearest, random.")
+@click.option("--bot", "bot_names", default=None,
+              help="Our bot(s), comma-separated; or give an external program after '--'.")
+@click.option("--rule", type=click.Choice(("ep1", "ep2")), default=None,
+              help="Rules (default: the bot's episode; ep2 for external programs).")
+@click.option("--start", type=int, default=None, help="Agent start (default: the map's).")
+@click.option("--all-starts", is_flag=True, help="Play from every non-gateway node.")
+@click.option("--tiebreak", type=click.Choice(("low", "high", "order")), default="low",
+              show_default=True, help="How agent models break ties.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random agent.")
+@click.option("--turn-timeout", type=click.FloatRange(0, min_open=True), default=0.150,
+              show_default=True, help="Seconds an external program has per turn.")
+@click.option("--first-turn-timeout", type=click.FloatRange(0, min_open=True), default=1.0,
+              show_default=True, help="Seconds for the first turn (start-up included).")
+@click.option("--json", "as_json", is_flag=True, help="Print game records as JSON (one a line).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the game record(s) as JSON lines to this file.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def skynet_referee(maps, agent_names, bot_names, rule, start, all_starts, tiebreak, seed,
+                   turn_timeout, first_turn_timeout, as_json, output, quiet) -> None:
+    """Referee Skynet games: our bots, or any program speaking the protocol, against agent
+    models. Exit 0 if every game is won, 1 if any is lost.
+
+    \b
+    External program (any language), 150 ms a turn, a clear verdict for a silent,
+    dead, slow or garbled bot (it never hangs):
+      puzzleproof skynet referee map.txt --agent article -- python3 mybot.py
+    Our bots, a batch over maps x starts x bots x agents, with a table:
+      puzzleproof skynet referee maps/*.txt --bot ep2-article,ep2-slack \\
+          --agent article,nearest --all-starts
+    """
+    from puzzleproof.formats import skynet as sfmt
+    from puzzleproof.verify.skynet_agents import AGENTS, make_agent
+    from puzzleproof.verify.skynet_bots import BOTS, make_bot
+    from puzzleproof.verify.skynet_referee import play, play_external
+
+    # main() takes what follows '--' off the command line before Click parses it
+    command: list[str] = list((click.get_current_context().find_root().obj or {})
+                              .get("external", []))
+    map_args = list(maps)
+    if bool(command) == bool(bot_names):
+        raise click.UsageError("give --bot NAME(S), or an external program after '--' "
+                               "(not both)")
+    agents = _split_names(agent_names, AGENTS, "agent")
+    bots = _split_names(bot_names, BOTS, "bot") if bot_names else []
+    loaded = []
+    for arg in expand_inputs(map_args):
+        text, source, _ = read_source(arg)
+        loaded.append(sfmt.read_map(text, source))
+    games = []
+    for m in loaded:
+        if all_starts:
+            starts = [x for x in range(m.n) if x not in m.gateways]
+        else:
+            st = start if start is not None else m.start
+            if st is None:
+                raise InputError("the map gives no start; pass --start or --all-starts", m.name)
+            starts = [st]
+        for st in starts:
+            for who in (bots or [" ".join(command)]):
+                for a in agents:
+                    games.append((m, st, who, a))
+    if command and len(games) > 1:
+        raise click.UsageError("an external program plays one game at a time: one map, one "
+                               "start, one agent")
+    target = Path(output) if output else None
+    if target is not None and target.exists():
+        raise InputError("exists; choose another output", str(target))
+    sink = open(target, "x", encoding="utf-8") if target else None
+    records = []
+    progress = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+                        disable=quiet or len(games) < 2, transient=True)
+    try:
+        with progress:
+            task = progress.add_task("refereeing", total=len(games))
+            for m, st, who, a in games:
+                agent = make_agent(a, tiebreak, seed)
+                if command:
+                    r = play_external(m, rule or "ep2", command, agent, st, turn_timeout,
+                                      first_turn_timeout)
+                else:
+                    bot = make_bot(who)
+                    r = play(m, rule or bot.rule, bot, agent, st)
+                records.append(r)
+                rec = sfmt.record_to_json(r)
+                if sink:
+                    sink.write(json.dumps(rec) + "\n")
+                    sink.flush()
+                if as_json:
+                    _emit(rec)
+                progress.advance(task)
+    except KeyboardInterrupt:
+        _say(f"interrupted after {len(records)} of {len(games)} games")
+        raise Exit(130)
+    finally:
+        if sink:
+            sink.close()
+    if not as_json:
+        if len(records) == 1:
+            _print_game(records[0])
+        else:
+            _print_games(records)
+    raise Exit(0 if all(r.result == "WIN" for r in records) else 1)
+
+
+def _print_game(r) -> None:
+    out.print(f"{r.map.name}: {r.bot} vs agent {r.agent} ({r.rule}, start {r.start}): "
+              f"{r.result} ({r.reason}) after {len(r.turns)} turns, {r.cuts} cuts"
+              + (f"; {r.detail}" if r.detail else ""), markup=False)
+    for k, t in enumerate(r.turns, start=1):
+        cut = "-" if t.cut is None else f"{t.cut[0]}-{t.cut[1]}"
+        moved = "" if t.agent_moved_to is None else f", agent -> {t.agent_moved_to}"
+        ms = f" ({r.turn_seconds[k - 1] * 1000:.1f} ms)" if k <= len(r.turn_seconds) else ""
+        out.print(f"  turn {k}: agent at {t.agent_at}, cut {cut}{ms}{moved}", markup=False)
+
+
+def _print_games(records) -> None:
+    table = Table(title=f"{len(records)} Skynet games", title_justify="left")
+    for col in ("map", "start", "bot", "agent", "rule", "result", "reason", "cuts",
+                "max turn ms"):
+        table.add_column(col, justify="right" if col in ("start", "cuts", "max turn ms")
+                         else "left")
+    for r in records:
+        table.add_row(_short(str(r.map.name), 36), str(r.start), r.bot, r.agent, r.rule,
+                      r.result, r.reason, str(r.cuts),
+                      f"{max(r.turn_seconds, default=0) * 1000:.2f}")
+    out.print(table)
+    won = sum(r.result == "WIN" for r in records)
+    out.print(f"{won} won, {len(records) - won} lost", markup=False)
+
+
 # -- entry point --------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; return its exit code (never a traceback unless ``--debug``)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    external: list[str] = []
+    if "--" in args:  # an external program's command line ('skynet referee MAP -- prog ...')
+        k = args.index("--")
+        args, external = args[:k], args[k + 1:]
     debug = "--debug" in args
     try:
-        cli.main(args=args, prog_name="puzzleproof", standalone_mode=False)
+        cli.main(args=args, prog_name="puzzleproof", standalone_mode=False,
+                 obj={"external": external})
         return 0
     except Exit as e:
         return e.code

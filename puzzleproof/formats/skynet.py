@@ -24,7 +24,7 @@ from typing import Any
 from puzzleproof.errors import InputError
 from puzzleproof.models.skynet import GameRecord, SkynetMap, Turn
 
-__all__ = ["MAP_FORMATS", "read_map", "write_map", "detect_map_format", "record_to_json",
+__all__ = ["MAP_FORMATS", "read_map", "write_map", "detect_map_format", "record_to_json", "render_svg",
            "record_from_json", "init_block"]
 
 MAP_FORMATS = ("codingame", "custom", "json")
@@ -247,3 +247,78 @@ def record_from_json(text: str, source: str = "<string>") -> GameRecord:
         raise exc.located(source) from None
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise InputError(f"malformed game record ({type(exc).__name__}: {exc})", source) from None
+
+
+def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640) -> str:
+    """An SVG of the map: gateways (red squares), the agent's start (blue), links; with a game
+    record, cut links dashed and numbered by turn, and the agent's path in blue."""
+    import html
+
+    if m.coords is not None:
+        pos = {i: m.coords[i] for i in range(m.n)}
+    else:
+        import networkx as nx
+
+        g = nx.Graph()
+        g.add_nodes_from(range(m.n))
+        g.add_edges_from(m.links)
+        pos = {k: (float(x), float(y)) for k, (x, y) in nx.spring_layout(g, seed=1).items()}
+    xs = [p[0] for p in pos.values()]
+    ys = [p[1] for p in pos.values()]
+    pad = 30
+    span = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0
+    scale = (size - 2 * pad) / span
+
+    def at(i: int) -> tuple[float, float]:
+        x, y = pos[i]
+        return pad + (x - min(xs)) * scale, pad + (y - min(ys)) * scale
+
+    width = pad * 2 + (max(xs) - min(xs)) * scale
+    height = pad * 2 + (max(ys) - min(ys)) * scale + (24 if record else 0)
+    cut_turn = {}
+    path = []
+    if record is not None:
+        for k, t in enumerate(record.turns, start=1):
+            if t.cut is not None:
+                cut_turn[tuple(sorted(t.cut))] = k
+        path = [record.start] + [t.agent_moved_to for t in record.turns
+                                 if t.agent_moved_to is not None]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+           f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif">',
+           f"<title>{html.escape(m.name or 'Skynet map')}</title>",
+           f'<rect width="{width:.0f}" height="{height:.0f}" fill="#fbfbf8"/>']
+    for u, v in m.links:
+        (x1, y1), (x2, y2) = at(u), at(v)
+        k = cut_turn.get((u, v))
+        if k is None:
+            out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+                       'stroke="#8a8f98" stroke-width="1.6"/>')
+        else:
+            out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+                       'stroke="#d64545" stroke-width="2" stroke-dasharray="5,4"/>')
+            out.append(f'<text x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 3:.1f}" '
+                       f'font-size="11" fill="#d64545" text-anchor="middle">{k}</text>')
+    for a, b in zip(path, path[1:]):
+        (x1, y1), (x2, y2) = at(a), at(b)
+        out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+                   'stroke="#2b6cb0" stroke-width="4" stroke-opacity="0.45"/>')
+    for i in range(m.n):
+        x, y = at(i)
+        if i in m.gateways:
+            out.append(f'<rect x="{x - 9:.1f}" y="{y - 9:.1f}" width="18" height="18" '
+                       'fill="#e53e3e" stroke="#742a2a"/>')
+        else:
+            fill = "#2b6cb0" if (record and i == record.start) or (not record and i == m.start) \
+                else "white"
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="9" fill="{fill}" '
+                       'stroke="#1a202c"/>')
+        colour = "white" if i in m.gateways or fill == "#2b6cb0" else "#1a202c"
+        out.append(f'<text x="{x:.1f}" y="{y + 4:.1f}" font-size="10" text-anchor="middle" '
+                   f'fill="{colour}">{i}</text>')
+    if record is not None:
+        out.append(f'<text x="{pad}" y="{height - 8:.0f}" font-size="13" fill="#1a202c">'
+                   f'{html.escape(str(record.bot))} vs agent {html.escape(str(record.agent))} '
+                   f'({record.rule}): {record.result} ({html.escape(str(record.reason))}), '
+                   f'{record.cuts} cuts</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
