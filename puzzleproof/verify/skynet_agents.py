@@ -167,11 +167,16 @@ def measure_traces(traces: dict, maps: dict[str, SkynetMap],
                    agents: tuple[str, ...] = ("article", "nearest")) -> dict:
     """For each logged game and agent model × tie-break: logged agent moves reproduced.
 
-    ``traces`` is the JSON of ``ep2-observed-traces.json``; ``maps`` maps its keys to maps.
+    ``traces`` is the JSON of ``ep2-observed-traces.json``; ``maps`` maps its keys to maps
+    (logs without cuts are reported as skipped).
     Returns ``{key: {"moves": n, "models": {"article/low": matched, ...}, "best": ...}}``.
     """
-    out = {}
+    out: dict = {}
     for key, log in traces.items():
+        if "turns" not in log:  # e.g. positions logged without the cuts: cannot be replayed
+            out[key] = {"moves": 0, "models": {}, "best": 0, "best_models": [],
+                        "skipped": log.get("note", "no turns logged")}
+            continue
         m = maps[key]
         turns = log["turns"]
         scores: dict[str, int] = {}

@@ -1,0 +1,335 @@
+"""Skynet: the rules under both episodes, formats, agents, the articles' bots, the referee."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import pytest
+
+from puzzleproof.cli import main
+from puzzleproof.errors import InputError
+from puzzleproof.formats.skynet import (read_map, record_from_json, record_to_json, render_svg,
+                                        write_map)
+from puzzleproof.models.skynet import (GameRecord, SkynetMap, Turn, agent_moves, check_cut,
+                                       legal_cuts, outcome, replay)
+from puzzleproof.verify.skynet_agents import AGENTS, make_agent, measure_traces
+from puzzleproof.verify.skynet_bots import BOTS, BotFailure, make_bot
+from puzzleproof.verify.skynet_referee import play, play_external
+from tests.conftest import SHARED, shared_path
+
+# the statement's example: 0-1, 0-2, 1-3, 2-3, gateway 3, start 0
+EXAMPLE = "4 4 1\n0 1\n0 2\n1 3\n2 3\n3\n0\n"
+# a node (1) linked to two gateways (3, 4): Episode 2 style
+DOUBLE = "5 4 2\n0 1\n1 3\n1 4\n0 2\n3\n4\n0\n"
+# the same, but the agent also starts next to gateway 5: the player has no free turn
+TRAP = "6 5 3\n0 1\n1 3\n1 4\n0 5\n0 2\n3\n4\n5\n0\n"
+
+OFFICIAL = ["01-robust-double-gateways", "02-linked-double-gateways",
+            "03-leading-up-to-double-gateway", "04-ordered-gateways", "05-complex-mesh",
+            "06-bobnet-core-network"]
+
+
+def official_maps():
+    return [read_map(shared_path(f"instances/skynet/ep2/{k}.txt").read_text(), k)
+            for k in OFFICIAL]
+
+
+class TestRules:
+    def test_cuts_under_both_rules(self):
+        m = read_map(EXAMPLE)
+        s = m.initial_state()
+        assert check_cut(m, s, (0, 1), "ep1") is None
+        assert "touches no gateway" in check_cut(m, s, (0, 1), "ep2")
+        assert check_cut(m, s, (1, 3), "ep2") is None and check_cut(m, s, (3, 1), "ep2") is None
+        assert "no link 0-3" in check_cut(m, s, (0, 3), "ep1")
+        assert "outside" in check_cut(m, s, (0, 9), "ep1")
+        s2 = s.cut((1, 3))
+        assert "cut already" in check_cut(m, s2, (1, 3), "ep1")
+        assert legal_cuts(s2, "ep2") == [(2, 3)] and len(legal_cuts(s2, "ep1")) == 3
+
+    def test_win_loss_and_moves(self):
+        m = read_map(EXAMPLE)
+        s = m.initial_state().cut((1, 3))
+        assert outcome(s) is None and sorted(agent_moves(s)) == [1, 2]
+        assert outcome(s.cut((2, 3))) == "WIN"  # no gateway reachable
+        assert outcome(s.move(2).move(3)) == "LOSS"  # agent on the gateway
+        # an agent with no link left stays where it is
+        iso = s.cut((0, 1)).cut((0, 2))
+        assert agent_moves(iso) == [0] and outcome(iso) == "WIN"
+
+    def test_double_gateway_node(self):
+        m = read_map(DOUBLE)
+        for bot in ("ep2-article", "ep2-slack"):
+            # one free turn: cut one link of node 1 now, the other when the agent arrives
+            r = play(m, "ep2", make_bot(bot), make_agent("article"))
+            assert (r.result, r.cuts) == ("WIN", 2) and replay(r) == []
+            # no free turn (gateway 5 next to the start): the agent gets through node 1
+            r = play(read_map(TRAP), "ep2", make_bot(bot), make_agent("article"))
+            assert (r.result, r.reason) == ("LOSS", "agent-reached-gateway")
+            assert replay(r) == []
+        # under ep1 rules the player may cut 0-1 at once and win in one cut
+        r = GameRecord(m, "ep1", 0, [Turn(0, (0, 1), None)], "WIN", "contained")
+        assert replay(r) == []
+        r = GameRecord(m, "ep2", 0, [Turn(0, (0, 1), None)], "WIN", "contained")
+        assert any("the rules say LOSS" in p for p in replay(r))
+
+    def test_illegal_cut_loses(self):
+        m = read_map(EXAMPLE)
+
+        class Cheater(make_bot("ep2-slack").__class__):
+            name = "cheater"
+
+            def choose(self, agent):
+                return (0, 1)  # not a gateway link
+
+        r = play(m, "ep2", Cheater(), make_agent("article"))
+        assert (r.result, r.reason) == ("LOSS", "illegal-cut") and "ep2 rule" in r.detail
+        assert replay(r) == []
+        r = play(m, "ep1", Cheater(), make_agent("article"))  # legal once under ep1 ...
+        assert r.turns[0].cut == (0, 1) and r.turns[0].agent_moved_to is not None
+        assert r.reason == "illegal-cut" and "cut already" in r.detail  # ... not twice
+        assert replay(r) == []
+
+    def test_replay_catches_a_falsified_record(self):
+        m = read_map(EXAMPLE)
+        r = play(m, "ep2", make_bot("ep2-slack"), make_agent("article"))
+        assert replay(r) == []
+        r.result = "LOSS" if r.result == "WIN" else "WIN"
+        assert any("the rules say" in p for p in replay(r))
+        bad = GameRecord(m, "ep2", 0, [Turn(0, (1, 3), 3)], "LOSS")
+        assert any("cannot move from 0 to 3" in p for p in replay(bad))
+
+    def test_map_validation(self):
+        for text, what in (("3 1 1\n0 0\n2\n", "joins a node to itself"),
+                           ("3 2 1\n0 1\n1 0\n2\n", "appears twice"),
+                           ("3 1 1\n0 1\n5\n", "gateway 5 out of range"),
+                           ("3 1 1\n0 1\n1\n1\n", "starts on gateway 1"),
+                           ("3 1 1\n0 7\n2\n", "node 7 out of range")):
+            with pytest.raises(InputError, match=what) as info:
+                read_map(text, "m.txt")
+            assert info.value.source == "m.txt" and info.value.line is not None
+        assert read_map(DOUBLE).ep1_problems() == ["node 1 is linked to 2 gateways (3, 4)"]
+        assert read_map(EXAMPLE).ep1_problems() == []
+
+
+class TestFormats:
+    def test_round_trips(self):
+        m = read_map(DOUBLE, "d")
+        for fmt in ("codingame", "json"):
+            assert read_map(write_map(m, fmt)) == m
+        c = SkynetMap(m.n, m.links, m.gateways, m.start, tuple((i, i * 2) for i in range(m.n)))
+        text = write_map(c, "custom")
+        assert text.startswith("LOCKED\n5\n0 0\n") and read_map(text) == c
+        r = play(m, "ep2", make_bot("ep2-slack"), make_agent("nearest"))
+        back = record_from_json(json.dumps(record_to_json(r)))
+        assert replay(back) == [] and back.turns == r.turns and back.result == r.result
+
+    def test_located_errors(self):
+        with pytest.raises(InputError) as info:
+            read_map("4 4 1\n0 1\n0 x\n", "m.txt")
+        assert str(info.value) == "m.txt:3:3: expected link 2's second node (an integer), found 'x'"
+        with pytest.raises(InputError, match="found the end of the input"):
+            read_map("4 4 1\n0 1\n")
+        with pytest.raises(InputError, match=r"node 0's y \(a number\)"):
+            read_map("LOCKED\n2\n0 a\n")
+        with pytest.raises(InputError, match="invalid JSON"):
+            read_map("{nope")
+
+    def test_shared_maps_read(self):
+        for m in official_maps():
+            assert m.start is not None and m.ep1_problems()  # Episode 2 maps have double nodes
+        assert read_map(shared_path("instances/skynet/custom/forum-12-nodes.txt").read_text()).n == 12
+
+    def test_svg(self):
+        m = read_map(EXAMPLE, "ex")
+        r = play(m, "ep2", make_bot("ep2-slack"), make_agent("article"))
+        svg = render_svg(m, r)
+        assert svg.startswith("<svg") and svg.count("<rect") == 2  # background + 1 gateway
+        assert "stroke-dasharray" in svg  # the cut
+
+
+class TestBots:
+    @pytest.mark.parametrize("bot", ["ep2-article", "ep2-slack"])
+    def test_episode2_bots_on_the_official_maps(self, bot):
+        """The facts: both Episode 2 bots win all six official maps from their start nodes
+        against every agent model and tie-break."""
+        for m in official_maps():
+            for agent in AGENTS:
+                for tb in ("low", "high", "order"):
+                    r = play(m, "ep2", make_bot(bot), make_agent(agent, tb, seed=3))
+                    assert r.result == "WIN", (m.name, agent, tb, r.reason)
+                    assert replay(r) == []
+
+    def test_episode1_bots_on_the_official_maps_record_the_facts(self):
+        """Episode 1 bots under ep1 rules (any cut) against the article's agent (low ties):
+        which official Episode 2 maps they win, lose, or crash on."""
+        got = {}
+        for m in official_maps():
+            for bot in ("ep1-article", "ep1-path"):
+                r = play(m, "ep1", make_bot(bot), make_agent("article"))
+                assert replay(r) == []
+                got[(m.name[:2], bot)] = r.result if r.reason != "crash" else "CRASH"
+        assert got == {
+            ("01", "ep1-article"): "LOSS", ("01", "ep1-path"): "WIN",
+            ("02", "ep1-article"): "CRASH", ("02", "ep1-path"): "WIN",
+            ("03", "ep1-article"): "WIN", ("03", "ep1-path"): "WIN",
+            ("04", "ep1-article"): "CRASH", ("04", "ep1-path"): "LOSS",
+            ("05", "ep1-article"): "LOSS", ("05", "ep1-path"): "LOSS",
+            ("06", "ep1-article"): "LOSS", ("06", "ep1-path"): "LOSS",
+        }
+
+    def test_ep1_article_port_follows_the_javascript(self):
+        m = read_map(EXAMPLE)
+        bot = make_bot("ep1-article")
+        bot.reset(m)
+        # two neighbours 1 and 2, equal degree: the code keeps neighbours[0]
+        assert bot.cut(0) == (1, 0)
+        # now the agent at 2 is next to gateway 3: cut it
+        assert bot.cut(2) == (3, 2)
+        lone = read_map("3 1 1\n0 1\n2\n0\n")
+        bot.reset(lone)
+        with pytest.raises(BotFailure, match="graph\\[undefined\\]"):
+            bot.cut(0)
+
+    def test_every_bot_answers_a_legal_cut_while_links_remain(self):
+        import random
+        rng = random.Random(4)
+        for _ in range(40):
+            n = rng.randint(4, 12)
+            links = set()
+            for v in range(1, n):
+                links.add((rng.randrange(v), v))
+            for _ in range(n):
+                a, b = rng.sample(range(n), 2)
+                links.add((min(a, b), max(a, b)))
+            gates = frozenset(rng.sample(range(1, n), rng.randint(1, 3)))
+            m = SkynetMap(n, tuple(sorted(links)), gates, 0)
+            for name in BOTS:
+                rule = make_bot(name).rule
+                r = play(m, rule, make_bot(name), make_agent("random", seed=rng.randrange(99)))
+                assert replay(r) == []
+                if name.startswith("ep2"):
+                    assert r.reason != "illegal-cut"
+
+
+class TestAgents:
+    def test_agents_step_onto_a_gateway_and_follow_shortest_paths(self):
+        m = read_map("6 5 1\n0 1\n1 2\n2 5\n0 3\n3 4\n5\n0\n")
+        s = m.initial_state()
+        for name in ("article", "nearest"):
+            a = make_agent(name)
+            a.reset(m, "ep2")
+            assert a.move(s) == 1  # toward the gateway
+            assert a.move(s.move(2)) == 5
+        m2 = read_map(DOUBLE)
+        a = make_agent("article")
+        a.reset(m2, "ep2")
+        assert a.move(m2.initial_state().cut((1, 3))) == 1
+
+    def test_trace_measurement(self):
+        path = shared_path("instances/skynet/ep2-observed-traces.json")
+        traces = json.loads(path.read_text())
+        maps = {}
+        for key in traces:
+            stem = key.split("(")[0].replace("_", "-")
+            maps[key] = read_map((SHARED / "instances/skynet/ep2" / f"{stem}.txt").read_text(), key)
+        table = measure_traces(traces, maps)
+        assert set(table) == set(traces)
+        skipped = [k for k, row in table.items() if "skipped" in row]
+        assert [k[:2] for k in skipped] == ["03"]  # positions only, no cuts in that log
+        for key, row in table.items():
+            if key in skipped:
+                continue
+            assert 0 <= row["best"] <= row["moves"]
+            assert set(row["models"]) == {f"{a}/{t}" for a in ("article", "nearest")
+                                          for t in ("low", "high", "order")}
+        assert sum(r["best"] for r in table.values()) > 0
+
+
+BOT_SCRIPT = textwrap.dedent("""
+    import sys
+    n, l, e = map(int, input().split())
+    links = [tuple(map(int, input().split())) for _ in range(l)]
+    gates = {int(input()) for _ in range(e)}
+    while True:
+        si = int(input())
+        left = [(a, b) for a, b in links if a in gates or b in gates]
+        near = [(a, b) for a, b in left if si in (a, b)]
+        a, b = (near or left)[0]
+        links.remove((a, b))
+        print(a, b, flush=True)
+""")
+
+
+class TestReferee:
+    def test_external_program_plays_a_whole_game(self, tmp_path):
+        prog = tmp_path / "bot.py"
+        prog.write_text(BOT_SCRIPT)
+        m = read_map(EXAMPLE, "ex")
+        r = play_external(m, "ep2", [sys.executable, str(prog)], make_agent("article"),
+                          first_turn=5.0, per_turn=2.0)
+        assert r.result == "WIN" and r.reason == "contained" and replay(r) == []
+
+    def test_our_play_command_through_the_referee(self, capsys, tmp_path):
+        m_path = tmp_path / "m.txt"
+        m_path.write_text(shared_path("instances/skynet/ep2/05-complex-mesh.txt").read_text())
+        out = tmp_path / "game.jsonl"
+        code = main(["skynet", "referee", str(m_path), "--agent", "article", "-o", str(out),
+                     "--first-turn-timeout", "10", "--turn-timeout", "2", "--",
+                     sys.executable, "-m", "puzzleproof", "skynet", "play", "--bot",
+                     "ep2-article"])
+        assert code == 0, capsys.readouterr()
+        rec = record_from_json(out.read_text().splitlines()[0])
+        assert rec.result == "WIN" and replay(rec) == [] and rec.cuts >= 10
+
+    @pytest.mark.parametrize("script,reason", [
+        ("import time\ninput(); time.sleep(30)", "timeout"),
+        ("import sys\nsys.stdin.readline(); print('hello there', flush=True)",
+         "malformed-output"),
+        ("import sys\nsys.exit(3)", "crash"),
+        ("import sys\nfor _ in range(7): sys.stdin.readline()\nprint('0 1', flush=True)",
+         "illegal-cut"),
+    ])
+    def test_bad_programs_get_their_verdict_without_hanging(self, tmp_path, script, reason):
+        prog = tmp_path / "bad.py"
+        prog.write_text(script)
+        m = read_map(EXAMPLE, "ex")
+        r = play_external(m, "ep2", [sys.executable, str(prog)], make_agent("article"),
+                          first_turn=1.5, per_turn=0.15)
+        assert (r.result, r.reason) == ("LOSS", reason), r.detail
+        assert replay(r) == []
+        if reason == "crash":
+            assert "exit code 3" in r.detail
+
+    def test_play_command_speaks_the_protocol(self, capsys, monkeypatch):
+        import io
+        monkeypatch.setattr(sys, "stdin", io.StringIO("4 4 1\n0 1\n0 2\n1 3\n2 3\n3\n0\n2\n"))
+        code = main(["skynet", "play", "--bot", "ep2-slack"])
+        lines = capsys.readouterr().out.splitlines()
+        assert code == 0 and len(lines) == 2
+        assert all(len(x.split()) == 2 for x in lines)
+
+    def test_batch_table_and_exit_codes(self, capsys):
+        maps = [str(shared_path(f"instances/skynet/ep2/{k}.txt")) for k in OFFICIAL[:2]]
+        code = main(["skynet", "referee", *maps, "--bot", "ep2-slack,ep1-path", "--agent",
+                     "article,nearest", "-q"])
+        out = capsys.readouterr().out
+        assert "8 Skynet games" in out and code in (0, 1)
+        code = main(["skynet", "referee", maps[0], "--bot", "ep2-slack", "--all-starts",
+                     "--json", "-q"])
+        recs = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        assert len(recs) == 8 - 2 and all(r["type"] == "skynet-game" for r in recs)
+        assert code == (0 if all(r["result"] == "WIN" for r in recs) else 1)
+        assert main(["skynet", "referee", maps[0]]) == 2  # neither --bot nor a program
+        assert main(["skynet", "referee", maps[0], "--bot", "nope"]) == 2
+
+    def test_render_skynet_with_a_game(self, capsys, tmp_path):
+        m = shared_path("instances/skynet/ep2/01-robust-double-gateways.txt")
+        game = tmp_path / "g.jsonl"
+        assert main(["skynet", "referee", str(m), "--bot", "ep2-slack", "-o", str(game)]) == 0
+        capsys.readouterr()
+        svg = tmp_path / "g.svg"
+        assert main(["render", "skynet", str(m), "--game", str(game), "-o", str(svg)]) == 0
+        assert svg.read_text().count("stroke-dasharray") >= 1
