@@ -864,10 +864,15 @@ def _split_names(value: str, known: dict, what: str) -> list[str]:
               show_default=True, help="Seconds for the first turn (start-up included).")
 @click.option("--json", "as_json", is_flag=True, help="Print game records as JSON (one a line).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Write the game record(s) as JSON lines to this file.")
+              help="One game: its record (JSON). A batch: the harness's JSONL records, one per "
+                   "game as it ends (each holds the full game record).")
+@click.option("--resume", is_flag=True, help="Continue a batch recorded in -o.")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=1, show_default=True,
+              help="Processes for a batch.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def skynet_referee(maps, agent_names, bot_names, rule, start, all_starts, tiebreak, seed,
-                   turn_timeout, first_turn_timeout, as_json, output, quiet) -> None:
+                   turn_timeout, first_turn_timeout, as_json, output, resume, jobs,
+                   quiet) -> None:
     """Referee Skynet games: our bots, or any program speaking the protocol, against agent
     models. Exit 0 if every game is won, 1 if any is lost.
 
@@ -898,6 +903,7 @@ def skynet_referee(maps, agent_names, bot_names, rule, start, all_starts, tiebre
         text, source, _ = read_source(arg)
         loaded.append(sfmt.read_map(text, source))
     games = []
+    starts_of: dict[str, list[int]] = {}
     for m in loaded:
         if all_starts:
             starts = [x for x in range(m.n) if x not in m.gateways]
@@ -906,6 +912,7 @@ def skynet_referee(maps, agent_names, bot_names, rule, start, all_starts, tiebre
             if st is None:
                 raise InputError("the map gives no start; pass --start or --all-starts", m.name)
             starts = [st]
+        starts_of[m.name or ""] = starts
         for st in starts:
             for who in (bots or [" ".join(command)]):
                 for a in agents:
@@ -913,45 +920,84 @@ def skynet_referee(maps, agent_names, bot_names, rule, start, all_starts, tiebre
     if command and len(games) > 1:
         raise click.UsageError("an external program plays one game at a time: one map, one "
                                "start, one agent")
+    if resume and not output:
+        raise click.UsageError("--resume needs -o/--out, the file of the run to continue")
     target = Path(output) if output else None
-    if target is not None and target.exists():
-        raise InputError("exists; choose another output", str(target))
-    sink = open(target, "x", encoding="utf-8") if target else None
-    records = []
+    if target is not None and target.exists() and not resume:
+        raise InputError("exists; choose another output (or --resume a batch)", str(target))
+    if len(games) > 1:
+        raise Exit(_referee_batch(loaded, starts_of, bots, agents, tiebreak, seed, rule, target,
+                                  resume, jobs, as_json, quiet))
+    m, st, who, a = games[0]
+    agent = make_agent(a, tiebreak, seed)
+    if command:
+        r = play_external(m, rule or "ep2", command, agent, st, turn_timeout, first_turn_timeout)
+    else:
+        bot = make_bot(who)
+        r = play(m, rule or bot.rule, bot, agent, st)
+    rec = sfmt.record_to_json(r)
+    if target:
+        write_atomic(target, json.dumps(rec) + "\n")
+    if as_json:
+        _emit(rec)
+    else:
+        _print_game(r)
+    raise Exit(0 if r.result == "WIN" else 1)
+
+
+def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, resume, jobs,
+                   as_json, quiet) -> int:
+    """Many games through the cross-check harness: processes, JSONL records, resume."""
+    from puzzleproof.verify.crosscheck import run_crosscheck
+    from puzzleproof.verify.skynet_methods import game_instances, games_kind
+
+    kind = games_kind(bots, agents, tiebreak, seed, rule)
+    instances = game_instances(maps, starts_of)
     progress = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
                         MofNCompleteColumn(), TimeElapsedColumn(), console=err,
-                        disable=quiet or len(games) < 2, transient=True)
-    try:
-        with progress:
-            task = progress.add_task("refereeing", total=len(games))
-            for m, st, who, a in games:
-                agent = make_agent(a, tiebreak, seed)
-                if command:
-                    r = play_external(m, rule or "ep2", command, agent, st, turn_timeout,
-                                      first_turn_timeout)
-                else:
-                    bot = make_bot(who)
-                    r = play(m, rule or bot.rule, bot, agent, st)
-                records.append(r)
-                rec = sfmt.record_to_json(r)
-                if sink:
-                    sink.write(json.dumps(rec) + "\n")
-                    sink.flush()
-                if as_json:
-                    _emit(rec)
-                progress.advance(task)
-    except KeyboardInterrupt:
-        _say(f"interrupted after {len(records)} of {len(games)} games")
-        raise Exit(130)
-    finally:
-        if sink:
-            sink.close()
-    if not as_json:
-        if len(records) == 1:
-            _print_game(records[0])
-        else:
-            _print_games(records)
-    raise Exit(0 if all(r.result == "WIN" for r in records) else 1)
+                        disable=quiet or as_json, transient=True)
+    with progress:
+        task = progress.add_task("refereeing", total=None)
+        report = run_crosscheck(kind, instances, list(kind.methods), target, resume=resume,
+                                jobs=jobs, progress=lambda d, t, label: progress.update(
+                                    task, completed=d, total=t))
+    lost = [r for r in report.records if r["status"] != "WIN"]
+    if as_json:
+        _emit({"type": "skynet-batch", "games": len(report.records), "summary": report.summary(),
+               "lost": [{"game": r["instance"], "method": r["method"], "status": r["status"],
+                         "reason": (r.get("stats") or {}).get("reason"), "error": r.get("error")}
+                        for r in lost], "disagreements": report.disagreements})
+    else:
+        table = Table(title=f"{len(instances)} map/start pairs x {len(kind.methods)} bot/agent "
+                            "pairs", title_justify="left")
+        for col in ("bot/agent", "games", "won", "lost", "check failed", "cuts mean",
+                    "cuts max", "max turn ms"):
+            table.add_column(col, justify="left" if col == "bot/agent" else "right")
+        for row in report.summary():
+            recs = [r for r in report.records if r["method"] == row["method"]]
+            worst = max(((r.get("stats") or {}).get("max_turn_ms", 0) for r in recs), default=0)
+            eff = row["mean_effort"]
+            table.add_row(row["method"], str(row["instances"]), str(row["won"]),
+                          str(row["lost"]), str(row["failed"]),
+                          "" if eff is None else f"{eff:.1f}", str(row["max_effort"] or ""),
+                          f"{worst:.2f}")
+        out.print(table)
+        for r in sorted(lost, key=lambda x: (x["instance"], x["method"]))[:40]:
+            why = (r.get("stats") or {}).get("reason") or r.get("error")
+            out.print(f"  lost: {r['instance']} {r['method']}: {why}", markup=False)
+        if len(lost) > 40:
+            out.print(f"  ... and {len(lost) - 40} more lost games"
+                      + (f" (all in {target})" if target else ""), markup=False)
+        if report.disagreements:
+            out.print(f"{len(report.disagreements)} game record(s) fail the rules check",
+                      markup=False)
+    if report.interrupted:
+        _say("interrupted" + (f"; rerun with --resume to finish {target}" if target else ""))
+        return 130
+    if report.disagreements:
+        return 1
+    return 0 if not lost else 1
+
 
 
 def _print_game(r) -> None:
@@ -1012,6 +1058,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug of ours: one line, the traceback only with --debug
+        if debug:
+            raise
+        _say(f"puzzleproof: internal error: {type(exc).__name__}: {exc} (rerun with --debug "
+             "for the traceback, and please report it)")
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -311,17 +311,31 @@ class TestReferee:
         assert code == 0 and len(lines) == 2
         assert all(len(x.split()) == 2 for x in lines)
 
-    def test_batch_table_and_exit_codes(self, capsys):
+    def test_batch_goes_through_the_harness(self, capsys, tmp_path):
         maps = [str(shared_path(f"instances/skynet/ep2/{k}.txt")) for k in OFFICIAL[:2]]
+        out = tmp_path / "batch.jsonl"
         code = main(["skynet", "referee", *maps, "--bot", "ep2-slack,ep1-path", "--agent",
-                     "article,nearest", "-q"])
-        out = capsys.readouterr().out
-        assert "8 Skynet games" in out and code in (0, 1)
+                     "article,nearest", "-q", "-j", "2", "-o", str(out)])
+        text = capsys.readouterr().out
+        assert "2 map/start pairs x 4 bot/agent pairs" in text
+        recs = [json.loads(x) for x in out.read_text().splitlines()]
+        games = [r for r in recs if r["type"] == "record"]
+        assert len(games) == 8 and all(r["check_ok"] for r in games)
+        assert all(replay(record_from_json(json.dumps(r["answer"]))) == [] for r in games)
+        assert code == (0 if all(r["status"] == "WIN" for r in games) else 1)
+        # the ep2 bots win both maps from their starts; the table says so
+        assert all(r["status"] == "WIN" for r in games if r["method"].startswith("ep2"))
+        # resume: nothing more to do, same file
+        before = out.read_text()
+        main(["skynet", "referee", *maps, "--bot", "ep2-slack,ep1-path", "--agent",
+              "article,nearest", "-q", "-o", str(out), "--resume"])
+        assert out.read_text() == before
+        capsys.readouterr()
         code = main(["skynet", "referee", maps[0], "--bot", "ep2-slack", "--all-starts",
                      "--json", "-q"])
-        recs = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-        assert len(recs) == 8 - 2 and all(r["type"] == "skynet-game" for r in recs)
-        assert code == (0 if all(r["result"] == "WIN" for r in recs) else 1)
+        data = json.loads(capsys.readouterr().out)
+        assert data["games"] == 8 - 2 and data["type"] == "skynet-batch"
+        assert code == (0 if not data["lost"] else 1)
         assert main(["skynet", "referee", maps[0]]) == 2  # neither --bot nor a program
         assert main(["skynet", "referee", maps[0], "--bot", "nope"]) == 2
 

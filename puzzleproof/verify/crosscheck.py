@@ -93,6 +93,8 @@ class CrosscheckReport:
                    "failed": sum((r["status"] in SOLVED_STATUSES and not r["check_ok"])
                                  or r["status"] == "ERROR" for r in recs),
                    "unknown": sum(r["status"] == "UNKNOWN" for r in recs),
+                   "won": sum(r["status"] == "WIN" and r["check_ok"] for r in recs),
+                   "lost": sum(r["status"] == "LOSS" and r["check_ok"] for r in recs),
                    "mean_time": sum(times) / len(times) if times else 0.0,
                    "max_time": max(times) if times else 0.0,
                    "mean_effort": sum(efforts) / len(efforts) if efforts else None,
