@@ -904,7 +904,13 @@ def skynet_referee(maps, agent_names, bot_names, rule, start, all_starts, tiebre
         loaded.append(sfmt.read_map(text, source))
     games = []
     starts_of: dict[str, list[int]] = {}
+    episode1 = rule == "ep1" or (rule is None and any(BOTS[b]().rule == "ep1" for b in bots))
     for m in loaded:
+        problems = m.ep1_problems() if episode1 else []
+        if problems:
+            _say(f"note: {m.name} is not an Episode 1 map ({problems[0]}"
+                 + (f", and {len(problems) - 1} more" if len(problems) > 1 else "")
+                 + "); ep1 rules are applied all the same")
         if all_starts:
             starts = [x for x in range(m.n) if x not in m.gateways]
         else:

@@ -347,3 +347,10 @@ class TestReferee:
         svg = tmp_path / "g.svg"
         assert main(["render", "skynet", str(m), "--game", str(game), "-o", str(svg)]) == 0
         assert svg.read_text().count("stroke-dasharray") >= 1
+
+
+def test_ep1_rules_on_an_episode2_map_are_flagged(capsys):
+    m = shared_path("instances/skynet/ep2/01-robust-double-gateways.txt")
+    main(["skynet", "referee", str(m), "--bot", "ep1-path"])
+    err = capsys.readouterr().err
+    assert "is not an Episode 1 map (node 3 is linked to 2 gateways (4, 5)" in err
