@@ -207,6 +207,15 @@ def solve(puzzles: tuple[str, ...], solver: str, unique: bool, enumerate_all: bo
     raise Exit(1 if failed else 2 if bad else 0)
 
 
+def _deliver(text: str, output: str | None, what: str = "") -> None:
+    """Write ``text`` whole to ``output`` (atomically), or to stdout when there is none."""
+    if output:
+        write_atomic(output, text)
+        _say(f"wrote {output}{what}")
+    else:
+        sys.stdout.write(text)
+
+
 def _emit(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
@@ -464,11 +473,7 @@ def render_cmd(puzzle: str, solution_arg: str | None, do_solve: bool, kind: str 
     kind = kind or ("svg" if output and output.lower().endswith(".svg") else "ascii")
     text = (hfmt.render_svg(rec.puzzle, answer, title=rec.name) if kind == "svg"
             else hfmt.render_ascii(rec.puzzle, answer, unicode=not ascii_only))
-    if output:
-        write_atomic(output, text)
-        _say(f"wrote {output}")
-    else:
-        sys.stdout.write(text)
+    _deliver(text, output)
 
 
 @render_group.command(name="skynet")
@@ -494,12 +499,7 @@ def render_skynet(map_arg: str, game: str | None, output: str | None) -> None:
         problems = replay(record)
         if problems:
             _say(f"note: the game record breaks the rules: {problems[0]}")
-    svg = sfmt.render_svg(m, record)
-    if output:
-        write_atomic(output, svg)
-        _say(f"wrote {output}")
-    else:
-        sys.stdout.write(svg)
+    _deliver(sfmt.render_svg(m, record), output)
 
 
 # -- convert ------------------------------------------------------------------------------
@@ -528,12 +528,7 @@ def convert(puzzle: str, to_fmt: str, output: str | None, fmt: str,
         except InputError as exc:
             raise exc.located(rec.name) from None
         parts.append(text if text.endswith("\n") else text + "\n")
-    data = "".join(parts)
-    if output:
-        write_atomic(output, data)
-        _say(f"wrote {output} ({len(recs)} puzzle(s))")
-    else:
-        sys.stdout.write(data)
+    _deliver("".join(parts), output, f" ({len(recs)} puzzle(s))")
 
 
 # -- crosscheck ---------------------------------------------------------------------------

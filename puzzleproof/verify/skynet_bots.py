@@ -86,6 +86,11 @@ class Bot(ABC):
     def gate_links(self, x: int) -> list[int]:
         return [g for g in self.graph[x] if g in self.map.gateways]
 
+    def gateway_link_counts(self) -> list[int]:
+        """For each node, how many gateways it is still linked to (0 for gateways)."""
+        return [0 if x in self.map.gateways else len(self.gate_links(x))
+                for x in range(self.map.n)]
+
     def dist_to_gateway(self) -> list[float]:
         """BFS distance from every node to its closest gateway (not through gateways)."""
         inf = float("inf")
@@ -181,10 +186,10 @@ class Ep2ArticleBot(Bot):
 
     def choose(self, agent: int) -> Link:
         gl = self.gate_links(agent)
-        if gl:
+        if gl:  # forced: the agent is next to a gateway
             return (agent, gl[0])
         n = self.map.n
-        connected = [0 if x in self.map.gateways else len(self.gate_links(x)) for x in range(n)]
+        connected = self.gateway_link_counts()
         dist = self.dist_to_gateway()
         cost = self.turn_cost(agent, connected)
         flagged: list[int] = []
@@ -233,10 +238,10 @@ class Ep2SlackBot(Ep2ArticleBot):
 
     def choose(self, agent: int) -> Link:
         gl = self.gate_links(agent)
-        if gl:
+        if gl:  # forced: the agent is next to a gateway
             return (agent, gl[0])
         n = self.map.n
-        connected = [0 if x in self.map.gateways else len(self.gate_links(x)) for x in range(n)]
+        connected = self.gateway_link_counts()
         inf = float("inf")
         dist = [inf] * n
         dist[agent] = 0
