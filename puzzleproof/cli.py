@@ -42,6 +42,15 @@ class Exit(Exception):
         self.code = code
 
 
+class _DefaultHashi(click.Group):
+    """``render PUZZLE`` means ``render hashi PUZZLE``; ``render skynet MAP`` draws a map."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["hashi"] + list(args)
+        return super().parse_args(ctx, args)
+
+
 # -- reading puzzles ----------------------------------------------------------------------
 
 def _read_records(arg: str, fmt: str | None, max_bridges: int | None) -> list[hfmt.HashiRecord]:
@@ -355,7 +364,67 @@ def _write_solution_file(puzzle: Puzzle, answer, output: str, render: str | None
 
 # -- check --------------------------------------------------------------------------------
 
-@cli.command()
+@cli.group(name="check", cls=_DefaultHashi)
+def check_group() -> None:
+    """Check an answer written by anything else: 'check [hashi] PUZZLE SOLUTION',
+    'check skynet MAP STRATEGY'."""
+
+
+@check_group.command(name="skynet")
+@click.argument("map_arg", metavar="MAP")
+@click.argument("strategy")
+@click.option("--rule", type=click.Choice(("ep1", "ep2")), default="ep2", show_default=True)
+@click.option("--start", type=int, default=None, help="Agent start (default: the map's).")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as one JSON object.")
+def check_skynet(map_arg: str, strategy: str, rule: str, start: int | None,
+                 as_json: bool) -> None:
+    """Replay a Skynet strategy certificate against EVERY opponent move, with the rules only.
+
+    \b
+    A player strategy ("type": "skynet-player-strategy") must contain the agent
+    whatever it does; an agent strategy ("skynet-agent-strategy") must reach a
+    gateway whatever the player cuts. Both are DAGs of positions:
+    {"type", "root": id, "nodes": {id: {"agent", "cut", "next": {move: id}}}} for the
+    player, {id: {"agent", "replies": {"u-v": {"move", "next": id | null}}}} for the
+    agent. Exit 0 if it holds, 1 if not (the first problems are listed), 2 if malformed.
+    """
+    from puzzleproof.formats import skynet as sfmt
+    from puzzleproof.verify.skynet_explicit import check_agent_strategy, check_player_strategy
+
+    text, source, _ = read_source(map_arg)
+    m = sfmt.read_map(text, source)
+    s = m.start if start is None else start
+    if s is None:
+        raise InputError("the map gives no start; pass --start", source)
+    stext, ssource, _ = read_source(strategy)
+    try:
+        data = json.loads(stext)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg}", ssource, exc.lineno, exc.colno) from None
+    kind = data.get("type") if isinstance(data, dict) else None
+    if kind == "skynet-player-strategy":
+        problems = check_player_strategy(m, rule, s, data)
+    elif kind == "skynet-agent-strategy":
+        problems = check_agent_strategy(m, rule, s, data)
+    else:
+        raise InputError("expected a strategy object with \"type\": \"skynet-player-strategy\" "
+                         "or \"skynet-agent-strategy\"", ssource)
+    who = "player" if kind == "skynet-player-strategy" else "agent"
+    if as_json:
+        _emit({"type": "check", "puzzle": "skynet", "strategy": who, "ok": not problems,
+               "rule": rule, "start": s, "problems": problems})
+    elif problems:
+        out.print(f"{ssource}: the {who} strategy does NOT win on {m.name} ({rule}, start {s}):",
+                  markup=False)
+        for p in problems:
+            out.print(f"  {p}", markup=False)
+    else:
+        out.print(f"{ssource}: the {who} strategy wins on {m.name} ({rule}, start {s}) against "
+                  "every opponent move", markup=False)
+    raise Exit(1 if problems else 0)
+
+
+@check_group.command(name="hashi")
 @click.argument("puzzle")
 @click.argument("solution")
 @FORMAT_OPT
@@ -414,15 +483,6 @@ def check(puzzle: str, solution: str, fmt: str, max_bridges: int | None, as_json
 
 
 # -- render -------------------------------------------------------------------------------
-
-class _DefaultHashi(click.Group):
-    """``render PUZZLE`` means ``render hashi PUZZLE``; ``render skynet MAP`` draws a map."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
-            args = ["hashi"] + list(args)
-        return super().parse_args(ctx, args)
-
 
 @cli.group(name="render", cls=_DefaultHashi)
 def render_group() -> None:

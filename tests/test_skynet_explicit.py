@@ -91,3 +91,28 @@ def test_budget_gives_unknown():
     m = official_maps()[4]
     r = solve(m, "ep2", max_nodes=50)
     assert r.status is Status.UNKNOWN and r.answer is None
+
+
+def test_check_skynet_command(capsys, tmp_path):
+    import json
+
+    from puzzleproof.cli import main
+    from tests.conftest import shared_path
+
+    mpath = shared_path("instances/skynet/ep2/02-linked-double-gateways.txt")
+    m = read_map(mpath.read_text())
+    cert = tmp_path / "s.json"
+    cert.write_text(json.dumps(solve(m, "ep2").certificate))
+    assert main(["check", "skynet", str(mpath), str(cert)]) == 0
+    assert "against every opponent move" in capsys.readouterr().out
+    assert main(["check", "skynet", str(mpath), str(cert), "--start", "2"]) == 1
+    bad = tmp_path / "bad.json"
+    bad.write_text("{oops")
+    assert main(["check", "skynet", str(mpath), str(bad)]) == 2
+    assert "invalid JSON" in capsys.readouterr().err
+    trap = tmp_path / "trap.txt"
+    trap.write_text(TRAP)
+    agent = tmp_path / "agent.json"
+    agent.write_text(json.dumps(solve(read_map(TRAP), "ep2").certificate))
+    assert main(["check", "skynet", str(trap), str(agent), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["strategy"] == "agent"
