@@ -86,6 +86,11 @@ class Bot(ABC):
     def gate_links(self, x: int) -> list[int]:
         return [g for g in self.graph[x] if g in self.map.gateways]
 
+    def forced_cut(self, agent: int) -> Link | None:
+        """The agent's own gateway link, when it has one: every Episode 2 bot cuts it first."""
+        gl = self.gate_links(agent)
+        return (agent, gl[0]) if gl else None
+
     def gateway_link_counts(self) -> list[int]:
         """For each node, how many gateways it is still linked to (0 for gateways)."""
         return [0 if x in self.map.gateways else len(self.gate_links(x))
@@ -185,9 +190,9 @@ class Ep2ArticleBot(Bot):
         return cost
 
     def choose(self, agent: int) -> Link:
-        gl = self.gate_links(agent)
-        if gl:  # forced: the agent is next to a gateway
-            return (agent, gl[0])
+        forced = self.forced_cut(agent)
+        if forced:
+            return forced
         n = self.map.n
         connected = self.gateway_link_counts()
         dist = self.dist_to_gateway()
@@ -237,9 +242,9 @@ class Ep2SlackBot(Ep2ArticleBot):
     rule = "ep2"
 
     def choose(self, agent: int) -> Link:
-        gl = self.gate_links(agent)
-        if gl:  # forced: the agent is next to a gateway
-            return (agent, gl[0])
+        forced = self.forced_cut(agent)
+        if forced:
+            return forced
         n = self.map.n
         connected = self.gateway_link_counts()
         inf = float("inf")

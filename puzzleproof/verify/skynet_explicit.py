@@ -120,23 +120,33 @@ class ExplicitSolver:
                     out.add(k)
         return sorted(out)
 
+    def _count(self) -> None:
+        """One more state explored; raise when the node or time budget is spent."""
+        self.nodes += 1
+        if self.max_nodes is not None and self.nodes > self.max_nodes:
+            raise _Budget
+        if self.deadline is not None and self.nodes % 1024 == 0 and \
+                time.monotonic() > self.deadline:
+            raise _Budget
+
+    def _lost_now(self, a: int, mask: int) -> bool:
+        """The agent is next to two gateways over uncut links (or one that cannot be cut)."""
+        gates = self.g.m.gateways
+        return (sum(1 for v, k in self.g.cut_adj[a] if mask >> k & 1 and v in gates) > 1
+                or any(v in gates for v in self.g.fixed_adj[a]))
+
     def value(self, a: int, mask: int) -> float:
         key = (a, mask)
         hit = self.memo.get(key)
         if hit is not None:
             return hit
-        self.nodes += 1
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
-            raise _Budget
+        self._count()
         if not self.reachable_gateway(a, mask):
             self.memo[key] = 0
             return 0
-        if self.deadline is not None and self.nodes % 1024 == 0 and time.monotonic() > self.deadline:
-            raise _Budget
         gates = self.g.m.gateways
         best = INF
-        if sum(1 for v, k in self.g.cut_adj[a] if mask >> k & 1 and v in gates) <= 1 and \
-                not any(v in gates for v in self.g.fixed_adj[a]):
+        if not self._lost_now(a, mask):
             for k in self.candidate_cuts(a, mask):
                 after = mask & ~(1 << k)
                 if not self.reachable_gateway(a, after):
@@ -164,18 +174,13 @@ class ExplicitSolver:
             return hit
         if key in self.memo:
             return self.memo[key] != INF
-        self.nodes += 1
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
-            raise _Budget
-        if self.deadline is not None and self.nodes % 1024 == 0 and time.monotonic() > self.deadline:
-            raise _Budget
+        self._count()
         if not self.reachable_gateway(a, mask):
             self.wmemo[key] = True
             return True
         gates = self.g.m.gateways
         result = False
-        if sum(1 for v, k in self.g.cut_adj[a] if mask >> k & 1 and v in gates) <= 1 and \
-                not any(v in gates for v in self.g.fixed_adj[a]):
+        if not self._lost_now(a, mask):
             for k in self.ordered_cuts(a, mask):
                 after = mask & ~(1 << k)
                 moves = self.neighbours(a, after) or [a]
