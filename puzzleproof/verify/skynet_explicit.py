@@ -230,47 +230,33 @@ class ExplicitSolver:
             nid = f"{a}:{mask:x}"
             if nid in nodes:
                 return nid
-            if not optimal:
-                return build_win(a, mask, nid)
-            target = self.value(a, mask)
             nodes[nid] = {}
-            legal = self.candidate_cuts(a, mask) or [k for k in range(len(self.g.cuttable))
-                                                     if mask >> k & 1]
+            if optimal:  # a cut whose worst reply keeps the value
+                target = self.value(a, mask)
+                order = self.candidate_cuts(a, mask)
+                contained_ok = target <= 1
+                good = lambda moves, after: 1 + max(self.value(v, after) for v in moves) == target
+            else:  # any cut after which every reply is still won
+                order = self.ordered_cuts(a, mask)
+                contained_ok = True
+                good = lambda moves, after: all(self.win(v, after) for v in moves)
+            legal = order or [k for k in range(len(self.g.cuttable)) if mask >> k & 1]
             for k in legal:
                 after = mask & ~(1 << k)
                 cut = list(self.g.cuttable[k])
                 if not self.reachable_gateway(a, after):
-                    if target <= 1:
+                    if contained_ok:
                         nodes[nid] = {"agent": a, "cut": cut, "next": {}}
                         return nid
                     continue
                 moves = self.neighbours(a, after) or [a]
                 if any(v in self.g.m.gateways for v in moves):
                     continue
-                if 1 + max(self.value(v, after) for v in moves) == target:
+                if good(moves, after):
                     nodes[nid] = {"agent": a, "cut": cut, "next": {}}
                     nodes[nid]["next"] = {str(v): build(v, after) for v in moves}
                     return nid
             raise AssertionError("no cut achieves the value")  # the memo says one exists
-
-        def build_win(a: int, mask: int, nid: str) -> str:
-            nodes[nid] = {}
-            legal = self.ordered_cuts(a, mask) or [k for k in range(len(self.g.cuttable))
-                                                   if mask >> k & 1]
-            for k in legal:
-                after = mask & ~(1 << k)
-                cut = list(self.g.cuttable[k])
-                if not self.reachable_gateway(a, after):
-                    nodes[nid] = {"agent": a, "cut": cut, "next": {}}
-                    return nid
-                moves = self.neighbours(a, after) or [a]
-                if any(v in self.g.m.gateways for v in moves):
-                    continue
-                if all(self.win(v, after) for v in moves):
-                    nodes[nid] = {"agent": a, "cut": cut, "next": {}}
-                    nodes[nid]["next"] = {str(v): build(v, after) for v in moves}
-                    return nid
-            raise AssertionError("no winning cut")  # the memo says one exists
 
         root = build(a, mask)
         return {"type": "skynet-player-strategy", "root": root, "nodes": nodes}
