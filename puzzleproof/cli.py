@@ -102,7 +102,12 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 # -- solve --------------------------------------------------------------------------------
 
-@cli.command()
+@cli.group(name="solve", cls=_DefaultHashi)
+def solve_group() -> None:
+    """Solve exactly: 'solve [hashi] PUZZLES...', 'solve skynet MAPS...'."""
+
+
+@solve_group.command(name="hashi")
 @click.argument("puzzles", nargs=-1, required=True)
 @click.option("--solver", type=click.Choice(HASHI_SOLVERS), default="sat", show_default=True,
               help="Exact back end: 'sat' (python-sat, incremental cuts) or 'cpsat' (OR-Tools "
@@ -360,6 +365,167 @@ def _write_solution_file(puzzle: Puzzle, answer, output: str, render: str | None
         text = hfmt.write_solution(answer, "codingame")
     write_atomic(output, text)
     _say(f"wrote {output}")
+
+
+@solve_group.command(name="skynet")
+@click.argument("maps", nargs=-1, required=True)
+@click.option("--rule", type=click.Choice(("ep1", "ep2")), default="ep2", show_default=True,
+              help="ep2: only gateway links may be cut; ep1: any link.")
+@click.option("--start", type=int, default=None, help="Agent start (default: the map's).")
+@click.option("--all-starts", is_flag=True, help="Decide every start node of each map.")
+@click.option("--min-cuts", is_flag=True,
+              help="Also the value: the fewest cuts that contain the agent whatever it does.")
+@click.option("--horizon", "-H", type=click.IntRange(0), default=None,
+              help="Only ask: can the player contain the agent within H cuts?")
+@click.option("--solver", type=click.Choice(("sat", "explicit")), default="sat",
+              show_default=True, help="sat: CEGAR with two incremental SAT solvers; explicit: "
+                                      "memoised minimax over (agent node, links left).")
+@click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
+              help="Seconds per map and start; then UNKNOWN (with the bounds proved).")
+@click.option("--conflicts", type=click.IntRange(1), default=None,
+              help="SAT conflict budget per map and start (sat solver); UNKNOWN when spent.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the winner's strategy (JSON certificate, replayable with 'check "
+                   "skynet') for one map and start. Written whole or not at all.")
+@click.option("--json", "as_json", is_flag=True, help="Print each result as one JSON object.")
+@click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON record per line (scripts).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+def solve_skynet(maps, rule, start, all_starts, min_cuts, horizon, solver, time_limit,
+                 conflicts, output, as_json, as_jsonl, quiet) -> None:
+    """Decide Skynet Revolution exactly: can the player keep the agent from every
+    gateway against EVERY agent, and how many cuts does it take?
+
+    \b
+    The answer is WIN or LOSS for the player (UNKNOWN if a limit ran out), with the
+    winner's strategy as a certificate that is replayed against every opponent move
+    by the rules alone before it is shown ('check' column). --min-cuts adds the
+    value (fewest cuts to contain the agent); --horizon H asks only whether H cuts
+    suffice. Under ep2 the value is the number of gateway links of the agent's
+    component whenever the player wins (only those can be cut).
+
+    \b
+    Examples:
+      puzzleproof solve skynet map.txt                     # verdict from the map's start
+      puzzleproof solve skynet map.txt --all-starts        # every start node
+      puzzleproof solve skynet map.txt --rule ep1 --min-cuts -o strategy.json
+      puzzleproof check skynet map.txt strategy.json --rule ep1
+    """
+    from puzzleproof.formats import skynet as sfmt
+
+    if horizon is not None and min_cuts:
+        raise click.UsageError("--horizon and --min-cuts ask different questions; give one")
+    if all_starts and start is not None:
+        raise click.UsageError("--start and --all-starts do not go together")
+    loaded = []
+    for arg in expand_inputs(list(maps)):
+        text, source, _ = read_source(arg)
+        loaded.append(sfmt.read_map(text, source))
+    jobs = []
+    for m in loaded:
+        if all_starts:
+            starts = [v for v in range(m.n) if v not in m.gateways]
+        else:
+            s = m.start if start is None else start
+            if s is None:
+                raise InputError("the map gives no start; pass --start or --all-starts", m.name)
+            if not 0 <= s < m.n or s in m.gateways:
+                raise InputError(f"start {s} must be a node 0..{m.n - 1} that is not a gateway",
+                                 m.name)
+            starts = [s]
+        jobs += [(m, s) for s in starts]
+    if output and len(jobs) != 1:
+        raise click.UsageError("-o writes one certificate: give one map and one start")
+    if rule == "ep1":
+        for m in loaded:
+            for p in m.ep1_problems()[:1]:
+                _say(f"note: {m.name}: {p}; an Episode 1 map has none (solving anyway)")
+    results = []
+    progress = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+                        disable=quiet or as_json or as_jsonl, transient=True)
+    try:
+        with progress:
+            task = progress.add_task("solving", total=len(jobs))
+            for m, s in jobs:
+                progress.update(task, description=f"{_short(m.name or '', 30)} start {s}")
+                res = _solve_skynet_one(m, rule, s, min_cuts, horizon, solver, time_limit,
+                                        conflicts)
+                results.append((m, s, res))
+                if as_jsonl:
+                    _emit({"type": "result", **_skynet_record(m, s, res)})
+                progress.advance(task)
+    except KeyboardInterrupt:
+        _say(f"interrupted after {len(results)} of {len(jobs)} start(s); shown below")
+    if as_json:
+        objs = [_skynet_record(m, s, r, cert=True) for m, s, r in results]
+        _emit(objs[0] if len(objs) == 1 else objs)
+    elif not as_jsonl:
+        _print_skynet_results(results, rule)
+    if output and results:
+        res = results[0][2]
+        if res.certificate is None:
+            raise InputError("no certificate to write (the answer is UNKNOWN or trivial)",
+                             output)
+        write_atomic(output, json.dumps(res.certificate) + "\n")
+        _say(f"wrote {output}")
+    bad = any(r.check is not None and not r.check.get("ok") for _, _, r in results)
+    raise Exit(1 if bad else 0)
+
+
+def _solve_skynet_one(m, rule, s, min_cuts, horizon, solver, time_limit, conflicts) -> Result:
+    if solver == "sat":
+        from puzzleproof.encoders.skynet_sat import solve as sat_solve
+
+        return sat_solve(m, rule, s, value=min_cuts, horizon=horizon, time_limit=time_limit,
+                         conflicts=conflicts)
+    if horizon is not None:
+        raise click.UsageError("--horizon is a question for the sat solver")
+    if conflicts is not None:
+        raise click.UsageError("--conflicts is a budget for the sat solver")
+    from puzzleproof.verify.skynet_explicit import solve as explicit_solve
+
+    return explicit_solve(m, rule, s, value=min_cuts, max_nodes=None, time_limit=time_limit)
+
+
+def _skynet_record(m, s, res: Result, cert: bool = False) -> dict:
+    d = res.to_dict()
+    if not cert:
+        d.pop("certificate", None)
+    d["map"] = m.name
+    d["start"] = s
+    return d
+
+
+def _print_skynet_results(results, rule: str) -> None:
+    table = Table(title=None, show_lines=False)
+    for col in ("map", "start", "verdict", "min cuts", "check", "solver", "seconds", "effort"):
+        table.add_column(col, justify="right" if col in ("start", "seconds") else "left")
+    for m, s, r in results:
+        a = r.answer or {}
+        value = a.get("value")
+        if value is None and "value_lower" in a:
+            value = f"{a['value_lower']}..{a['value_upper']}"
+        if "horizon" in a:
+            value = f"<= {a['horizon']}: {a['verdict']}"
+        chk = "-" if r.check is None else ("ok" if r.check.get("ok") else "FAILED")
+        st = r.stats or {}
+        effort = (f"{st.get('iterations', 0)} iterations, {st.get('tree_nodes', 0)} tree nodes"
+                  if r.solver == "sat-cegar" else f"{st.get('states', 0)} states")
+        table.add_row(_short(m.name or "", 36), str(s), r.status.value,
+                      "" if value is None else str(value), chk, r.solver,
+                      f"{r.wall_time:.3f}", effort)
+    out.print(table)
+    for m, s, r in results:
+        a = r.answer or {}
+        if r.check is not None and not r.check.get("ok"):
+            for p in r.check.get("violations", [])[:3]:
+                out.print(f"{m.name} start {s}: certificate problem: {p}", markup=False)
+        if a.get("note") and len(results) == 1:
+            out.print(f"note: {a['note']}", markup=False)
+    won = sum(r.status.value == "WIN" for _, _, r in results)
+    lost = sum(r.status.value == "LOSS" for _, _, r in results)
+    out.print(f"{len(results)} start(s), rule {rule}: {won} WIN, {lost} LOSS, "
+              f"{len(results) - won - lost} UNKNOWN", markup=False)
 
 
 # -- check --------------------------------------------------------------------------------
@@ -940,6 +1106,7 @@ def skynet_referee(maps, agent_names, bot_names, rule, start, all_starts, tiebre
           --agent article,nearest --all-starts
     """
     from puzzleproof.formats import skynet as sfmt
+    import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' agent)
     from puzzleproof.verify.skynet_agents import AGENTS, make_agent
     from puzzleproof.verify.skynet_bots import BOTS, make_bot
     from puzzleproof.verify.skynet_referee import play, play_external

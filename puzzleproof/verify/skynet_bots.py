@@ -267,7 +267,52 @@ class Ep2SlackBot(Ep2ArticleBot):
         return self._nearest_gate_link(agent, connected)
 
 
+class ExactBot(Ep2SlackBot):
+    """Plays a proved strategy: on its first turn (when the protocol reveals the start) it
+    decides the game by explicit-state search (:mod:`puzzleproof.verify.skynet_explicit`);
+    then each turn it cuts a link after which every agent reply is still a won position,
+    which the solver's memo answers at once. From a lost position (no strategy wins against
+    every agent) it plays the slack bot's cut and hopes the agent errs."""
+
+    name = "exact"
+
+    def __init__(self, rule: str = "ep2") -> None:
+        self.rule = rule
+        self.name = "exact" if rule == "ep2" else f"exact-{rule}"
+
+    def reset(self, m: SkynetMap) -> None:
+        from puzzleproof.verify.skynet_explicit import ExplicitSolver
+
+        super().reset(m)
+        self.solver = ExplicitSolver(m, self.rule, max_nodes=None)
+        self.mask = (1 << len(self.solver.g.cuttable)) - 1
+        self.index = {l: k for k, l in enumerate(self.solver.g.cuttable)}
+        self.proved: bool | None = None
+
+    def choose(self, agent: int) -> Link:
+        sv, mask = self.solver, self.mask
+        if self.proved is None:
+            self.proved = sv.win(agent, mask)
+        if sv.win(agent, mask):
+            gates = self.map.gateways
+            for k in sv.ordered_cuts(agent, mask):
+                after = mask & ~(1 << k)
+                moves = sv.neighbours(agent, after) or [agent]
+                if not any(v in gates for v in moves) and all(sv.win(v, after) for v in moves):
+                    return sv.g.cuttable[k]
+        return super().choose(agent)
+
+    def cut(self, agent: int) -> Link:
+        u, v = super().cut(agent)
+        k = self.index.get((min(u, v), max(u, v)))
+        if k is not None:
+            self.mask &= ~(1 << k)
+        return (u, v)
+
+
 BOTS: dict[str, Callable[[], Bot]] = {
+    "exact": ExactBot,
+    "exact-ep1": lambda: ExactBot("ep1"),
     "ep1-article": Ep1ArticleBot,
     "ep1-path": Ep1PathBot,
     "ep2-article": Ep2ArticleBot,

@@ -26,8 +26,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from puzzleproof.models.skynet import (SkynetMap, State, agent_moves, check_cut, norm,
-                                       outcome)
+from puzzleproof.models.skynet import SkynetMap, State, agent_moves, check_cut, norm, outcome
+from puzzleproof.models.skynet_strategy import check_agent_strategy, check_player_strategy
 from puzzleproof.result import Result, Status
 
 __all__ = ["ExplicitSolver", "solve", "check_player_strategy", "check_agent_strategy"]
@@ -332,113 +332,3 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     return Result("skynet", status, answer, cert, solver="explicit", solver_version="1",
                   params=params, wall_time=time.monotonic() - t0,
                   stats={"states": solver.nodes}, check=checked, instance=m.name)
-
-
-# -- certificate checkers: the rules only, every opponent move ---------------------------
-
-def _strategy_nodes(strategy: Any, kind: str) -> tuple[dict, Any] | str:
-    if not isinstance(strategy, dict) or strategy.get("type") != kind:
-        return f"expected a JSON object with \"type\": \"{kind}\""
-    nodes = strategy.get("nodes")
-    if not isinstance(nodes, dict) or strategy.get("root") not in nodes:
-        return "the strategy has no 'nodes' or its 'root' is not one of them"
-    return nodes, strategy["root"]
-
-
-def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) -> list[str]:
-    """Replay a player strategy against every agent move; return the problems (empty: it
-    contains the agent whatever it does). Uses only the rules; memoised on (node, state)."""
-    got = _strategy_nodes(strategy, "skynet-player-strategy")
-    if isinstance(got, str):
-        return [got]
-    nodes, root = got
-    problems: list[str] = []
-    done: set = set()
-    stack = [(m.initial_state(start), root, (start,))]
-    while stack and len(problems) < 5:
-        state, nid, path = stack.pop()
-        key = (nid, state.agent, state.links)
-        if key in done:
-            continue
-        done.add(key)
-        where = "agent path " + "->".join(map(str, path[-12:]))
-        node = nodes.get(nid)
-        if not isinstance(node, dict) or "cut" not in node:
-            problems.append(f"{where}: node {nid!r} gives no cut")
-            continue
-        if node.get("agent") != state.agent:
-            problems.append(f"{where}: node {nid!r} expects the agent at {node.get('agent')}")
-            continue
-        try:
-            cut = (int(node["cut"][0]), int(node["cut"][1]))
-        except (TypeError, ValueError, IndexError):
-            problems.append(f"{where}: malformed cut {node.get('cut')!r}")
-            continue
-        why = check_cut(m, state, cut, rule)
-        if why:
-            problems.append(f"{where}: illegal cut: {why}")
-            continue
-        after = state.cut(cut)
-        if outcome(after) == "WIN":
-            continue
-        for v in agent_moves(after):
-            moved = after.move(v)
-            if outcome(moved) == "LOSS":
-                problems.append(f"{where}: after cut {cut[0]}-{cut[1]} the agent reaches "
-                                f"gateway {v}")
-                continue
-            child = (node.get("next") or {}).get(str(v))
-            if child is None:
-                problems.append(f"{where}: no answer when the agent moves to {v}")
-                continue
-            stack.append((moved, child, path + (v,)))
-    return problems
-
-
-def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) -> list[str]:
-    """Replay an agent strategy against every legal cut; return the problems (empty: the
-    agent reaches a gateway whatever the player does)."""
-    from puzzleproof.models.skynet import legal_cuts
-
-    got = _strategy_nodes(strategy, "skynet-agent-strategy")
-    if isinstance(got, str):
-        return [got]
-    nodes, root = got
-    problems: list[str] = []
-    done: set = set()
-    stack = [(m.initial_state(start), root, ())]
-    while stack and len(problems) < 5:
-        state, nid, path = stack.pop()
-        key = (nid, state.agent, state.links)
-        if key in done:
-            continue
-        done.add(key)
-        where = "cuts " + (" ".join(path[-12:]) or "(none)")
-        node = nodes.get(nid)
-        if not isinstance(node, dict) or node.get("agent") != state.agent:
-            problems.append(f"{where}: node {nid!r} does not follow the agent at {state.agent}")
-            continue
-        cuts = legal_cuts(state, rule)
-        if not cuts:
-            problems.append(f"{where}: no legal cut left and the agent has not won")
-            continue
-        for u, v in cuts:
-            after = state.cut((u, v))
-            key2 = f"{u}-{v}"
-            replies = node.get("replies") or {}
-            reply = replies.get(key2) or replies.get(f"{v}-{u}")
-            if outcome(after) == "WIN":
-                problems.append(f"{where}: cut {key2} contains the agent")
-                continue
-            if not isinstance(reply, dict):
-                problems.append(f"{where}: no reply to cut {key2}")
-                continue
-            move = reply.get("move")
-            if move not in agent_moves(after):
-                problems.append(f"{where}: after cut {key2} the agent cannot move to {move}")
-                continue
-            moved = after.move(move)
-            if outcome(moved) == "LOSS":
-                continue
-            stack.append((moved, reply.get("next"), path + (key2,)))
-    return problems

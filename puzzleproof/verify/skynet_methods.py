@@ -12,6 +12,7 @@ from puzzleproof.formats.skynet import record_from_json, record_to_json
 from puzzleproof.models.skynet import SkynetMap, replay
 from puzzleproof.result import Result, Status
 from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind
+import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' agent)
 from puzzleproof.verify.skynet_agents import make_agent
 from puzzleproof.verify.skynet_bots import make_bot
 from puzzleproof.verify.skynet_referee import play

@@ -1,0 +1,736 @@
+"""Skynet Revolution decided by iterative SAT: counterexample-guided expansion (CEGAR).
+
+The game from a start node, bounded to ``H`` turns, is a two-player game the player
+(cutting links) wins or loses. Two incremental python-sat solvers decide it
+(:func:`puzzleproof.encoders.cegar.cegar_loop`):
+
+**The proposer** holds a prefix tree of agent move sequences (the counterexamples so far)
+and chooses, for every tree node (an agent history), the link the player cuts there; its
+clauses say the player wins on every sequence in the tree: each sequence either uses a link
+the player has cut (it cannot happen), is contained (value questions: a witness region with
+no gateway and no uncut link leaving it), and never moves onto a gateway over an uncut link.
+No proposal (UNSAT) means no strategy wins even against these few sequences: the agent wins.
+
+**The refuter** looks for one agent move sequence that beats the proposal completed off the
+tree by a default policy (cut the agent's own gateway link when it has one, otherwise pass).
+The tree's cuts come in as assumptions, so the refuter is built once and reused; tree nodes
+are added as clauses as the tree grows. No sequence (UNSAT) means the completed proposal
+wins. Passing is never better than cutting (fewer links only take moves away from the
+agent), so the real strategy replaces every pass by some legal cut and still wins; it is
+written out as a certificate and replayed by the rules-only checker.
+
+Questions: the **verdict** (can the player keep the agent from every gateway?) at the
+horizon ``K`` = links that matter (after ``K`` cuts nothing is left to cross), where only
+sequences that reach a gateway count; the **value** (fewest cuts that contain the agent) by
+deepening ``H`` from a min-cut lower bound, where a sequence that is still free after ``H``
+turns counts too. Under ``ep2`` only gateway links can be cut and the agent roams its
+component freely, so containment needs every gateway link of that component cut: the value
+is that number whenever the verdict is WIN, and the solver says so without search.
+
+Reductions: only the agent's region (non-gateway nodes it can reach) and the links touching
+it matter; links between two gateways and links elsewhere are never worth cutting. Limits
+are a deadline and a conflict budget shared by all SAT calls (:class:`Budget`); a spent
+limit is UNKNOWN with whatever bounds are proved.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pysat
+from pysat.card import CardEnc, EncType
+from pysat.solvers import Solver
+
+from puzzleproof.encoders.cegar import (HOLDS, LIMIT, REFUTED, SAT, UNSAT, Budget,
+                                        cegar_loop, limited_solve)
+from puzzleproof.models.skynet import SkynetMap, norm
+from puzzleproof.models.skynet_strategy import (check_agent_strategy, check_player_strategy,
+                                                strategy_depth)
+from puzzleproof.result import Result, Status
+
+__all__ = ["Reduced", "decide", "solve", "DEFAULT_SOLVER"]
+
+DEFAULT_SOLVER = "g4"  # Glucose 4: the cheapest per call for these many small solves
+
+
+# -- the pieces of the map that matter ------------------------------------------------
+
+class Reduced:
+    """The agent's region (non-gateway nodes reachable from ``start`` without crossing a
+    gateway), the links that may matter (``cuttable``, index ``k``), and adjacency."""
+
+    def __init__(self, m: SkynetMap, rule: str, start: int) -> None:
+        self.m, self.rule, self.start = m, rule, start
+        gates = m.gateways
+        seen = {start}
+        queue = deque([start])
+        while queue:
+            u = queue.popleft()
+            for v in m.neighbours[u]:
+                if v not in gates and v not in seen:
+                    seen.add(v)
+                    queue.append(v)
+        self.region = sorted(seen)
+        self.in_region = seen
+        cuttable: list[tuple[int, int]] = []
+        for u, v in m.links:
+            a, b = u in seen, v in seen
+            if not (a or b):
+                continue
+            if a and b:  # a link inside the region: cuttable under ep1 only
+                if rule == "ep1":
+                    cuttable.append((u, v))
+            elif (u in gates) != (v in gates):  # region to gateway
+                cuttable.append((u, v))
+        self.cuttable = cuttable
+        self.kindex = {l: k for k, l in enumerate(cuttable)}
+        # node -> [(neighbour in region, k or None when the link cannot be cut)]
+        self.moves: dict[int, list[tuple[int, int | None]]] = {u: [] for u in self.region}
+        # node -> [(gateway, k)]
+        self.gate_links: dict[int, list[tuple[int, int]]] = {u: [] for u in self.region}
+        for u in self.region:
+            for v in m.neighbours[u]:
+                k = self.kindex.get(norm(u, v))
+                if v in gates:
+                    self.gate_links[u].append((v, k))  # type: ignore[arg-type]
+                else:
+                    self.moves[u].append((v, k))
+        self.threat = any(self.gate_links[u] for u in self.region)
+
+    @property
+    def K(self) -> int:
+        return len(self.cuttable)
+
+    def min_cuts(self) -> dict[int, int]:
+        """For each region node v, the fewest links whose removal separates v from every
+        gateway (a lower bound on the cuts to contain an agent standing on v)."""
+        if self.rule == "ep2":
+            return {v: self.K for v in self.region}
+        import networkx as nx
+
+        g = nx.Graph()
+        g.add_nodes_from(self.region)
+        sink = -1
+        for u in self.region:
+            for v, _ in self.moves[u]:
+                g.add_edge(u, v, capacity=1)
+            for _, _ in self.gate_links[u]:
+                cap = g.get_edge_data(u, sink, {}).get("capacity", 0) + 1
+                g.add_edge(u, sink, capacity=cap)
+        if sink not in g:
+            return {v: 0 for v in self.region}
+        tree = nx.gomory_hu_tree(g)
+        out: dict[int, int] = {}
+        # the min cut between v and the sink is the lightest edge on their tree path
+        parent = {sink: None}
+        best = {sink: float("inf")}
+        queue = deque([sink])
+        while queue:
+            u = queue.popleft()
+            for v in tree.neighbors(u):
+                if v not in parent:
+                    parent[v] = u
+                    best[v] = min(best[u], tree[u][v]["weight"])
+                    queue.append(v)
+        for v in self.region:
+            out[v] = int(best.get(v, 0)) if best.get(v, 0) != float("inf") else 0
+        return out
+
+
+# -- the proposer: a strategy over the prefix tree of agent sequences --------------------
+
+class _Vars:
+    def __init__(self) -> None:
+        self.top = 0
+
+    def new(self) -> int:
+        self.top += 1
+        return self.top
+
+
+def _amo(lits: list[int], vars_: _Vars) -> list[list[int]]:
+    if len(lits) <= 5:
+        return [[-a, -b] for i, a in enumerate(lits) for b in lits[i + 1:]]
+    cnf = CardEnc.atmost(lits=lits, bound=1, top_id=vars_.top, encoding=EncType.seqcounter)
+    vars_.top = max(vars_.top, cnf.nv)
+    return cnf.clauses
+
+
+@dataclass(eq=False)
+class TNode:
+    id: int
+    depth: int  # cuts made before this node; the node's own cut is number depth + 1
+    pos: int  # the agent's node
+    parent: "TNode | None"
+    children: dict[int, "TNode"] = field(default_factory=dict)
+    c: list[int] = field(default_factory=list)  # proposer: cut k here
+    r: list[int] = field(default_factory=list)  # proposer: link k still there after it
+    alive: int = 0
+    cont: int = 0  # proposer: contained after the cut (value questions)
+    gate_moves: set = field(default_factory=set)
+
+
+class Proposer:
+    def __init__(self, red: Reduced, horizon: int, value: bool, solver: str,
+                 min_cuts: dict[int, int] | None) -> None:
+        self.red, self.H, self.value = red, horizon, value
+        self.min_cuts = min_cuts or {}
+        self.v = _Vars()
+        self.s = Solver(name=solver)
+        self.TRUE = self.v.new()
+        self.s.add_clause([self.TRUE])
+        self.nodes: list[TNode] = []
+        self.root = self._node(red.start, None)
+
+    def _node(self, pos: int, parent: TNode | None) -> TNode:
+        red, v, s = self.red, self.v, self.s
+        x = TNode(len(self.nodes), 0 if parent is None else parent.depth + 1, pos, parent)
+        self.nodes.append(x)
+        x.c = [v.new() for _ in range(red.K)]
+        x.r = [v.new() for _ in range(red.K)]
+        rp = parent.r if parent else [self.TRUE] * red.K
+        for k in range(red.K):
+            c, r, p = x.c[k], x.r[k], rp[k]
+            s.add_clause([-c, p])
+            s.add_clause([-r, p])
+            s.add_clause([-r, -c])
+            s.add_clause([r, -p, c])
+        for cl in _amo(x.c, v):
+            s.add_clause(cl)
+        x.alive = v.new()
+        if parent is None:
+            s.add_clause([x.alive])
+        else:  # alive(x) <-> alive(parent) and not contained and the move's link is there
+            ok = [] if (k := self._link(parent.pos, pos)) is None else [parent.r[k]]
+            s.add_clause([-x.alive, parent.alive])
+            s.add_clause([-x.alive, -parent.cont])
+            for o in ok:
+                s.add_clause([-x.alive, o])
+            s.add_clause([x.alive, -parent.alive, parent.cont] + [-o for o in ok])
+        x.cont = v.new()
+        if not self.value or x.depth + 1 < self.min_cuts.get(pos, 0):
+            s.add_clause([-x.cont])  # too few cuts so far to separate the agent
+        else:
+            self._containment(x)
+        if self.value and x.depth == self.H - 1:
+            s.add_clause([-x.alive, x.cont])
+        return x
+
+    def _link(self, u: int, w: int) -> int | None:
+        for nb, k in self.red.moves[u]:
+            if nb == w:
+                return k
+        raise ValueError(f"no link {u}-{w} in the agent's region")
+
+    def _containment(self, x: TNode) -> None:
+        """cont(x) -> a region R holds the agent, has no gateway, and every uncut link
+        leaving R is cut (links that cannot be cut keep R closed)."""
+        red, s = self.red, self.s
+        if red.rule == "ep2":  # R is the whole region: every gateway link must be cut
+            for k in range(red.K):
+                s.add_clause([-x.cont, -x.r[k]])
+            return
+        R = {u: self.v.new() for u in red.region}
+        s.add_clause([-x.cont, R[x.pos]])
+        for u in red.region:
+            for w, k in red.moves[u]:
+                s.add_clause([-R[u], R[w]] + ([] if k is None else [-x.r[k]]))
+            for _, k in red.gate_links[u]:
+                s.add_clause([-R[u], -x.r[k]])
+
+    def add_sequence(self, seq: list[int]) -> bool:
+        """Add an agent sequence p0 = start, p1, ... (ending on a gateway, or after H
+        moves). Returns whether the tree grew."""
+        gates = self.red.m.gateways
+        x = self.root
+        grew = False
+        for t in range(1, len(seq)):
+            q = seq[t]
+            if q in gates:
+                k = self.red.kindex[norm(x.pos, q)]
+                if q not in x.gate_moves:
+                    x.gate_moves.add(q)
+                    self.s.add_clause([-x.alive, x.cont, -x.r[k]])
+                    grew = True
+                return grew
+            if t >= self.H:
+                return grew
+            y = x.children.get(q)
+            if y is None:
+                y = self._node(q, x)
+                x.children[q] = y
+                grew = True
+            x = y
+        return grew
+
+    def propose(self, budget: Budget) -> tuple[str, dict | None]:
+        res = limited_solve(self.s, [], budget)
+        if res is None:
+            return LIMIT, None
+        if res is False:
+            return UNSAT, None
+        model = self.s.get_model()
+        val = bytearray(len(model) + 2)
+        for lit in model:
+            if lit > 0:
+                val[lit] = 1
+        cand = {}
+        for x in self.nodes:
+            if not val[x.alive]:
+                continue
+            k = next((k for k, c in enumerate(x.c) if val[c]), None)
+            cand[x.id] = (k, bool(val[x.cont]))
+        return SAT, cand
+
+
+# -- the refuter: one agent sequence that beats the completed proposal -------------------
+
+class Refuter:
+    def __init__(self, red: Reduced, horizon: int, value: bool, solver: str) -> None:
+        self.red, self.H = red, horizon
+        v = self.v = _Vars()
+        s = self.s = Solver(name=solver)
+        H, K = horizon, red.K
+        region = red.region
+        self.pos = [{u: v.new() for u in region} for _ in range(H + 1)]
+        self.D = [v.new() for _ in range(H + 1)]  # on a gateway already
+        self.rem = [[v.new() for _ in range(K)] for _ in range(H + 1)]
+        self.cut = [[v.new() for _ in range(K)] for _ in range(H + 1)]  # cut[t]: turn t
+        self.off = [v.new() for _ in range(H + 1)]  # left the proposer's tree
+        self.gm: list[dict[int, int]] = [{} for _ in range(H + 1)]
+        s.add_clause([self.pos[0][red.start]])
+        s.add_clause([-self.D[0]])
+        s.add_clause([-self.off[0]])
+        for k in range(K):
+            s.add_clause([self.rem[0][k]])
+            s.add_clause([-self.cut[0][k]])
+        gate_k = [(u, k) for u in region for _, k in red.gate_links[u]]
+        for t in range(H + 1):
+            lits = list(self.pos[t].values()) + [self.D[t]]
+            s.add_clause(lits)
+            for cl in _amo(lits, v):
+                s.add_clause(cl)
+            if t == 0:
+                continue
+            s.add_clause([-self.D[t - 1], self.D[t]])
+            s.add_clause([-self.off[t - 1], self.off[t]])
+            for k in range(K):
+                c, r, p = self.cut[t][k], self.rem[t][k], self.rem[t - 1][k]
+                s.add_clause([-c, p])
+                s.add_clause([-r, p])
+                s.add_clause([-r, -c])
+                s.add_clause([r, -p, c])
+            for cl in _amo(self.cut[t], v):
+                s.add_clause(cl)
+            for u in region:  # a node is entered from a neighbour over a link still there
+                s.add_clause([-self.pos[t][u]] + [self.pos[t - 1][w] for w, _ in red.moves[u]])
+                for w, k in red.moves[u]:
+                    if k is not None:
+                        s.add_clause([-self.pos[t - 1][w], -self.pos[t][u], self.rem[t][k]])
+            entry = [-self.D[t], self.D[t - 1]]
+            for u, k in gate_k:
+                g = self.gm[t][k] = v.new()
+                entry.append(g)
+                s.add_clause([-g, self.pos[t - 1][u]])
+                s.add_clause([-g, self.rem[t][k]])
+            s.add_clause(entry)
+            # off the tree the player cuts the agent's own gateway link when it has one
+            for u in region:
+                mine = [k for _, k in red.gate_links[u]]
+                for k in mine:
+                    s.add_clause([-self.off[t - 1], -self.pos[t - 1][u], -self.rem[t - 1][k]]
+                                 + [self.cut[t][j] for j in mine])
+            for k, (a, b) in enumerate(red.cuttable):
+                ends = [self.pos[t - 1][e] for e in (a, b) if e in red.in_region]
+                if red.rule == "ep1" and len(ends) == 2:
+                    s.add_clause([-self.off[t - 1], -self.cut[t][k]])
+                else:
+                    s.add_clause([-self.off[t - 1], -self.cut[t][k]] + ends)
+        if not value:  # the verdict: only a sequence that reaches a gateway beats the player
+            s.add_clause([self.D[H]])
+        self.on: dict[int, int] = {}
+        self.act: dict[int, int] = {}
+        self.nchild: dict[int, int] = {}
+        self.sel: dict[tuple[int, int], int] = {}
+        self.decl: dict[int, int] = {}
+
+    def _sync(self, nodes: list[TNode]) -> None:
+        s, v = self.s, self.v
+        for x in nodes[len(self.on):]:  # new nodes come after their parents
+            on = v.new()
+            if x.parent is None:
+                s.add_clause([on])
+            else:
+                p, q = self.on[x.parent.id], self.pos[x.depth][x.pos]
+                s.add_clause([-on, p])
+                s.add_clause([-on, q])
+                s.add_clause([on, -p, -q])
+            self.on[x.id] = on
+        for x in nodes:
+            if x.depth + 1 <= self.H and self.nchild.get(x.id) != len(x.children):
+                # on(x) -> one of its children is on, or the play has left the tree
+                old = self.act.get(x.id)
+                if old is not None:
+                    s.add_clause([-old])
+                a = v.new()
+                s.add_clause([-a, -self.on[x.id], self.off[x.depth + 1]]
+                             + [self.on[y.id] for y in x.children.values()])
+                self.act[x.id] = a
+                self.nchild[x.id] = len(x.children)
+
+    def refute(self, nodes: list[TNode], cand: dict, budget: Budget
+               ) -> tuple[str, list[int] | None]:
+        self._sync(nodes)
+        assume = list(self.act.values())
+        for xid, (k, contained) in cand.items():
+            x = nodes[xid]
+            if k is not None and x.depth + 1 <= self.H:
+                lit = self.sel.get((xid, k))
+                if lit is None:
+                    lit = self.sel[(xid, k)] = self.v.new()
+                    self.s.add_clause([-self.on[xid], -lit, self.cut[x.depth + 1][k]])
+                assume.append(lit)
+            if contained:
+                lit = self.decl.get(xid)
+                if lit is None:
+                    lit = self.decl[xid] = self.v.new()
+                    self.s.add_clause([-self.on[xid], -lit])
+                assume.append(lit)
+        res = limited_solve(self.s, assume, budget)
+        if res is None:
+            return LIMIT, None
+        if res is False:
+            return UNSAT, None
+        model = self.s.get_model()
+        val = set(l for l in model if l > 0)
+        seq = [self.red.start]
+        for t in range(1, self.H + 1):
+            if self.D[t] in val:
+                k = next(k for k, g in self.gm[t].items() if g in val)
+                a, b = self.red.cuttable[k]
+                seq.append(a if a in self.red.m.gateways else b)
+                break
+            seq.append(next(u for u, p in self.pos[t].items() if p in val))
+        return SAT, seq
+
+
+# -- one bounded game ------------------------------------------------------------------
+
+@dataclass
+class Decision:
+    status: str  # HOLDS (player wins within H), REFUTED (agent wins), LIMIT
+    horizon: int
+    proposer: Proposer
+    candidate: dict | None
+    iterations: int
+    seconds: float
+
+
+def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
+           solver: str = DEFAULT_SOLVER, seeds: list[list[int]] | None = None,
+           min_cuts: dict[int, int] | None = None,
+           on_iteration: Callable[[int], None] | None = None) -> Decision:
+    """Can the player win within ``horizon`` turns (``value``: contain the agent; else: keep
+    it off every gateway)? ``seeds`` are agent sequences to start the tree with."""
+    t0 = time.monotonic()
+    A = Proposer(red, horizon, value, solver, min_cuts)
+    B = Refuter(red, horizon, value, solver)
+    for seq in seeds or []:
+        A.add_sequence(seq)
+    sequences: list[list[int]] = []
+
+    def refine(seq: list[int]) -> None:
+        sequences.append(seq)
+        if not A.add_sequence(seq):  # the proposer's clauses exclude every tree sequence
+            raise AssertionError(f"CEGAR: counterexample {seq} is already in the tree")
+
+    out = cegar_loop(lambda: A.propose(budget), lambda cand: B.refute(A.nodes, cand, budget),
+                     refine, budget, on_iteration)
+    A.sequences = (seeds or []) + sequences  # type: ignore[attr-defined]
+    A.s.delete()
+    B.s.delete()
+    return Decision(out.status, horizon, A, out.candidate, out.iterations,
+                    time.monotonic() - t0)
+
+
+# -- certificates ----------------------------------------------------------------------
+
+def _contained(red: Reduced, a: int, mask: int) -> bool:
+    """No gateway link left within the agent's reach (``mask``: links that matter left)."""
+    seen = {a}
+    queue = deque([a])
+    while queue:
+        u = queue.popleft()
+        if any(mask >> k & 1 for _, k in red.gate_links[u]):
+            return False
+        for w, k in red.moves[u]:
+            if (k is None or mask >> k & 1) and w not in seen:
+                seen.add(w)
+                queue.append(w)
+    return True
+
+
+def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
+    """The completed proposal as a player strategy: tree cuts where the tree has them, else
+    the agent's own gateway link, else the nearest link that matters (never a pass)."""
+    m, gates = red.m, red.m.gateways
+    K = red.K
+    nodes: dict[str, dict] = {}
+
+    def fallback(a: int, mask: int) -> int:
+        for _, k in red.gate_links.get(a, []):
+            if mask >> k & 1:
+                return k
+        # nearest remaining link that matters, by BFS over links still there
+        seen = {a}
+        queue = deque([a])
+        while queue:
+            u = queue.popleft()
+            for _, k in red.gate_links[u]:
+                if mask >> k & 1:
+                    return k
+            for w, k in red.moves[u]:
+                if k is not None and mask >> k & 1:
+                    return k
+                if (k is None or mask >> k & 1) and w not in seen:
+                    seen.add(w)
+                    queue.append(w)
+        return next(k for k in range(K) if mask >> k & 1)
+
+    def build(a: int, mask: int, x: TNode | None) -> str:
+        nid = f"t{x.id}" if x is not None else f"{a}:{mask:x}"
+        if nid in nodes:
+            return nid
+        k = None
+        if x is not None and x.id in cand:
+            k = cand[x.id][0]
+        if x is None:
+            k = next((j for _, j in red.gate_links[a] if mask >> j & 1), None)
+        if k is None or not mask >> k & 1:
+            k = fallback(a, mask)
+        after = mask & ~(1 << k)
+        node: dict[str, Any] = {"agent": a, "cut": list(red.cuttable[k]), "next": {}}
+        nodes[nid] = node
+        if _contained(red, a, after):
+            return nid
+        moves = [w for w, j in red.moves[a] if j is None or after >> j & 1]
+        moves += [g for g, j in red.gate_links[a] if after >> j & 1]
+        for w in moves:
+            if w in gates:
+                raise AssertionError(f"certificate: the agent reaches gateway {w}")
+            child = x.children.get(w) if x is not None else None
+            node["next"][str(w)] = build(w, after, child)
+        return nid
+
+    full = (1 << K) - 1
+    root = build(red.start, full, A.root)
+    return {"type": "skynet-player-strategy", "root": root, "nodes": nodes}
+
+
+def _agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
+    """The agent's strategy for a lost game: a memoised search over (agent, links left) in
+    the region. A cut that does not matter is answered like a pass: the reply to some cut
+    that matters, then the search goes on with the links unchanged (passing never helps the
+    player, so that position is lost too). None when the deadline passes first."""
+    m, gates = red.m, red.m.gateways
+    K = red.K
+    lost: dict[tuple[int, int], bool] = {}  # (agent, mask) -> the player loses
+    reply: dict[tuple[int, int, int], int] = {}  # (agent, mask, k) -> move
+    count = [0]
+
+    def moves(a: int, mask: int) -> list[int]:
+        out = [g for g, j in red.gate_links[a] if mask >> j & 1]
+        return out + [w for w, j in red.moves[a] if j is None or mask >> j & 1]
+
+    def loses(a: int, mask: int) -> bool:  # the masks shrink along every line: no cycles
+        key = (a, mask)
+        if key in lost:
+            return lost[key]
+        count[0] += 1
+        if deadline is not None and count[0] % 512 == 0 and time.monotonic() > deadline:
+            raise TimeoutError
+        result = not _contained(red, a, mask)
+        for k in [j for j in range(K) if result and mask >> j & 1]:
+            after = mask & ~(1 << k)
+            best = next((w for w in moves(a, after) if w in gates or loses(w, after)), None)
+            if best is None:
+                result = False
+                break
+            reply[(a, mask, k)] = best
+        lost[key] = result
+        return result
+
+    relevant = set(red.cuttable)
+    others = [l for l in m.links if l not in relevant]
+    nodes: dict[str, dict] = {}
+
+    def build(a: int, mask: int) -> str:
+        nid = f"{a}:{mask:x}"
+        if nid in nodes:
+            return nid
+        if not loses(a, mask):
+            raise AssertionError(f"agent certificate: position {nid} is not lost")
+        replies: dict[str, dict] = {}
+        nodes[nid] = {"agent": a, "replies": replies}
+        for k in [j for j in range(K) if mask >> j & 1]:
+            w = reply[(a, mask, k)]
+            u, v = red.cuttable[k]
+            replies[f"{u}-{v}"] = {"move": w, "next": None if w in gates
+                                   else build(w, mask & ~(1 << k))}
+        if others:
+            k0 = next(j for j in range(K) if mask >> j & 1)
+            w = reply[(a, mask, k0)]
+            entry = {"move": w, "next": None if w in gates else build(w, mask)}
+            for u, v in others:
+                replies[f"{u}-{v}"] = entry
+        return nid
+
+    full = (1 << K) - 1
+    try:
+        if not loses(red.start, full):
+            return None
+        root = build(red.start, full)
+    except TimeoutError:
+        return None
+    return {"type": "skynet-agent-strategy", "root": root, "nodes": nodes}
+
+
+# -- the questions ---------------------------------------------------------------------
+
+def _check(m: SkynetMap, rule: str, start: int, cert: dict, win: bool) -> dict:
+    problems = (check_player_strategy(m, rule, start, cert) if win
+                else check_agent_strategy(m, rule, start, cert))
+    return {"ok": not problems, "violations": problems,
+            "by": "puzzleproof.models.skynet_strategy (rules replay, every opponent move)"}
+
+
+def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: bool = False,
+          horizon: int | None = None, time_limit: float | None = None,
+          conflicts: int | None = None, solver: str = DEFAULT_SOLVER,
+          certificate: bool = True,
+          on_progress: Callable[[str], None] | None = None) -> Result:
+    """Decide the game from ``start`` (default: the map's start).
+
+    - default: the verdict, WIN or LOSS, with the winner's strategy as a certificate;
+    - ``value``: also the fewest cuts that contain the agent (``answer["value"]``), the
+      player's certificate achieving it;
+    - ``horizon``: only "can the player contain the agent within ``horizon`` cuts?" (WIN
+      or LOSS for that bounded game).
+
+    A spent limit gives UNKNOWN with the bounds proved so far in ``answer``.
+    """
+    t0 = time.monotonic()
+    s = m.start if start is None else start
+    if s is None:
+        from puzzleproof.errors import InputError
+        raise InputError("the map gives no start node; name one")
+    m.initial_state(s)  # validates the start
+    budget = Budget(None if time_limit is None else t0 + time_limit, conflicts)
+    red = Reduced(m, rule, s)
+    params = {"rule": rule, "start": s, "value": value, "horizon": horizon,
+              "time_limit": time_limit, "conflicts": conflicts}
+    stats: dict[str, Any] = {"region_nodes": len(red.region), "links_that_matter": red.K,
+                             "iterations": 0, "tree_nodes": 0, "horizons": []}
+    answer: dict[str, Any] = {}
+    say = on_progress or (lambda _msg: None)
+
+    def result(status: Status, cert: dict | None = None, check: dict | None = None,
+               note: str | None = None) -> Result:
+        stats["conflicts"] = budget.used
+        stats["sat_calls"] = budget.calls
+        if note:
+            answer["note"] = note
+        return Result("skynet", status, dict(answer), cert, solver="sat-cegar",
+                      solver_version=f"python-sat {pysat.__version__} ({solver})",
+                      params=params, wall_time=time.monotonic() - t0, stats=stats,
+                      check=check, instance=m.name)
+
+    def run(H: int, val: bool, seeds: list[list[int]] | None = None,
+            mc: dict[int, int] | None = None) -> Decision:
+        say(f"horizon {H} ({'contain' if val else 'keep off the gateways'})")
+        d = decide(red, H, val, budget, solver, seeds, mc)
+        stats["iterations"] += d.iterations
+        stats["tree_nodes"] += len(d.proposer.nodes)
+        stats["horizons"].append({"H": H, "status": d.status, "iterations": d.iterations,
+                                  "tree_nodes": len(d.proposer.nodes),
+                                  "seconds": round(d.seconds, 4)})
+        return d
+
+    def win_cert(d: Decision) -> tuple[dict | None, dict | None]:
+        if not certificate:
+            return None, None
+        cert = _player_certificate(red, d.proposer, d.candidate or {})
+        return cert, _check(m, rule, s, cert, True)
+
+    def loss_cert() -> tuple[dict | None, dict | None]:
+        if not certificate:
+            return None, None
+        cert = _agent_certificate(red, budget.deadline)
+        if cert is None:
+            return None, {"ok": False, "violations": ["the agent's strategy was not built "
+                                                      "within the time limit"], "by": None}
+        return cert, _check(m, rule, s, cert, False)
+
+    if not red.threat:  # no gateway can be reached: contained before any cut
+        answer.update(verdict="WIN", value=0)
+        return result(Status.WIN, None, None, "no gateway is reachable from the start")
+
+    if horizon is not None:  # the bounded question
+        mc = red.min_cuts()
+        if horizon < mc[s] and horizon < min(mc.values()):
+            answer.update(verdict="LOSS", horizon=horizon)
+            return result(Status.LOSS, note=f"containing the agent needs at least "
+                          f"{min(mc.values())} cuts (a minimum cut)")
+        d = run(horizon, True, None, mc)
+        if d.status == LIMIT:
+            return result(Status.UNKNOWN, note="limit reached")
+        answer.update(verdict="WIN" if d.status == HOLDS else "LOSS", horizon=horizon)
+        if d.status == HOLDS:
+            cert, chk = win_cert(d)
+            if cert is not None:
+                answer["cuts_needed"] = strategy_depth(m, rule, s, cert)
+            return result(Status.WIN, cert, chk)
+        return result(Status.LOSS, note="no strategy contains the agent within the horizon "
+                      "(the agent's escape is not written out for bounded questions)")
+
+    d = run(red.K, False)
+    if d.status == LIMIT:
+        return result(Status.UNKNOWN, note="limit reached before the verdict")
+    if d.status == REFUTED:
+        answer["verdict"] = "LOSS"
+        cert, chk = loss_cert()
+        return result(Status.LOSS, cert, chk)
+    answer["verdict"] = "WIN"
+    cert, chk = win_cert(d)
+    if not value:
+        return result(Status.WIN, cert, chk)
+    if rule == "ep2":
+        answer["value"] = red.K
+        answer["value_lower"] = answer["value_upper"] = red.K
+        return result(Status.WIN, cert, chk,
+                      "ep2: only gateway links can be cut and the agent roams its component, "
+                      "so containing it takes every gateway link of the component")
+    # ep1: deepen from the min-cut lower bound up to what the verdict strategy needs
+    mc = red.min_cuts()
+    lower = max(1, min(mc.values()))
+    upper = strategy_depth(m, rule, s, cert) if cert is not None else red.K
+    best_cert, best_chk = cert, chk
+    seeds = d.proposer.sequences  # type: ignore[attr-defined]
+    H = lower
+    while H < upper:
+        dd = run(H, True, [q[:H + 1] for q in seeds], mc)
+        if dd.status == LIMIT:
+            answer.update(value_lower=H, value_upper=upper)
+            return result(Status.UNKNOWN, best_cert, best_chk,
+                          f"limit reached: the value is between {H} and {upper}")
+        if dd.status == HOLDS:
+            upper = H
+            best_cert, best_chk = win_cert(dd)
+            break
+        seeds = dd.proposer.sequences  # type: ignore[attr-defined]
+        H += 1
+    answer.update(value=upper, value_lower=upper, value_upper=upper)
+    return result(Status.WIN, best_cert, best_chk)

@@ -1,0 +1,151 @@
+"""Skynet strategy certificates and their rules-only checkers.
+
+A strategy is a JSON object ``{"type": ..., "root": node id, "nodes": {id: node}}``:
+
+- ``skynet-player-strategy``: a node is ``{"agent": a, "cut": [u, v], "next": {move: id}}``;
+  after the cut, ``next`` names the node for every place the agent may move to.
+- ``skynet-agent-strategy``: a node is ``{"agent": a, "replies": {"u-v": {"move": w,
+  "next": id | null}}}``: the agent's answer to every legal cut (``next`` null: the move
+  reaches a gateway).
+
+The checkers replay a strategy against **every** opponent move, using only the rules of
+:mod:`puzzleproof.models.skynet`; they share nothing with the solvers that write strategies.
+Ids may be shared (a DAG), so a strategy can be as small as the positions it visits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from puzzleproof.models.skynet import SkynetMap, agent_moves, check_cut, legal_cuts, outcome
+
+__all__ = ["check_player_strategy", "check_agent_strategy", "strategy_depth"]
+
+
+def _strategy_nodes(strategy: Any, kind: str) -> tuple[dict, Any] | str:
+    if not isinstance(strategy, dict) or strategy.get("type") != kind:
+        return f"expected a JSON object with \"type\": \"{kind}\""
+    nodes = strategy.get("nodes")
+    if not isinstance(nodes, dict) or strategy.get("root") not in nodes:
+        return "the strategy has no 'nodes' or its 'root' is not one of them"
+    return nodes, strategy["root"]
+
+
+def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) -> list[str]:
+    """Replay a player strategy against every agent move; return the problems (empty: it
+    contains the agent whatever it does). Uses only the rules; memoised on (node, state)."""
+    got = _strategy_nodes(strategy, "skynet-player-strategy")
+    if isinstance(got, str):
+        return [got]
+    nodes, root = got
+    problems: list[str] = []
+    done: set = set()
+    stack = [(m.initial_state(start), root, (start,))]
+    while stack and len(problems) < 5:
+        state, nid, path = stack.pop()
+        key = (nid, state.agent, state.links)
+        if key in done:
+            continue
+        done.add(key)
+        where = "agent path " + "->".join(map(str, path[-12:]))
+        node = nodes.get(nid)
+        if not isinstance(node, dict) or "cut" not in node:
+            problems.append(f"{where}: node {nid!r} gives no cut")
+            continue
+        if node.get("agent") != state.agent:
+            problems.append(f"{where}: node {nid!r} expects the agent at {node.get('agent')}")
+            continue
+        try:
+            cut = (int(node["cut"][0]), int(node["cut"][1]))
+        except (TypeError, ValueError, IndexError):
+            problems.append(f"{where}: malformed cut {node.get('cut')!r}")
+            continue
+        why = check_cut(m, state, cut, rule)
+        if why:
+            problems.append(f"{where}: illegal cut: {why}")
+            continue
+        after = state.cut(cut)
+        if outcome(after) == "WIN":
+            continue
+        for v in agent_moves(after):
+            moved = after.move(v)
+            if outcome(moved) == "LOSS":
+                problems.append(f"{where}: after cut {cut[0]}-{cut[1]} the agent reaches "
+                                f"gateway {v}")
+                continue
+            child = (node.get("next") or {}).get(str(v))
+            if child is None:
+                problems.append(f"{where}: no answer when the agent moves to {v}")
+                continue
+            stack.append((moved, child, path + (v,)))
+    return problems
+
+
+def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) -> list[str]:
+    """Replay an agent strategy against every legal cut; return the problems (empty: the
+    agent reaches a gateway whatever the player does)."""
+    got = _strategy_nodes(strategy, "skynet-agent-strategy")
+    if isinstance(got, str):
+        return [got]
+    nodes, root = got
+    problems: list[str] = []
+    done: set = set()
+    stack = [(m.initial_state(start), root, ())]
+    while stack and len(problems) < 5:
+        state, nid, path = stack.pop()
+        key = (nid, state.agent, state.links)
+        if key in done:
+            continue
+        done.add(key)
+        where = "cuts " + (" ".join(path[-12:]) or "(none)")
+        node = nodes.get(nid)
+        if not isinstance(node, dict) or node.get("agent") != state.agent:
+            problems.append(f"{where}: node {nid!r} does not follow the agent at {state.agent}")
+            continue
+        cuts = legal_cuts(state, rule)
+        if not cuts:
+            problems.append(f"{where}: no legal cut left and the agent has not won")
+            continue
+        for u, v in cuts:
+            after = state.cut((u, v))
+            key2 = f"{u}-{v}"
+            replies = node.get("replies") or {}
+            reply = replies.get(key2) or replies.get(f"{v}-{u}")
+            if outcome(after) == "WIN":
+                problems.append(f"{where}: cut {key2} contains the agent")
+                continue
+            if not isinstance(reply, dict):
+                problems.append(f"{where}: no reply to cut {key2}")
+                continue
+            move = reply.get("move")
+            if move not in agent_moves(after):
+                problems.append(f"{where}: after cut {key2} the agent cannot move to {move}")
+                continue
+            moved = after.move(move)
+            if outcome(moved) == "LOSS":
+                continue
+            stack.append((moved, reply.get("next"), path + (key2,)))
+    return problems
+
+
+def strategy_depth(m: SkynetMap, rule: str, start: int, strategy: dict) -> int:
+    """The most cuts a (checked) player strategy needs before the agent is contained, over
+    every agent reply: an upper bound on the value of the game from ``start``."""
+    nodes = strategy["nodes"]
+    memo: dict = {}
+
+    def depth(state, nid) -> int:
+        key = (nid, state.agent, state.links)
+        if key in memo:
+            return memo[key]
+        node = nodes[nid]
+        after = state.cut(tuple(node["cut"]))
+        if outcome(after) == "WIN":
+            d = 1
+        else:
+            d = 1 + max(depth(after.move(v), node["next"][str(v)]) for v in agent_moves(after))
+        memo[key] = d
+        return d
+
+    state = m.initial_state(start)
+    return 0 if outcome(state) == "WIN" else depth(state, strategy["root"])
