@@ -509,9 +509,9 @@ def _print_skynet_results(results, rule: str) -> None:
             value = f"<= {a['horizon']}: {a['verdict']}"
         chk = "-" if r.check is None else ("ok" if r.check.get("ok") else "FAILED")
         st = r.stats or {}
-        effort = (f"{st.get('iterations', 0)} iterations, {st.get('tree_nodes', 0)} tree nodes"
+        effort = (f"{st.get('iterations', 0)} it / {st.get('tree_nodes', 0)} nodes"
                   if r.solver == "sat-cegar" else f"{st.get('states', 0)} states")
-        table.add_row(_short(m.name or "", 36), str(s), r.status.value,
+        table.add_row(_short(Path(m.name or "").name, 32), str(s), r.status.value,
                       "" if value is None else str(value), chk, r.solver,
                       f"{r.wall_time:.3f}", effort)
     out.print(table)
