@@ -761,11 +761,17 @@ def convert(puzzle: str, to_fmt: str, output: str | None, fmt: str,
 
 @cli.command()
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--puzzle", type=click.Choice(("hashi",)), default="hashi", show_default=True,
-              help="Puzzle kind of the inputs.")
+@click.option("--puzzle", type=click.Choice(("hashi", "skynet")), default="hashi",
+              show_default=True, help="Puzzle kind of the inputs.")
 @click.option("--methods", default=None,
               help="Comma-separated methods to compare (default: all). Hashi: cpsat, sat "
-                   "(exact, uniqueness question), article (the article's heuristic).")
+                   "(exact, uniqueness question), article (the article's heuristic). Skynet: "
+                   "sat, explicit (exact verdicts), and bots (ep2-article, ep2-slack, exact, "
+                   "...) each against the worst-case agent; default sat, ep2-article, "
+                   "ep2-slack (ep1-article, ep1-path with --rule ep1).")
+@click.option("--rule", type=click.Choice(("ep1", "ep2")), default="ep2", show_default=True,
+              help="Skynet: the rule of every game.")
+@click.option("--all-starts", is_flag=True, help="Skynet: every start node of each map.")
 @click.option("-o", "--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="JSONL file that receives one record per instance and method as soon as it "
                    "exists, and the disagreements. Never overwritten.")
@@ -780,7 +786,8 @@ def convert(puzzle: str, to_fmt: str, output: str | None, fmt: str,
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary and the disagreements as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def crosscheck(inputs: tuple[str, ...], puzzle: str, methods: str | None, out_path: str | None,
+def crosscheck(inputs: tuple[str, ...], puzzle: str, methods: str | None, rule: str,
+               all_starts: bool, out_path: str | None,
                resume: bool, jobs: int | None, time_limit: float, fmt: str,
                max_bridges: int | None, as_json: bool, quiet: bool) -> None:
     """Run exact solvers and heuristics on the same instances and report where they disagree.
@@ -794,14 +801,50 @@ def crosscheck(inputs: tuple[str, ...], puzzle: str, methods: str | None, out_pa
     the reference shipped with it. Exit 1 if there is any, 0 if none.
 
     \b
+    \b
+    Skynet (--puzzle skynet): INPUTS are maps; an instance is a map and a start.
+    Exact methods prove the verdict (certificates replayed); each bot is played
+    against the worst-case agent, which searches every agent line for one that
+    beats it. A bot that loses a game an exact method proved winnable is a
+    'loses-winnable-game' disagreement; its evidence is the agent's winning line
+    as a game record ('puzzleproof render skynet MAP --game RECORD' draws it).
+
     With -o, records go to a JSONL file as they are made: an interrupted run loses
     nothing, and the same command with --resume finishes it without repeating work.
     """
     from puzzleproof.verify.crosscheck import run_crosscheck
     from puzzleproof.verify.hashi_methods import hashi_kind, load_hashi_instances
 
-    kind = hashi_kind()
-    chosen = [m.strip() for m in methods.split(",")] if methods else list(kind.methods)
+    if puzzle == "skynet":
+        from puzzleproof.formats import skynet as sfmt
+        from puzzleproof.verify.skynet_bots import BOTS
+        from puzzleproof.verify.skynet_methods import game_instances, verdict_kind
+
+        default = (["sat", "ep2-article", "ep2-slack"] if rule == "ep2"
+                   else ["sat", "ep1-article", "ep1-path"])
+        chosen = [m.strip() for m in methods.split(",")] if methods else default
+        bad = [m for m in chosen if m not in BOTS and m not in ("sat", "explicit")]
+        if bad:
+            raise click.UsageError(f"unknown method(s) {', '.join(bad)}; expected sat, "
+                                   f"explicit, {', '.join(BOTS)}")
+        kind = verdict_kind([m for m in chosen if m in BOTS],
+                            [m for m in chosen if m not in BOTS], rule)
+        maps = []
+        for arg in expand_inputs(list(inputs)):
+            text, source, _ = read_source(arg)
+            maps.append(sfmt.read_map(text, Path(source).name))
+        starts = {}
+        for m in maps:
+            if all_starts:
+                starts[m.name or ""] = [v for v in range(m.n) if v not in m.gateways]
+            elif m.start is None:
+                raise InputError("the map gives no start; pass --all-starts", m.name)
+            else:
+                starts[m.name or ""] = [m.start]
+        instances = game_instances(maps, starts)
+    else:
+        kind = hashi_kind()
+        chosen = [m.strip() for m in methods.split(",")] if methods else list(kind.methods)
     unknown = [m for m in chosen if m not in kind.methods]
     if unknown:
         raise click.UsageError(f"unknown method(s) {', '.join(unknown)}; expected "
@@ -812,7 +855,9 @@ def crosscheck(inputs: tuple[str, ...], puzzle: str, methods: str | None, out_pa
     if target is not None and target.exists() and target.stat().st_size and not resume:
         raise InputError("exists; pass --resume to continue that run, or choose another "
                          "output", str(target))
-    instances = load_hashi_instances(list(inputs), None if fmt == "auto" else fmt, max_bridges)
+    if puzzle == "hashi":
+        instances = load_hashi_instances(list(inputs), None if fmt == "auto" else fmt,
+                                         max_bridges)
     progress = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
                         MofNCompleteColumn(), TimeElapsedColumn(), console=err,
                         disable=quiet or as_json, transient=True)
@@ -830,7 +875,7 @@ def crosscheck(inputs: tuple[str, ...], puzzle: str, methods: str | None, out_pa
                "summary": report.summary(), "disagreements": report.disagreements,
                "interrupted": report.interrupted})
     else:
-        _print_crosscheck(report, len(instances), target)
+        _print_crosscheck(report, len(instances), target, puzzle)
     if report.interrupted:
         _say(f"interrupted after {report.new_records} new records"
              + (f"; they are in {target}: rerun with --resume to finish" if target else ""))
@@ -838,21 +883,24 @@ def crosscheck(inputs: tuple[str, ...], puzzle: str, methods: str | None, out_pa
     raise Exit(report.exit_code)
 
 
-def _print_crosscheck(report, n_instances: int, target: Path | None) -> None:
-    table = Table(title=f"Cross-check of {n_instances} instance(s)", title_justify="left")
-    for col in ("method", "solved", "unique", "infeasible", "failed", "unknown", "mean s",
-                "max s", "effort mean", "effort max"):
-        table.add_column(col, justify="left" if col == "method" else "right")
-    for row in report.summary():
-        eff = row["mean_effort"]
-        table.add_row(row["method"], str(row["solved"]), str(row["unique"]),
-                      str(row["infeasible"]), str(row["failed"]), str(row["unknown"]),
-                      f"{row['mean_time']:.3f}", f"{row['max_time']:.3f}",
-                      "" if eff is None else f"{eff:.2f}",
-                      "" if row["max_effort"] is None else str(row["max_effort"]))
-    out.print(table)
-    out.print("effort: cut rounds for exact solvers, assumptions for the article's solver",
-              markup=False)
+def _print_crosscheck(report, n_instances: int, target: Path | None,
+                      puzzle: str = "hashi") -> None:
+    if puzzle == "skynet":
+        table = Table(title=f"Cross-check of {n_instances} map/start pair(s)",
+                      title_justify="left")
+        for col in ("method", "WIN", "LOSS", "unknown", "failed check", "mean s", "max s"):
+            table.add_column(col, justify="left" if col == "method" else "right")
+        for row in report.summary():
+            table.add_row(row["method"], str(row["won"]), str(row["lost"]), str(row["unknown"]),
+                          str(row["failed"] + sum(1 for r in report.records
+                                                  if r["method"] == row["method"]
+                                                  and not r["check_ok"])),
+                          f"{row['mean_time']:.3f}", f"{row['max_time']:.3f}")
+        out.print(table)
+        out.print("exact methods: proved verdicts; bots: played against the worst-case agent "
+                  "(LOSS: an agent line beats the bot)", markup=False)
+    else:
+        _print_hashi_table(report, n_instances)
     if not report.disagreements:
         out.print("no disagreement" + (f"; records in {target}" if target else ""), markup=False)
         return
@@ -870,10 +918,35 @@ def _print_crosscheck(report, n_instances: int, target: Path | None) -> None:
             detail = "both claim UNIQUE with different solutions"
         elif d["kind"] == "reference-mismatch":
             detail = f"answer differs from the shipped reference (UNIQUE by {ev['unique_by']})"
+        elif d["kind"] == "loses-winnable-game":
+            rec = ev["record"]
+            line = " ".join(f"{t['cut'][0]}-{t['cut'][1]}>{t['agent_moved_to']}"
+                            if t.get("cut") else "(no cut)" for t in rec["turns"])
+            detail = (f"proved WIN by {ev['proved_win_by']}; the agent wins in "
+                      f"{len(rec['turns'])} turn(s) ({rec['reason']}): cut>move {line}")
+        elif d["kind"] == "verdict-mismatch":
+            detail = json.dumps({k: v for k, v in ev.items()})
         out.print(f"  {d['instance']}: {d['kind']} [{', '.join(d['methods'])}] {detail}",
                   markup=False)
     if target:
-        out.print(f"evidence (answers, solutions) in {target}", markup=False)
+        out.print(f"evidence (answers, game records) in {target}", markup=False)
+
+
+def _print_hashi_table(report, n_instances: int) -> None:
+    table = Table(title=f"Cross-check of {n_instances} instance(s)", title_justify="left")
+    for col in ("method", "solved", "unique", "infeasible", "failed", "unknown", "mean s",
+                "max s", "effort mean", "effort max"):
+        table.add_column(col, justify="left" if col == "method" else "right")
+    for row in report.summary():
+        eff = row["mean_effort"]
+        table.add_row(row["method"], str(row["solved"]), str(row["unique"]),
+                      str(row["infeasible"]), str(row["failed"]), str(row["unknown"]),
+                      f"{row['mean_time']:.3f}", f"{row['max_time']:.3f}",
+                      "" if eff is None else f"{eff:.2f}",
+                      "" if row["max_effort"] is None else str(row["max_effort"]))
+    out.print(table)
+    out.print("effort: cut rounds for exact solvers, assumptions for the article's solver",
+              markup=False)
 
 
 # -- generate -----------------------------------------------------------------------------
@@ -1002,6 +1075,78 @@ def generate_hashi(size, width, height, density, loops, max_bridges, count, seed
 
 
 # -- skynet -------------------------------------------------------------------------------
+
+@generate.command(name="skynet")
+@click.option("--nodes", "-n", type=click.IntRange(3, 500), default=12, show_default=True,
+              help="Nodes of each random map before shrinking.")
+@click.option("--extra", type=click.FloatRange(0), default=0.6, show_default=True,
+              help="Extra links per node beyond a spanning tree.")
+@click.option("--gateways", type=click.IntRange(1, 20), default=3, show_default=True)
+@click.option("--style", type=click.Choice(("ep1", "ep2")), default="ep2", show_default=True,
+              help="ep1: at most one gateway link per node; ep2: nodes may have two.")
+@click.option("--bots", default=None,
+              help="Comma-separated bots to break (default: ep2-article,ep2-slack, or "
+                   "ep1-article,ep1-path with --style ep1).")
+@click.option("--all-bots", is_flag=True, help="Keep only maps that every chosen bot loses.")
+@click.option("--count", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--max-attempts", type=click.IntRange(1), default=20_000, show_default=True)
+@click.option("--no-shrink", is_flag=True, help="Keep the maps as drawn.")
+@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), required=True,
+              help="Folder for NAME.txt (CodinGame map with the start) and "
+                   "NAME.evidence.json (the agent's winning line). Files are never "
+                   "overwritten.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+def generate_skynet(nodes, extra, gateways, style, bots, all_bots, count, seed, max_attempts,
+                    no_shrink, out_dir, quiet) -> None:
+    """Make maps that break bots: winnable (proved, certificate replayed) but lost by
+    the bot against the worst-case agent, then shrunk to a small counterexample.
+
+    \b
+    Example:
+      puzzleproof generate skynet --nodes 12 --bots ep2-slack --count 3 -o breakers/
+      puzzleproof crosscheck --puzzle skynet breakers/*.txt
+    """
+    from puzzleproof.formats import skynet as sfmt
+    from puzzleproof.generate.skynet import SkyParams, generate as gen
+    from puzzleproof.verify.skynet_bots import BOTS
+
+    default = ("ep2-article", "ep2-slack") if style == "ep2" else ("ep1-article", "ep1-path")
+    chosen = tuple(b.strip() for b in bots.split(",")) if bots else default
+    bad = [b for b in chosen if b not in BOTS]
+    if bad:
+        raise click.UsageError(f"unknown bot(s) {', '.join(bad)}; expected {', '.join(BOTS)}")
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    params = SkyParams(nodes=nodes, extra=extra, gateways=gateways, style=style, bots=chosen,
+                       all_bots=all_bots, count=count, seed=seed, max_attempts=max_attempts,
+                       shrink=not no_shrink)
+    made = 0
+    try:
+        for b in gen(params):
+            base = folder / (b.map.name or f"breaker-{made}")
+            for path in (base.with_suffix(".txt"), Path(f"{base}.evidence.json")):
+                if path.exists():
+                    raise InputError("exists; choose another folder or seed", str(path))
+            write_atomic(base.with_suffix(".txt"), sfmt.write_map(b.map, "codingame"))
+            evidence = {"type": "skynet-breaker", "map": b.map.name, "start": b.start,
+                        "lost_by": b.bots, "proved": "WIN (explicit-state search, strategy "
+                        "replayed)", "attempt": b.attempt, "seed": seed,
+                        "drawn": {"nodes": b.original_nodes, "links": b.original_links},
+                        "game": b.record}
+            write_atomic(Path(f"{base}.evidence.json"), json.dumps(evidence, indent=1) + "\n")
+            made += 1
+            if not quiet:
+                _say(f"{base.with_suffix('.txt')}: {b.map.n} nodes, {len(b.map.links)} links "
+                     f"(drawn {b.original_nodes}/{b.original_links}), start {b.start}, lost by "
+                     f"{', '.join(b.bots)} in {len(b.record['turns'])} turn(s)")
+    except KeyboardInterrupt:
+        _say(f"interrupted; {made} map(s) kept in {folder}")
+        raise Exit(130)
+    _say(f"{made} map(s) in {folder}" + ("" if made == count else
+                                          f" (attempts ran out before {count})"))
+    raise Exit(0 if made else 1)
+
 
 @cli.group()
 def skynet() -> None:

@@ -65,6 +65,8 @@ class PuzzleKind:
     methods: dict[str, Method]
     check: Callable[[Any, Any], list[dict]]  # (data, answer) -> violations (empty: valid)
     canon: Callable[[Any], Any]  # answer -> a comparable canonical form
+    #: puzzle-specific disagreements: (instance, records) -> [(kind, methods, evidence)]
+    extra: Callable[[Instance, Sequence[dict]], list[tuple[str, list[str], dict]]] | None = None
 
 
 @dataclass
@@ -186,6 +188,9 @@ def find_disagreements(kind: PuzzleKind, inst: Instance, recs: Sequence[dict]) -
                 add("reference-mismatch", [r["method"]],
                     {"answer": r["answer"], "reference": inst.reference,
                      "unique_by": uniques[0]["method"]})
+    if kind.extra is not None:
+        for what, methods, evidence in kind.extra(inst, recs):
+            add(what, methods, evidence)
     return out
 
 

@@ -1,0 +1,117 @@
+"""Skynet exact solvers: SAT CEGAR vs explicit-state search, side by side.
+
+Per official map (../shared/instances/skynet): the verdict from every start under ep2
+(target <= 1 s per map, all starts), the value under ep2 and under ep1 rules from the given
+start (targets 10 s and 60 s), for both solvers with the ratio; then random maps at 100, 250
+and 500 nodes: median and max verdict time (target: median <= 10 s at 500 nodes).
+
+    python benchmarks/skynet_exact.py [--limit 60] [--random 5] [--skip-ep1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from puzzleproof.encoders.skynet_sat import solve as sat_solve
+from puzzleproof.formats.skynet import read_map
+from puzzleproof.models.skynet import SkynetMap, norm
+from puzzleproof.verify.skynet_explicit import solve as ex_solve
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "instances" / "skynet"
+
+
+def fmt(res) -> str:
+    a = res.answer or {}
+    v = a.get("value")
+    return f"{res.status.value:7s} {'' if v is None else v!s:>4s} {res.wall_time:8.2f}s"
+
+
+def all_starts(m: SkynetMap, solve, limit: float) -> tuple[float, dict]:
+    t0 = time.monotonic()
+    counts: dict[str, int] = {}
+    for s in range(m.n):
+        if s in m.gateways:
+            continue
+        left = limit - (time.monotonic() - t0)
+        if left <= 0:
+            counts["not run"] = counts.get("not run", 0) + 1
+            continue
+        r = solve(m, s, left)
+        counts[r.status.value] = counts.get(r.status.value, 0) + 1
+    return time.monotonic() - t0, counts
+
+
+def random_map(rng: random.Random, n: int, links: int, gates: int) -> SkynetMap:
+    edges = set()
+    for v in range(1, n):
+        edges.add(norm(rng.randrange(v), v))
+    while len(edges) < links:
+        u, v = rng.sample(range(n), 2)
+        edges.add(norm(u, v))
+    g = frozenset(rng.sample(range(1, n), gates))
+    return SkynetMap(n, tuple(sorted(edges)), g, start=0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--limit", type=float, default=60.0, help="seconds per question")
+    ap.add_argument("--random", type=int, default=5, help="random maps per size")
+    ap.add_argument("--skip-ep1", action="store_true")
+    args = ap.parse_args()
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; limit "
+          f"{args.limit:.0f} s per question")
+    files = sorted((SHARED / "ep2").glob("*.txt")) + sorted((SHARED / "custom").glob("*.txt"))
+    if not files:
+        sys.exit(f"no maps under {SHARED}")
+    print("\n1. official maps: verdict from every start (ep2), sat vs explicit")
+    print(f"{'map':34s} {'starts':>6s} | {'sat s':>8s} {'verdicts':24s} | {'explicit s':>10s} "
+          f"{'verdicts':24s} | ratio")
+    for f in files:
+        m = read_map(f.read_text(), f.name)
+        ts, cs = all_starts(m, lambda m, s, t: sat_solve(m, "ep2", s, time_limit=t,
+                                                         certificate=False), args.limit)
+        te, ce = all_starts(m, lambda m, s, t: ex_solve(m, "ep2", s, max_nodes=None,
+                                                        time_limit=t, certificate=False),
+                            args.limit)
+        print(f"{f.name:34s} {m.n - len(m.gateways):6d} | {ts:8.2f} {str(cs):24s} | "
+              f"{te:10.2f} {str(ce):24s} | {ts / max(te, 1e-9):6.1f}x", flush=True)
+    rules = ["ep2"] + ([] if args.skip_ep1 else ["ep1"])
+    for rule in rules:
+        print(f"\n2. value from the given start under {rule} (sat --min-cuts vs explicit "
+              f"minimax), certificate replayed")
+        for f in files:
+            m = read_map(f.read_text(), f.name)
+            a = sat_solve(m, rule, value=True, time_limit=args.limit)
+            b = ex_solve(m, rule, value=True, max_nodes=None, time_limit=args.limit)
+            ok = a.check is None or a.check["ok"]
+            print(f"{f.name:34s} sat {fmt(a)} check {'ok' if ok else 'FAILED'} | explicit "
+                  f"{fmt(b)} | ratio {a.wall_time / max(b.wall_time, 1e-9):6.1f}x", flush=True)
+    print(f"\n3. random maps (links = 2 x nodes, up to 1000; 20 gateways), verdict from node 0, "
+          f"{args.random} per size")
+    rng = random.Random(5)
+    for n in (100, 250, 500):
+        rows = {"sat": [], "explicit": []}
+        verdicts = {"sat": {}, "explicit": {}}
+        for _ in range(args.random):
+            m = random_map(rng, n, min(1000, 2 * n), 20)
+            for name, fn in (("sat", lambda: sat_solve(m, "ep2", time_limit=args.limit,
+                                                       certificate=False)),
+                             ("explicit", lambda: ex_solve(m, "ep2", max_nodes=None,
+                                                           time_limit=args.limit,
+                                                           certificate=False))):
+                r = fn()
+                rows[name].append(r.wall_time)
+                verdicts[name][r.status.value] = verdicts[name].get(r.status.value, 0) + 1
+        for name in rows:
+            print(f"  {n:4d} nodes {name:8s}: median {statistics.median(rows[name]):7.2f} s, "
+                  f"max {max(rows[name]):7.2f} s  {verdicts[name]}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
