@@ -1,0 +1,227 @@
+"""Skynet decided by iterative SAT (CEGAR): agreement with the explicit-state solver,
+certificates, bounded questions, limits, the exact bot, the worst-case agent, the
+cross-check and the generator of breakers."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from puzzleproof.cli import main
+from puzzleproof.encoders.skynet_sat import Reduced, solve as sat_solve
+from puzzleproof.formats.skynet import read_map, record_from_json
+from puzzleproof.models.skynet import SkynetMap, norm, replay
+from puzzleproof.models.skynet_strategy import (check_agent_strategy, check_player_strategy,
+                                                strategy_depth)
+from puzzleproof.verify.skynet_agents import make_agent
+from puzzleproof.verify.skynet_bots import Bot, make_bot
+from puzzleproof.verify.skynet_explicit import solve as ex_solve
+from puzzleproof.verify.skynet_referee import play
+from puzzleproof.verify.skynet_worst import beating_line
+from tests.test_skynet import DOUBLE, EXAMPLE, TRAP, official_maps
+
+ROOT = Path(__file__).resolve().parents[1]
+BREAKERS = sorted((ROOT / "instances" / "skynet" / "breakers").glob("*.txt"))
+
+
+def random_map(rng: random.Random, n: int) -> SkynetMap:
+    links = {norm(rng.randrange(v), v) for v in range(1, n)}
+    for _ in range(rng.randint(0, n)):
+        u, v = rng.sample(range(n), 2)
+        links.add(norm(u, v))
+    gates = frozenset(rng.sample(range(1, n), rng.randint(1, 3)))
+    return SkynetMap(n, tuple(sorted(links)), gates, start=0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sat_agrees_with_explicit_on_random_maps(seed):
+    """Verdict and value, both rules, on 50 random small maps per seed (300 games in all);
+    every certificate of either winner replays."""
+    rng = random.Random(seed)
+    wins = losses = 0
+    for _ in range(50):
+        m = random_map(rng, rng.randint(4, 9))
+        for rule in ("ep1", "ep2"):
+            a = sat_solve(m, rule, value=True)
+            b = ex_solve(m, rule, value=True)
+            assert a.status == b.status, (m, rule)
+            assert (a.answer or {}).get("value") == (b.answer or {}).get("value"), (m, rule)
+            assert a.check is None or a.check["ok"], a.check
+            wins += a.status.value == "WIN"
+            losses += a.status.value == "LOSS"
+    assert wins > 10 and losses > 10  # both verdicts are exercised
+
+
+def test_hand_checked_tiny_cases():
+    # the statement's example: the agent at 0 has two ways to gateway 3; ep2 cuts 1-3 then
+    # 2-3 (2 cuts); ep1 can cut 0-1 and 0-2 as well, still 2 cuts
+    m = read_map(EXAMPLE)
+    for rule in ("ep1", "ep2"):
+        r = sat_solve(m, rule, value=True)
+        assert r.status.value == "WIN" and r.answer["value"] == 2 and r.check["ok"]
+    # node 1 is linked to two gateways, one free turn: cut one of them, then the other
+    r = sat_solve(read_map(DOUBLE), "ep2", value=True)
+    assert r.status.value == "WIN" and r.answer["value"] == 2
+    # no free turn: the agent at 0 is next to gateway 5, and 1 has two gateway links
+    r = sat_solve(read_map(TRAP), "ep2")
+    assert r.status.value == "LOSS" and r.check["ok"]
+    assert check_agent_strategy(read_map(TRAP), "ep2", 0, r.certificate) == []
+    # a path 0-1-2 with gateway 2: ep1 may cut 0-1 first (1 cut); ep2 must cut 1-2 (1 cut)
+    path = SkynetMap(3, ((0, 1), (1, 2)), frozenset({2}), start=0)
+    for rule in ("ep1", "ep2"):
+        r = sat_solve(path, rule, value=True)
+        assert r.answer["value"] == 1
+    # no gateway reachable at all: WIN before any cut
+    cut_off = SkynetMap(4, ((0, 1), (2, 3)), frozenset({3}), start=0)
+    assert sat_solve(cut_off, "ep2").answer == {"verdict": "WIN", "value": 0,
+                                                "note": "no gateway is reachable from the start"}
+
+
+def test_corrupted_certificates_fail():
+    m = read_map(EXAMPLE)
+    good = sat_solve(m, "ep2").certificate
+    assert check_player_strategy(m, "ep2", 0, good) == []
+    bad = json.loads(json.dumps(good))
+    root = bad["nodes"][bad["root"]]
+    root["cut"] = [0, 1]  # not a gateway link: illegal under ep2
+    assert "illegal cut" in check_player_strategy(m, "ep2", 0, bad)[0]
+    bad = json.loads(json.dumps(good))
+    bad["nodes"][bad["root"]]["next"] = {}
+    assert "no answer when the agent moves" in check_player_strategy(m, "ep2", 0, bad)[0]
+    t = read_map(TRAP)
+    agent = sat_solve(t, "ep2").certificate
+    assert check_agent_strategy(t, "ep2", 0, agent) == []
+    broken = json.loads(json.dumps(agent))
+    for node in broken["nodes"].values():
+        for reply in node["replies"].values():
+            reply["move"] = node["agent"]  # staying put is not a legal move here
+    assert check_agent_strategy(t, "ep2", 0, broken)
+
+
+def test_bounded_questions_and_bounds():
+    m = read_map(EXAMPLE)
+    assert sat_solve(m, "ep1", horizon=1).status.value == "LOSS"  # min cut is 2
+    r = sat_solve(m, "ep1", horizon=2)
+    assert r.status.value == "WIN" and r.answer["cuts_needed"] <= 2 and r.check["ok"]
+    red = Reduced(m, "ep1", 0)
+    assert red.min_cuts() == {0: 2, 1: 2, 2: 2}  # everything is on the cycle 0-1-3-2
+    path = SkynetMap(4, ((0, 1), (1, 2), (2, 3)), frozenset({3}), start=0)
+    assert Reduced(path, "ep1", 0).min_cuts() == {0: 1, 1: 1, 2: 1}
+
+
+def test_limits_give_unknown_not_a_verdict():
+    rng = random.Random(7)
+    m = random_map(rng, 9)
+    r = sat_solve(m, "ep1", value=True, conflicts=1)
+    assert r.status.value in ("UNKNOWN", "WIN", "LOSS")
+    big = official_maps()[4]  # complex mesh: the SAT verdict takes minutes
+    r = sat_solve(big, "ep2", time_limit=0.5)
+    assert r.status.value == "UNKNOWN" and "verdict" not in r.answer
+
+
+def test_official_maps_won_from_their_starts():
+    """Every official map and the forum map: WIN under ep2 from the given start, certificate
+    replayed (sat on the small ones, explicit search on all), and the exact bot wins each
+    through the referee against every agent model."""
+    maps = official_maps() + [read_map(Path(p).read_text(), Path(p).name) for p in
+                              [str(ROOT.parent / "shared/instances/skynet/custom/"
+                                   "forum-12-nodes.txt")]]
+    for m in maps:
+        r = ex_solve(m, "ep2", max_nodes=None)
+        assert r.status.value == "WIN" and r.check["ok"], m.name
+        if m.n <= 12:
+            s = sat_solve(m, "ep2")
+            assert s.status.value == "WIN" and s.check["ok"], m.name
+    for m in maps[:4] + maps[6:]:
+        for agent in ("article", "nearest", "random", "worst"):
+            g = play(m, "ep2", make_bot("exact"), make_agent(agent, seed=1))
+            assert g.result == "WIN" and replay(g) == [], (m.name, agent)
+
+
+class FirstLinkBot(Bot):
+    """A planted bad bot: cuts the highest gateway link, wherever the agent is."""
+
+    name = "last-link"
+
+    def choose(self, agent):
+        return max((u, g) for u in range(self.map.n) for g in self.gate_links(u)
+                   if u not in self.map.gateways)
+
+
+def test_worst_case_agent_beats_a_bad_bot_with_replayable_evidence():
+    m = read_map(DOUBLE)
+    # the agent at 0 is next to gateway 1; the bad bot cuts 2-3 first and loses
+    m2 = SkynetMap(4, ((0, 1), (0, 2), (2, 3)), frozenset({1, 3}), start=0)
+    assert ex_solve(m2, "ep2").status.value == "WIN"
+    verdict, record, _ = beating_line(m2, "ep2", 0, FirstLinkBot)
+    assert verdict == "LOSS" and replay(record) == [] and record.result == "LOSS"
+    assert beating_line(m, "ep2", 0, lambda: make_bot("exact"))[0] == "WIN"
+
+
+def test_shipped_breakers_hold(tmp_path):
+    assert BREAKERS, "instances/skynet/breakers is empty"
+    for path in BREAKERS:
+        m = read_map(path.read_text(), path.name)
+        ev = json.loads(path.with_suffix("").with_suffix(".evidence.json").read_text()) \
+            if path.name.endswith(".txt") else None
+        ev = json.loads((path.parent / (path.stem + ".evidence.json")).read_text())
+        rule = make_bot(ev["lost_by"][0]).rule
+        r = sat_solve(m, rule)
+        assert r.status.value == "WIN" and r.check["ok"], path.name
+        rec = record_from_json(json.dumps(ev["game"]))
+        assert rec.result == "LOSS" and replay(rec) == []
+        for bot in ev["lost_by"]:
+            assert beating_line(m, rule, m.start, lambda b=bot: make_bot(b))[0] == "LOSS"
+
+
+def test_crosscheck_reports_loses_winnable_game(tmp_path, capsys):
+    ep2 = [str(p) for p in BREAKERS if "ep2" in p.name][:2]
+    out = tmp_path / "run.jsonl"
+    code = main(["crosscheck", "--puzzle", "skynet", *ep2, "--methods",
+                 "sat,explicit,ep2-slack,exact", "-o", str(out), "-j", "1"])
+    text = capsys.readouterr().out
+    assert code == 1 and "loses-winnable-game [ep2-slack" in text
+    dis = [json.loads(l) for l in out.read_text().splitlines()
+           if json.loads(l)["type"] == "disagreement"]
+    assert {d["kind"] for d in dis} == {"loses-winnable-game"}
+    for d in dis:
+        assert replay(record_from_json(json.dumps(d["evidence"]["record"]))) == []
+
+
+def test_cli_solve_skynet(tmp_path, capsys):
+    mp = tmp_path / "m.txt"
+    mp.write_text(EXAMPLE)
+    cert = tmp_path / "s.json"
+    assert main(["solve", "skynet", str(mp), "--rule", "ep1", "--min-cuts", "-o",
+                 str(cert)]) == 0
+    assert "WIN" in capsys.readouterr().out
+    assert main(["check", "skynet", str(mp), str(cert), "--rule", "ep1"]) == 0
+    assert "against every opponent move" in capsys.readouterr().out
+    assert main(["solve", "skynet", str(mp), "--all-starts", "--json"]) == 0
+    objs = json.loads(capsys.readouterr().out)
+    assert [o["start"] for o in objs] == [0, 1, 2] and all(o["check"]["ok"] for o in objs)
+    assert main(["solve", "skynet", str(mp), "--start", "3"]) == 2
+    assert "not a gateway" in capsys.readouterr().err
+    assert main(["solve", "skynet", str(mp), "-H", "2", "--min-cuts"]) == 2
+    assert main(["solve", "skynet", str(mp), "--solver", "explicit", "--min-cuts",
+                 "--jsonl"]) == 0
+    rec = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert rec["status"] == "WIN" and rec["answer"]["value"] == 2
+
+
+def test_cli_generate_skynet(tmp_path, capsys):
+    out = tmp_path / "b"
+    assert main(["generate", "skynet", "--nodes", "9", "--bots", "ep2-article", "--seed",
+                 "3", "-o", str(out), "-q"]) == 0
+    files = sorted(out.glob("*.txt"))
+    assert len(files) == 1
+    ev = json.loads((out / (files[0].stem + ".evidence.json")).read_text())
+    assert ev["lost_by"] == ["ep2-article"]
+    m = read_map(files[0].read_text())
+    assert sat_solve(m, "ep2").status.value == "WIN"
+    # never overwritten
+    assert main(["generate", "skynet", "--nodes", "9", "--bots", "ep2-article", "--seed",
+                 "3", "-o", str(out), "-q"]) == 2
