@@ -182,7 +182,7 @@ def test_installed_command_gives_one_line_error_and_no_traceback(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == (f"puzzleproof: error: {bad}:3:3: expected a clue or 0 "
                                    "(an integer), found 'x'")
-    help_proc = subprocess.run([sys.executable, "-m", "puzzleproof", "solve", "--help"],
+    help_proc = subprocess.run([sys.executable, "-m", "puzzleproof", "solve", "hashi", "--help"],
                                capture_output=True, text=True)
     assert help_proc.returncode == 0 and "--unique" in help_proc.stdout
 
