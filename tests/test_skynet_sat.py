@@ -165,8 +165,6 @@ def test_shipped_breakers_hold(tmp_path):
     assert BREAKERS, "instances/skynet/breakers is empty"
     for path in BREAKERS:
         m = read_map(path.read_text(), path.name)
-        ev = json.loads(path.with_suffix("").with_suffix(".evidence.json").read_text()) \
-            if path.name.endswith(".txt") else None
         ev = json.loads((path.parent / (path.stem + ".evidence.json")).read_text())
         rule = make_bot(ev["lost_by"][0]).rule
         r = sat_solve(m, rule)

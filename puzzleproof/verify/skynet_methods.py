@@ -119,27 +119,28 @@ def verdict_canon(answer: Any) -> Any:
 
 def verdict_disagreements(exact: tuple[str, ...], inst: Instance, recs
                           ) -> list[tuple[str, list[str], dict]]:
-    if True:
-        out = []
-        proved = [r for r in recs if r["method"] in exact and r["status"] in ("WIN", "LOSS")
-                  and r["check_ok"]]
-        verdicts = {r["status"] for r in proved}
-        if len(verdicts) > 1:
-            out.append(("verdict-mismatch", [r["method"] for r in proved],
-                        {r["method"]: r["status"] for r in proved}))
-        if verdicts == {"WIN"}:
-            for r in recs:
-                if r["method"] not in exact and r["status"] == "LOSS" and r["check_ok"]:
-                    out.append(("loses-winnable-game", [r["method"], proved[0]["method"]],
-                                {"record": r["answer"]["record"],
-                                 "proved_win_by": proved[0]["method"]}))
-        if verdicts == {"LOSS"}:
-            for r in recs:
-                if r["method"] not in exact and r["status"] == "WIN":
-                    out.append(("verdict-mismatch", [r["method"], proved[0]["method"]],
-                                {"claim": "no agent line beats the bot",
-                                 "proved_loss_by": proved[0]["method"]}))
-        return out
+    """Skynet disagreements: exact verdicts that differ; a bot losing (a replayable agent
+    line) a game proved winnable; a bot never beaten on a game proved lost."""
+    out = []
+    proved = [r for r in recs if r["method"] in exact and r["status"] in ("WIN", "LOSS")
+              and r["check_ok"]]
+    verdicts = {r["status"] for r in proved}
+    if len(verdicts) > 1:
+        out.append(("verdict-mismatch", [r["method"] for r in proved],
+                    {r["method"]: r["status"] for r in proved}))
+    if verdicts == {"WIN"}:
+        for r in recs:
+            if r["method"] not in exact and r["status"] == "LOSS" and r["check_ok"]:
+                out.append(("loses-winnable-game", [r["method"], proved[0]["method"]],
+                            {"record": r["answer"]["record"],
+                             "proved_win_by": proved[0]["method"]}))
+    if verdicts == {"LOSS"}:
+        for r in recs:
+            if r["method"] not in exact and r["status"] == "WIN":
+                out.append(("verdict-mismatch", [r["method"], proved[0]["method"]],
+                            {"claim": "no agent line beats the bot",
+                             "proved_loss_by": proved[0]["method"]}))
+    return out
 
 
 def verdict_kind(bots: list[str], exact: list[str], rule: str) -> PuzzleKind:
