@@ -12,12 +12,15 @@ no gateway and no uncut link leaving it), and never moves onto a gateway over an
 No proposal (UNSAT) means no strategy wins even against these few sequences: the agent wins.
 
 **The refuter** looks for one agent move sequence that beats the proposal completed off the
-tree by a default policy (cut the agent's own gateway link when it has one, otherwise pass).
+tree by a default policy (:meth:`Reduced.policy`: cut the agent's own gateway link when it
+has one, else a link of the node nearest the start that still has two gateway links, else
+pass).
 The tree's cuts come in as assumptions, so the refuter is built once and reused; tree nodes
 are added as clauses as the tree grows. No sequence (UNSAT) means the completed proposal
 wins. Passing is never better than cutting (fewer links only take moves away from the
-agent), so the real strategy replaces every pass by some legal cut and still wins; it is
-written out as a certificate and replayed by the rules-only checker.
+agent), so the real strategy replaces every pass by some legal cut and still wins (it
+follows the completed proposal on a second, smaller set of links); it is written out as a
+certificate and replayed by the rules-only checker.
 
 Questions: the **verdict** (can the player keep the agent from every gateway?) at the
 horizon ``K`` = links that matter (after ``K`` cuts nothing is left to cross), where only
@@ -99,6 +102,33 @@ class Reduced:
                 else:
                     self.moves[u].append((v, k))
         self.threat = any(self.gate_links[u] for u in self.region)
+        # the off-tree policy's data: each node's gateway links in index order, and the
+        # nodes that can hold two gateway links, nearest to the start first
+        self.own: dict[int, list[int]] = {u: sorted(k for _, k in self.gate_links[u])
+                                          for u in self.region}
+        dist = {start: 0}
+        queue = deque([start])
+        while queue:
+            u = queue.popleft()
+            for w, _ in self.moves[u]:
+                if w not in dist:
+                    dist[w] = dist[u] + 1
+                    queue.append(w)
+        self.doubles = sorted((u for u in self.region if len(self.own[u]) >= 2),
+                              key=lambda u: (dist[u], u))
+
+    def policy(self, a: int, mask: int) -> int | None:
+        """The default cut off the proposer's tree (``mask``: links that matter left): the
+        agent's own gateway link (lowest index) when it has one, else the lowest link of the
+        first node, nearest the start, that still has two gateway links, else a pass."""
+        for k in self.own[a]:
+            if mask >> k & 1:
+                return k
+        for d in self.doubles:
+            left = [k for k in self.own[d] if mask >> k & 1]
+            if len(left) >= 2:
+                return left[0]
+        return None
 
     @property
     def K(self) -> int:
@@ -337,18 +367,7 @@ class Refuter:
                 s.add_clause([-g, self.pos[t - 1][u]])
                 s.add_clause([-g, self.rem[t][k]])
             s.add_clause(entry)
-            # off the tree the player cuts the agent's own gateway link when it has one
-            for u in region:
-                mine = [k for _, k in red.gate_links[u]]
-                for k in mine:
-                    s.add_clause([-self.off[t - 1], -self.pos[t - 1][u], -self.rem[t - 1][k]]
-                                 + [self.cut[t][j] for j in mine])
-            for k, (a, b) in enumerate(red.cuttable):
-                ends = [self.pos[t - 1][e] for e in (a, b) if e in red.in_region]
-                if red.rule == "ep1" and len(ends) == 2:
-                    s.add_clause([-self.off[t - 1], -self.cut[t][k]])
-                else:
-                    s.add_clause([-self.off[t - 1], -self.cut[t][k]] + ends)
+            self._policy(t)
         if not value:  # the verdict: only a sequence that reaches a gateway beats the player
             s.add_clause([self.D[H]])
         self.on: dict[int, int] = {}
@@ -356,6 +375,53 @@ class Refuter:
         self.nchild: dict[int, int] = {}
         self.sel: dict[tuple[int, int], int] = {}
         self.decl: dict[int, int] = {}
+
+    def _policy(self, t: int) -> None:
+        """Off the tree, the cut of turn ``t`` is :meth:`Reduced.policy` of the position at
+        ``t - 1``: every way the policy can pick link k is a term, and the cut is k exactly
+        when one of k's terms holds (no term: a pass)."""
+        red, s, v = self.red, self.s, self.v
+        pos, rem, off, cut = self.pos[t - 1], self.rem[t - 1], self.off[t - 1], self.cut[t]
+        terms: dict[int, list[int]] = {k: [] for k in range(red.K)}
+
+        def term(k: int, lits: list[int]) -> None:  # a fresh x <-> the conjunction of lits
+            x = v.new()
+            for lit in lits:
+                s.add_clause([-x, lit])
+            s.add_clause([x] + [-lit for lit in lits])
+            terms[k].append(x)
+
+        for u in red.region:  # the agent's own gateway link, the lowest one left
+            own = red.own[u]
+            for j, k in enumerate(own):
+                term(k, [pos[u], rem[k]] + [-rem[i] for i in own[:j]])
+        if red.doubles:
+            free = v.new()  # the agent stands on a node with no gateway link left
+            s.add_clause([-free, -self.D[t - 1]])
+            for u in red.region:
+                for k in red.own[u]:
+                    s.add_clause([-free, -pos[u], -rem[k]])
+                s.add_clause([free, -pos[u]] + [rem[k] for k in red.own[u]])
+            none = free  # free, and no earlier node in the order still has two links
+            for d in red.doubles:
+                own = red.own[d]
+                dbl = v.new()  # d still has two gateway links
+                for i in range(len(own)):
+                    s.add_clause([-dbl] + [rem[k] for k in own if k != own[i]])
+                for i, a in enumerate(own):
+                    for b in own[i + 1:]:
+                        s.add_clause([dbl, -rem[a], -rem[b]])
+                for j, k in enumerate(own):
+                    term(k, [none, dbl, rem[k]] + [-rem[i] for i in own[:j]])
+                nxt = v.new()
+                s.add_clause([-nxt, none])
+                s.add_clause([-nxt, -dbl])
+                s.add_clause([nxt, -none, dbl])
+                none = nxt
+        for k in range(red.K):
+            for x in terms[k]:
+                s.add_clause([-off, -x, cut[k]])
+            s.add_clause([-off, -cut[k]] + terms[k])
 
     def _sync(self, nodes: list[TNode]) -> None:
         s, v = self.s, self.v
@@ -474,14 +540,20 @@ def _contained(red: Reduced, a: int, mask: int) -> bool:
 
 
 def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
-    """The completed proposal as a player strategy: tree cuts where the tree has them, else
-    the agent's own gateway link, else the nearest link that matters (never a pass)."""
-    m, gates = red.m, red.m.gateways
+    """The completed proposal as a player strategy that never passes.
+
+    The refuter proved that the *virtual* strategy wins: the tree's cuts on the tree,
+    :meth:`Reduced.policy` off it, passes allowed. The real strategy follows it on a second
+    mask: it makes the virtual cut when that link is still there and otherwise (a virtual
+    pass, or a link it already cut) cuts another link - the agent's own gateway link, else
+    the nearest link that matters. The real links are always a subset of the virtual ones,
+    so every real agent line is a virtual line, which the virtual strategy wins."""
+    gates = red.m.gateways
     K = red.K
     nodes: dict[str, dict] = {}
 
     def fallback(a: int, mask: int) -> int:
-        for _, k in red.gate_links.get(a, []):
+        for k in red.own[a]:
             if mask >> k & 1:
                 return k
         # nearest remaining link that matters, by BFS over links still there
@@ -489,7 +561,7 @@ def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
         queue = deque([a])
         while queue:
             u = queue.popleft()
-            for _, k in red.gate_links[u]:
+            for k in red.own[u]:
                 if mask >> k & 1:
                     return k
             for w, k in red.moves[u]:
@@ -500,19 +572,43 @@ def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
                     queue.append(w)
         return next(k for k in range(K) if mask >> k & 1)
 
-    def build(a: int, mask: int, x: TNode | None) -> str:
-        nid = f"t{x.id}" if x is not None else f"{a}:{mask:x}"
+    def safe(mask: int) -> bool:  # no node keeps two gateway links
+        return all(sum(mask >> k & 1 for k in ks) < 2 for ks in red.own.values())
+
+    def build_safe(a: int, mask: int) -> str:
+        """Once no node keeps two gateway links, cutting the agent's own gateway link when
+        it has one (else the lowest link that matters) wins whatever the agent does; the
+        state is then just (agent, links left), which keeps the certificate small."""
+        nid = f"s{a}:{mask:x}"
         if nid in nodes:
             return nid
-        k = None
-        if x is not None and x.id in cand:
-            k = cand[x.id][0]
-        if x is None:
-            k = next((j for _, j in red.gate_links[a] if mask >> j & 1), None)
-        if k is None or not mask >> k & 1:
-            k = fallback(a, mask)
+        k = fallback(a, mask)
         after = mask & ~(1 << k)
         node: dict[str, Any] = {"agent": a, "cut": list(red.cuttable[k]), "next": {}}
+        nodes[nid] = node
+        if _contained(red, a, after):
+            return nid
+        for w, j in red.moves[a]:
+            if j is None or after >> j & 1:
+                node["next"][str(w)] = build_safe(w, after)
+        if any(after >> j & 1 for _, j in red.gate_links[a]):
+            raise AssertionError("certificate: the agent keeps a gateway link")
+        return nid
+
+    def build(a: int, vmask: int, rmask: int, x: TNode | None) -> str:
+        if not A.value and safe(rmask):
+            return build_safe(a, rmask)
+        nid = f"t{x.id}:{rmask:x}" if x is not None else f"{a}:{vmask:x}:{rmask:x}"
+        if nid in nodes:
+            return nid
+        if x is not None:
+            k = cand[x.id][0] if x.id in cand else None
+        else:
+            k = red.policy(a, vmask)
+        vafter = vmask if k is None else vmask & ~(1 << k)
+        real = k if k is not None and rmask >> k & 1 else fallback(a, rmask)
+        after = rmask & ~(1 << real)
+        node: dict[str, Any] = {"agent": a, "cut": list(red.cuttable[real]), "next": {}}
         nodes[nid] = node
         if _contained(red, a, after):
             return nid
@@ -522,11 +618,11 @@ def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
             if w in gates:
                 raise AssertionError(f"certificate: the agent reaches gateway {w}")
             child = x.children.get(w) if x is not None else None
-            node["next"][str(w)] = build(w, after, child)
+            node["next"][str(w)] = build(w, vafter, after, child)
         return nid
 
     full = (1 << K) - 1
-    root = build(red.start, full, A.root)
+    root = build(red.start, full, full, A.root)
     return {"type": "skynet-player-strategy", "root": root, "nodes": nodes}
 
 
