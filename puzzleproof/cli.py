@@ -443,13 +443,15 @@ def solve_skynet(maps, rule, start, all_starts, min_cuts, horizon, solver, time_
     progress = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
                         MofNCompleteColumn(), TimeElapsedColumn(), console=err,
                         disable=quiet or as_json or as_jsonl, transient=True)
+    from puzzleproof.encoders.skynet_sat import SolverCache
+
     try:
-        with progress:
+        with progress, SolverCache() as cache:
             task = progress.add_task("solving", total=len(jobs))
             for m, s in jobs:
                 progress.update(task, description=f"{_short(m.name or '', 30)} start {s}")
                 res = _solve_skynet_one(m, rule, s, min_cuts, horizon, solver, time_limit,
-                                        conflicts)
+                                        conflicts, cache)
                 results.append((m, s, res))
                 if as_jsonl:
                     _emit({"type": "result", **_skynet_record(m, s, res)})
@@ -472,12 +474,13 @@ def solve_skynet(maps, rule, start, all_starts, min_cuts, horizon, solver, time_
     raise Exit(1 if bad else 0)
 
 
-def _solve_skynet_one(m, rule, s, min_cuts, horizon, solver, time_limit, conflicts) -> Result:
+def _solve_skynet_one(m, rule, s, min_cuts, horizon, solver, time_limit, conflicts,
+                      cache=None) -> Result:
     if solver == "sat":
         from puzzleproof.encoders.skynet_sat import solve as sat_solve
 
         return sat_solve(m, rule, s, value=min_cuts, horizon=horizon, time_limit=time_limit,
-                         conflicts=conflicts)
+                         conflicts=conflicts, cache=cache)
     if horizon is not None:
         raise click.UsageError("--horizon is a question for the sat solver")
     if conflicts is not None:

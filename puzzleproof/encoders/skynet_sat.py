@@ -38,6 +38,7 @@ limit is UNKNOWN with whatever bounds are proved.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -54,7 +55,7 @@ from puzzleproof.models.skynet_strategy import (check_agent_strategy, check_play
                                                 strategy_depth)
 from puzzleproof.result import Result, Status
 
-__all__ = ["Reduced", "decide", "solve", "DEFAULT_SOLVER"]
+__all__ = ["Reduced", "SolverCache", "decide", "solve", "DEFAULT_SOLVER"]
 
 DEFAULT_SOLVER = "g4"  # Glucose 4: the cheapest per call for these many small solves
 
@@ -102,29 +103,50 @@ class Reduced:
                 else:
                     self.moves[u].append((v, k))
         self.threat = any(self.gate_links[u] for u in self.region)
-        # the off-tree policy's data: each node's gateway links in index order, and the
-        # nodes that can hold two gateway links, nearest to the start first
+        # the off-tree policy's data: each node's gateway links in index order, and for
+        # each agent node the nodes that can hold two gateway links, nearest first
         self.own: dict[int, list[int]] = {u: sorted(k for _, k in self.gate_links[u])
                                           for u in self.region}
-        dist = {start: 0}
-        queue = deque([start])
+        doubles = self.doubles = [u for u in self.region if len(self.own[u]) >= 2]
+        self.order: dict[int, tuple[int, ...]] = {}
+        for u in self.region:
+            dist = self._free_turns(u)
+            self.order[u] = tuple(sorted(doubles, key=lambda d: (dist[d], d)))
+
+    def for_start(self, start: int) -> "Reduced":
+        """The same reduction for another start in the same region (shares everything)."""
+        if start not in self.in_region:
+            raise ValueError(f"start {start} is not in this region")
+        other = copy.copy(self)
+        other.start = start
+        return other
+
+    def _free_turns(self, a: int) -> dict[int, int]:
+        """Distances from ``a`` counting only steps onto nodes without gateway links (the
+        steps that give the player a free cut); 0-1 breadth-first search."""
+        dist = {a: 0}
+        queue = deque([a])
         while queue:
             u = queue.popleft()
             for w, _ in self.moves[u]:
-                if w not in dist:
-                    dist[w] = dist[u] + 1
-                    queue.append(w)
-        self.doubles = sorted((u for u in self.region if len(self.own[u]) >= 2),
-                              key=lambda u: (dist[u], u))
+                d = dist[u] + (0 if self.own[w] else 1)
+                if d < dist.get(w, 1 << 30):
+                    dist[w] = d
+                    if d == dist[u]:
+                        queue.appendleft(w)
+                    else:
+                        queue.append(w)
+        return dist
 
     def policy(self, a: int, mask: int) -> int | None:
         """The default cut off the proposer's tree (``mask``: links that matter left): the
         agent's own gateway link (lowest index) when it has one, else the lowest link of the
-        first node, nearest the start, that still has two gateway links, else a pass."""
+        nearest node (fewest free turns away, :meth:`_free_turns`) that still has two
+        gateway links, else a pass."""
         for k in self.own[a]:
             if mask >> k & 1:
                 return k
-        for d in self.doubles:
+        for d in self.order[a]:
             left = [k for k in self.own[d] if mask >> k & 1]
             if len(left) >= 2:
                 return left[0]
@@ -331,7 +353,6 @@ class Refuter:
         self.cut = [[v.new() for _ in range(K)] for _ in range(H + 1)]  # cut[t]: turn t
         self.off = [v.new() for _ in range(H + 1)]  # left the proposer's tree
         self.gm: list[dict[int, int]] = [{} for _ in range(H + 1)]
-        s.add_clause([self.pos[0][red.start]])
         s.add_clause([-self.D[0]])
         s.add_clause([-self.off[0]])
         for k in range(K):
@@ -370,6 +391,7 @@ class Refuter:
             self._policy(t)
         if not value:  # the verdict: only a sequence that reaches a gateway beats the player
             s.add_clause([self.D[H]])
+        self.root: TNode | None = None
         self.on: dict[int, int] = {}
         self.act: dict[int, int] = {}
         self.nchild: dict[int, int] = {}
@@ -395,29 +417,51 @@ class Refuter:
             own = red.own[u]
             for j, k in enumerate(own):
                 term(k, [pos[u], rem[k]] + [-rem[i] for i in own[:j]])
-        if red.doubles:
+        doubles = red.doubles
+        if doubles:
             free = v.new()  # the agent stands on a node with no gateway link left
             s.add_clause([-free, -self.D[t - 1]])
             for u in red.region:
                 for k in red.own[u]:
                     s.add_clause([-free, -pos[u], -rem[k]])
                 s.add_clause([free, -pos[u]] + [rem[k] for k in red.own[u]])
-            none = free  # free, and no earlier node in the order still has two links
-            for d in red.doubles:
+            dbl = {}
+            for d in doubles:
                 own = red.own[d]
-                dbl = v.new()  # d still has two gateway links
+                x = dbl[d] = v.new()  # d still has two gateway links
                 for i in range(len(own)):
-                    s.add_clause([-dbl] + [rem[k] for k in own if k != own[i]])
+                    s.add_clause([-x] + [rem[k] for k in own if k != own[i]])
                 for i, a in enumerate(own):
                     for b in own[i + 1:]:
-                        s.add_clause([dbl, -rem[a], -rem[b]])
+                        s.add_clause([x, -rem[a], -rem[b]])
+            groups: dict[tuple[int, ...], list[int]] = {}
+            for u in red.region:
+                groups.setdefault(red.order[u], []).append(u)
+            pick: dict[int, list[int]] = {d: [] for d in doubles}
+            for order, us in groups.items():
+                none = v.new()  # free, the agent on one of us, no double seen yet
+                s.add_clause([-none, free])
+                s.add_clause([-none] + [pos[u] for u in us])
+                for u in us:
+                    s.add_clause([none, -free, -pos[u]])
+                for d in order:
+                    here, nxt = v.new(), v.new()  # d is the first double; or not yet
+                    s.add_clause([-here, none])
+                    s.add_clause([-here, dbl[d]])
+                    s.add_clause([here, -none, -dbl[d]])
+                    s.add_clause([-nxt, none])
+                    s.add_clause([-nxt, -dbl[d]])
+                    s.add_clause([nxt, -none, dbl[d]])
+                    pick[d].append(here)
+                    none = nxt
+            for d in doubles:
+                own = red.own[d]
+                p = v.new()  # the policy cuts at d
+                for h in pick[d]:
+                    s.add_clause([-h, p])
+                s.add_clause([-p] + pick[d])
                 for j, k in enumerate(own):
-                    term(k, [none, dbl, rem[k]] + [-rem[i] for i in own[:j]])
-                nxt = v.new()
-                s.add_clause([-nxt, none])
-                s.add_clause([-nxt, -dbl])
-                s.add_clause([nxt, -none, dbl])
-                none = nxt
+                    term(k, [p, rem[k]] + [-rem[i] for i in own[:j]])
         for k in range(red.K):
             for x in terms[k]:
                 s.add_clause([-off, -x, cut[k]])
@@ -425,6 +469,9 @@ class Refuter:
 
     def _sync(self, nodes: list[TNode]) -> None:
         s, v = self.s, self.v
+        if self.root is not nodes[0]:  # a new tree (another start): forget the old one's
+            self.root = nodes[0]       # literals; its clauses stay, inactive
+            self.on, self.act, self.nchild, self.sel, self.decl = {}, {}, {}, {}, {}
         for x in nodes[len(self.on):]:  # new nodes come after their parents
             on = v.new()
             if x.parent is None:
@@ -450,7 +497,7 @@ class Refuter:
     def refute(self, nodes: list[TNode], cand: dict, budget: Budget
                ) -> tuple[str, list[int] | None]:
         self._sync(nodes)
-        assume = list(self.act.values())
+        assume = [self.pos[0][nodes[0].pos]] + list(self.act.values())
         for xid, (k, contained) in cand.items():
             x = nodes[xid]
             if k is not None and x.depth + 1 <= self.H:
@@ -472,7 +519,7 @@ class Refuter:
             return UNSAT, None
         model = self.s.get_model()
         val = set(l for l in model if l > 0)
-        seq = [self.red.start]
+        seq = [nodes[0].pos]
         for t in range(1, self.H + 1):
             if self.D[t] in val:
                 k = next(k for k, g in self.gm[t].items() if g in val)
@@ -495,15 +542,59 @@ class Decision:
     seconds: float
 
 
+def _map_key(m: SkynetMap) -> tuple:
+    return (m.n, tuple(m.links), tuple(sorted(m.gateways)))
+
+
+class SolverCache:
+    """Reductions and refuters shared by the questions on one map (``solve(..., cache=)``):
+    every start in the same region gets the same reduction, and the refuter of a horizon
+    is built once and reused, start given as an assumption, keeping what it has learnt
+    (its learnt clauses follow from its permanent clauses alone). Close it when done, or
+    use it in a ``with`` block."""
+
+    def __init__(self) -> None:
+        self.reduced: dict[tuple, Reduced] = {}
+        self.refuters: dict[tuple, Refuter] = {}
+
+    def reduce(self, m: SkynetMap, rule: str, start: int) -> Reduced:
+        for (mid, r, _), red in self.reduced.items():
+            if mid == _map_key(m) and r == rule and start in red.in_region:
+                return red.for_start(start)
+        red = Reduced(m, rule, start)
+        self.reduced[(_map_key(m), rule, tuple(red.region))] = red
+        return red
+
+    def refuter(self, red: Reduced, horizon: int, value: bool, solver: str) -> Refuter:
+        key = (_map_key(red.m), red.rule, tuple(red.region), horizon, value, solver)
+        if key not in self.refuters:
+            self.refuters[key] = Refuter(red, horizon, value, solver)
+        return self.refuters[key]
+
+    def close(self) -> None:
+        for b in self.refuters.values():
+            b.s.delete()
+        self.refuters.clear()
+        self.reduced.clear()
+
+    def __enter__(self) -> "SolverCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
            solver: str = DEFAULT_SOLVER, seeds: list[list[int]] | None = None,
            min_cuts: dict[int, int] | None = None,
-           on_iteration: Callable[[int], None] | None = None) -> Decision:
+           on_iteration: Callable[[int], None] | None = None,
+           cache: SolverCache | None = None) -> Decision:
     """Can the player win within ``horizon`` turns (``value``: contain the agent; else: keep
     it off every gateway)? ``seeds`` are agent sequences to start the tree with."""
     t0 = time.monotonic()
     A = Proposer(red, horizon, value, solver, min_cuts)
-    B = Refuter(red, horizon, value, solver)
+    B = (cache.refuter(red, horizon, value, solver) if cache is not None
+         else Refuter(red, horizon, value, solver))
     for seq in seeds or []:
         A.add_sequence(seq)
     sequences: list[list[int]] = []
@@ -517,7 +608,8 @@ def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
                      refine, budget, on_iteration)
     A.sequences = (seeds or []) + sequences  # type: ignore[attr-defined]
     A.s.delete()
-    B.s.delete()
+    if cache is None:
+        B.s.delete()
     return Decision(out.status, horizon, A, out.candidate, out.iterations,
                     time.monotonic() - t0)
 
@@ -626,6 +718,74 @@ def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
     return {"type": "skynet-player-strategy", "root": root, "nodes": nodes}
 
 
+def _agent_certificate_from_tree(red: Reduced, A: Proposer) -> dict | None:
+    """The agent's strategy read off the refuted proposer's tree. No proposal means no
+    choice of cuts (or passes) at the tree's nodes keeps every tree sequence off the
+    gateways, so in the finite game on the tree (the player cuts at a node, the agent moves
+    to a child or onto a gateway) the agent wins; a memoised search over (tree node, links
+    left) finds its moves. A cut that does not matter is answered like a pass. None if the
+    tree game is not won (it always is; the caller then falls back to a plain search)."""
+    gates = red.m.gateways
+    K = red.K
+    win: dict[tuple[int, int], bool] = {}
+    reply: dict[tuple[int, int, int], tuple[int, TNode | None]] = {}  # k = -1: a pass
+
+    def answer(x: TNode, after: int, k: int | None) -> tuple[int, TNode | None] | None:
+        for g, j in red.gate_links[x.pos]:
+            if after >> j & 1:
+                return g, None
+        for w, y in x.children.items():
+            j = red.kindex.get(norm(x.pos, w))
+            if (j is None or after >> j & 1) and wins(y, after):
+                return w, y
+        return None
+
+    def wins(x: TNode, mask: int) -> bool:
+        key = (x.id, mask)
+        if key in win:
+            return win[key]
+        ok = True
+        for k in [j for j in range(K) if mask >> j & 1] + [-1]:
+            got = answer(x, mask if k < 0 else mask & ~(1 << k), k)
+            if got is None:
+                ok = False
+                break
+            reply[(x.id, mask, k)] = got
+        win[key] = ok
+        return ok
+
+    full = (1 << K) - 1
+    if not wins(A.root, full):
+        return None
+    relevant = set(red.cuttable)
+    others = [l for l in red.m.links if l not in relevant]
+    nodes: dict[str, dict] = {}
+
+    def build(x: TNode, mask: int) -> str:
+        nid = f"t{x.id}:{mask:x}"
+        if nid in nodes:
+            return nid
+        replies: dict[str, dict] = {}
+        nodes[nid] = {"agent": x.pos, "replies": replies}
+
+        def entry(k: int) -> dict:
+            w, y = reply[(x.id, mask, k)]
+            after = mask if k < 0 else mask & ~(1 << k)
+            return {"move": w, "next": None if w in gates or y is None else build(y, after)}
+
+        for k in [j for j in range(K) if mask >> j & 1]:
+            u, v = red.cuttable[k]
+            replies[f"{u}-{v}"] = entry(k)
+        if others:
+            e = entry(-1)
+            for u, v in others:
+                replies[f"{u}-{v}"] = e
+        return nid
+
+    root = build(A.root, full)
+    return {"type": "skynet-agent-strategy", "root": root, "nodes": nodes}
+
+
 def _agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
     """The agent's strategy for a lost game: a memoised search over (agent, links left) in
     the region. A cut that does not matter is answered like a pass: the reply to some cut
@@ -706,7 +866,7 @@ def _check(m: SkynetMap, rule: str, start: int, cert: dict, win: bool) -> dict:
 def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: bool = False,
           horizon: int | None = None, time_limit: float | None = None,
           conflicts: int | None = None, solver: str = DEFAULT_SOLVER,
-          certificate: bool = True,
+          certificate: bool = True, cache: SolverCache | None = None,
           on_progress: Callable[[str], None] | None = None) -> Result:
     """Decide the game from ``start`` (default: the map's start).
 
@@ -716,7 +876,9 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     - ``horizon``: only "can the player contain the agent within ``horizon`` cuts?" (WIN
       or LOSS for that bounded game).
 
-    A spent limit gives UNKNOWN with the bounds proved so far in ``answer``.
+    A spent limit gives UNKNOWN with the bounds proved so far in ``answer``. ``cache`` (a
+    :class:`SolverCache`) shares reductions and refuters between calls on the same map, as
+    for every start of a map.
     """
     t0 = time.monotonic()
     s = m.start if start is None else start
@@ -725,7 +887,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         raise InputError("the map gives no start node; name one")
     m.initial_state(s)  # validates the start
     budget = Budget(None if time_limit is None else t0 + time_limit, conflicts)
-    red = Reduced(m, rule, s)
+    red = cache.reduce(m, rule, s) if cache is not None else Reduced(m, rule, s)
     params = {"rule": rule, "start": s, "value": value, "horizon": horizon,
               "time_limit": time_limit, "conflicts": conflicts}
     stats: dict[str, Any] = {"region_nodes": len(red.region), "links_that_matter": red.K,
@@ -747,7 +909,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     def run(H: int, val: bool, seeds: list[list[int]] | None = None,
             mc: dict[int, int] | None = None) -> Decision:
         say(f"horizon {H} ({'contain' if val else 'keep off the gateways'})")
-        d = decide(red, H, val, budget, solver, seeds, mc)
+        d = decide(red, H, val, budget, solver, seeds, mc, cache=cache)
         stats["iterations"] += d.iterations
         stats["tree_nodes"] += len(d.proposer.nodes)
         stats["horizons"].append({"H": H, "status": d.status, "iterations": d.iterations,
@@ -761,10 +923,12 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         cert = _player_certificate(red, d.proposer, d.candidate or {})
         return cert, _check(m, rule, s, cert, True)
 
-    def loss_cert() -> tuple[dict | None, dict | None]:
+    def loss_cert(d: Decision) -> tuple[dict | None, dict | None]:
         if not certificate:
             return None, None
-        cert = _agent_certificate(red, budget.deadline)
+        cert = _agent_certificate_from_tree(red, d.proposer)
+        if cert is None:
+            cert = _agent_certificate(red, budget.deadline)
         if cert is None:
             return None, {"ok": False, "violations": ["the agent's strategy was not built "
                                                       "within the time limit"], "by": None}
@@ -797,7 +961,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         return result(Status.UNKNOWN, note="limit reached before the verdict")
     if d.status == REFUTED:
         answer["verdict"] = "LOSS"
-        cert, chk = loss_cert()
+        cert, chk = loss_cert(d)
         return result(Status.LOSS, cert, chk)
     answer["verdict"] = "WIN"
     cert, chk = win_cert(d)
