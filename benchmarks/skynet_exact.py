@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from puzzleproof.encoders.skynet_sat import solve as sat_solve
+from puzzleproof.encoders.skynet_sat import SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap, norm
 from puzzleproof.verify.skynet_explicit import solve as ex_solve
@@ -74,8 +74,10 @@ def main() -> None:
           f"{'verdicts':24s} | ratio")
     for f in files:
         m = read_map(f.read_text(), f.name)
-        ts, cs = all_starts(m, lambda m, s, t: sat_solve(m, "ep2", s, time_limit=t,
-                                                         certificate=False), args.limit)
+        with SolverCache() as cache:  # one refuter per region, reused across starts
+            ts, cs = all_starts(m, lambda m, s, t: sat_solve(m, "ep2", s, time_limit=t,
+                                                             certificate=False, cache=cache),
+                                args.limit)
         te, ce = all_starts(m, lambda m, s, t: ex_solve(m, "ep2", s, max_nodes=None,
                                                         time_limit=t, certificate=False),
                             args.limit)

@@ -263,6 +263,8 @@ class Proposer:
                 s.add_clause([-x.alive, o])
             s.add_clause([x.alive, -parent.alive, parent.cont] + [-o for o in ok])
         x.cont = v.new()
+        for k in red.own[pos]:  # a gateway link left next to the agent: it steps through
+            s.add_clause([-x.alive, x.cont, -x.r[k]])
         if not self.value or x.depth + 1 < self.min_cuts.get(pos, 0):
             s.add_clause([-x.cont])  # too few cuts so far to separate the agent
         else:
@@ -631,7 +633,12 @@ def _contained(red: Reduced, a: int, mask: int) -> bool:
     return True
 
 
-def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
+class _NoCertificate(Exception):
+    """The deadline passed while a certificate was being written."""
+
+
+def _player_certificate(red: Reduced, A: Proposer, cand: dict,
+                        deadline: float | None = None) -> dict:
     """The completed proposal as a player strategy that never passes.
 
     The refuter proved that the *virtual* strategy wins: the tree's cuts on the tree,
@@ -648,7 +655,9 @@ def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
         for k in red.own[a]:
             if mask >> k & 1:
                 return k
-        # nearest remaining link that matters, by BFS over links still there
+        # the nearest remaining gateway link, by BFS over links still there (a gateway
+        # link, not a link between two region nodes, so the agent's region stays whole and
+        # the positions to answer stay few)
         seen = {a}
         queue = deque([a])
         while queue:
@@ -657,8 +666,6 @@ def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
                 if mask >> k & 1:
                     return k
             for w, k in red.moves[u]:
-                if k is not None and mask >> k & 1:
-                    return k
                 if (k is None or mask >> k & 1) and w not in seen:
                     seen.add(w)
                     queue.append(w)
@@ -674,6 +681,7 @@ def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
         nid = f"s{a}:{mask:x}"
         if nid in nodes:
             return nid
+        tick()
         k = fallback(a, mask)
         after = mask & ~(1 << k)
         node: dict[str, Any] = {"agent": a, "cut": list(red.cuttable[k]), "next": {}}
@@ -687,7 +695,12 @@ def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
             raise AssertionError("certificate: the agent keeps a gateway link")
         return nid
 
+    def tick() -> None:
+        if deadline is not None and len(nodes) % 256 == 0 and time.monotonic() > deadline:
+            raise _NoCertificate
+
     def build(a: int, vmask: int, rmask: int, x: TNode | None) -> str:
+        tick()
         if not A.value and safe(rmask):
             return build_safe(a, rmask)
         nid = f"t{x.id}:{rmask:x}" if x is not None else f"{a}:{vmask:x}:{rmask:x}"
@@ -718,7 +731,8 @@ def _player_certificate(red: Reduced, A: Proposer, cand: dict) -> dict:
     return {"type": "skynet-player-strategy", "root": root, "nodes": nodes}
 
 
-def _agent_certificate_from_tree(red: Reduced, A: Proposer) -> dict | None:
+def _agent_certificate_from_tree(red: Reduced, A: Proposer,
+                                 deadline: float | None = None) -> dict | None:
     """The agent's strategy read off the refuted proposer's tree. No proposal means no
     choice of cuts (or passes) at the tree's nodes keeps every tree sequence off the
     gateways, so in the finite game on the tree (the player cuts at a node, the agent moves
@@ -744,6 +758,8 @@ def _agent_certificate_from_tree(red: Reduced, A: Proposer) -> dict | None:
         key = (x.id, mask)
         if key in win:
             return win[key]
+        if deadline is not None and len(win) % 256 == 0 and time.monotonic() > deadline:
+            raise _NoCertificate
         ok = True
         for k in [j for j in range(K) if mask >> j & 1] + [-1]:
             got = answer(x, mask if k < 0 else mask & ~(1 << k), k)
@@ -920,19 +936,32 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     def win_cert(d: Decision) -> tuple[dict | None, dict | None]:
         if not certificate:
             return None, None
-        cert = _player_certificate(red, d.proposer, d.candidate or {})
+        cert = _player_certificate(red, d.proposer, d.candidate or {}, budget.deadline)
         return cert, _check(m, rule, s, cert, True)
 
     def loss_cert(d: Decision) -> tuple[dict | None, dict | None]:
         if not certificate:
             return None, None
-        cert = _agent_certificate_from_tree(red, d.proposer)
+        cert = _agent_certificate_from_tree(red, d.proposer, budget.deadline)
         if cert is None:
             cert = _agent_certificate(red, budget.deadline)
         if cert is None:
-            return None, {"ok": False, "violations": ["the agent's strategy was not built "
-                                                      "within the time limit"], "by": None}
+            raise _NoCertificate
         return cert, _check(m, rule, s, cert, False)
+
+    try:
+        return _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert,
+                          loss_cert)
+    except _NoCertificate:
+        found = answer.pop("verdict", None)
+        answer.pop("value", None)
+        return result(Status.UNKNOWN, note="limit reached while the certificate was written"
+                      + (f" (the solver's verdict {found} is not reported unchecked)"
+                         if found else ""))
+
+
+def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, loss_cert):
+    """The question asked of :func:`solve`, answered with its helpers."""
 
     if not red.threat:  # no gateway can be reached: contained before any cut
         answer.update(verdict="WIN", value=0)
