@@ -2,8 +2,9 @@
 
 Per official map (../shared/instances/skynet): the verdict from every start under ep2
 (target <= 1 s per map, all starts), the value under ep2 and under ep1 rules from the given
-start (targets 10 s and 60 s), for both solvers with the ratio; then random maps at 100, 250
-and 500 nodes: median and max verdict time (target: median <= 10 s at 500 nodes).
+start (targets 10 s and 60 s), for both solvers with the ratio; the exact bot's turn times
+through the referee; then random maps at 100, 250 and 500 nodes: median and max verdict time
+(target: median <= 10 s at 500 nodes).
 
     python benchmarks/skynet_exact.py [--limit 60] [--random 5] [--skip-ep1]
 """
@@ -21,7 +22,11 @@ from pathlib import Path
 from puzzleproof.encoders.skynet_sat import SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap, norm
+from puzzleproof.verify.skynet_agents import make_agent
+from puzzleproof.verify.skynet_bots import make_bot
 from puzzleproof.verify.skynet_explicit import solve as ex_solve
+from puzzleproof.verify.skynet_referee import play
+from puzzleproof.verify.skynet_worst import WorstAgent  # noqa: F401  (registers "worst")
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "instances" / "skynet"
 
@@ -94,7 +99,32 @@ def main() -> None:
             ok = a.check is None or a.check["ok"]
             print(f"{f.name:34s} sat {fmt(a)} check {'ok' if ok else 'FAILED'} | explicit "
                   f"{fmt(b)} | ratio {a.wall_time / max(b.wall_time, 1e-9):6.1f}x", flush=True)
-    print(f"\n3. random maps (links = 2 x nodes, up to 1000; 20 gateways), verdict from node 0, "
+    print("\n3. the exact bot through the referee, every agent model: first turn (the SAT "
+          "decision) and later turns (target <= 150 ms a turn; CodinGame allows 1 s for the "
+          "first)")
+    for f in files:
+        m = read_map(f.read_text(), f.name)
+        first, later, results = [], [], []
+        for agent in ("article", "nearest", "random", "worst"):
+            bot = make_bot("exact")
+            times: list[float] = []
+            inner = bot.cut
+
+            def timed(node, inner=inner, times=times):
+                t = time.perf_counter()
+                out = inner(node)
+                times.append(time.perf_counter() - t)
+                return out
+
+            bot.cut = timed  # type: ignore[method-assign]
+            g = play(m, "ep2", bot, make_agent(agent, seed=1))
+            results.append(g.result)
+            first.append(times[0])
+            later += times[1:]
+        print(f"{f.name:34s} {results.count('WIN')}/4 won | first turn max "
+              f"{max(first) * 1000:7.1f} ms | later turns max {max(later or [0]) * 1000:6.2f} "
+              f"ms, median {statistics.median(later or [0]) * 1000:5.2f} ms", flush=True)
+    print(f"\n4. random maps (links = 2 x nodes, up to 1000; 20 gateways), verdict from node 0, "
           f"{args.random} per size")
     rng = random.Random(5)
     for n in (100, 250, 500):

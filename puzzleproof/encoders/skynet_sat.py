@@ -55,7 +55,7 @@ from puzzleproof.models.skynet_strategy import (check_agent_strategy, check_play
                                                 strategy_depth)
 from puzzleproof.result import Result, Status
 
-__all__ = ["Reduced", "SolverCache", "decide", "solve", "DEFAULT_SOLVER"]
+__all__ = ["Reduced", "SolverCache", "PlayerStrategy", "decide", "solve", "DEFAULT_SOLVER"]
 
 DEFAULT_SOLVER = "g4"  # Glucose 4: the cheapest per call for these many small solves
 
@@ -637,21 +637,30 @@ class _NoCertificate(Exception):
     """The deadline passed while a certificate was being written."""
 
 
-def _player_certificate(red: Reduced, A: Proposer, cand: dict,
-                        deadline: float | None = None) -> dict:
-    """The completed proposal as a player strategy that never passes.
+class PlayerStrategy:
+    """The completed proposal of a HOLDS decision as a player strategy that never passes.
 
     The refuter proved that the *virtual* strategy wins: the tree's cuts on the tree,
     :meth:`Reduced.policy` off it, passes allowed. The real strategy follows it on a second
     mask: it makes the virtual cut when that link is still there and otherwise (a virtual
     pass, or a link it already cut) cuts another link - the agent's own gateway link, else
-    the nearest link that matters. The real links are always a subset of the virtual ones,
-    so every real agent line is a virtual line, which the virtual strategy wins."""
-    gates = red.m.gateways
-    K = red.K
-    nodes: dict[str, dict] = {}
+    the nearest gateway link. The real links are always a subset of the virtual ones, so
+    every real agent line is a virtual line, which the virtual strategy wins. In a verdict
+    (not a value question), once no node keeps two gateway links the strategy simply cuts
+    the agent's own gateway link (else the nearest one), which wins whatever the agent does.
 
-    def fallback(a: int, mask: int) -> int:
+    A position is ``(agent, vmask, rmask, tree node or None)``; :meth:`step` gives the cut
+    and the position after it, :meth:`follow` the position after an agent move. Both the
+    certificate writer and the exact bot (:mod:`puzzleproof.verify.skynet_bots`) use it.
+    """
+
+    def __init__(self, red: Reduced, A: Proposer, cand: dict) -> None:
+        self.red, self.A, self.cand = red, A, cand
+        full = (1 << red.K) - 1
+        self.start = (red.start, full, full, A.root)
+
+    def fallback(self, a: int, mask: int) -> int:
+        red = self.red
         for k in red.own[a]:
             if mask >> k & 1:
                 return k
@@ -669,65 +678,70 @@ def _player_certificate(red: Reduced, A: Proposer, cand: dict,
                 if (k is None or mask >> k & 1) and w not in seen:
                     seen.add(w)
                     queue.append(w)
-        return next(k for k in range(K) if mask >> k & 1)
+        return next(k for k in range(red.K) if mask >> k & 1)
 
-    def safe(mask: int) -> bool:  # no node keeps two gateway links
-        return all(sum(mask >> k & 1 for k in ks) < 2 for ks in red.own.values())
+    def safe(self, mask: int) -> bool:
+        """No node keeps two gateway links (and the question is the verdict)."""
+        return not self.A.value and all(sum(mask >> k & 1 for k in ks) < 2
+                                        for ks in self.red.own.values())
 
-    def build_safe(a: int, mask: int) -> str:
-        """Once no node keeps two gateway links, cutting the agent's own gateway link when
-        it has one (else the lowest link that matters) wins whatever the agent does; the
-        state is then just (agent, links left), which keeps the certificate small."""
-        nid = f"s{a}:{mask:x}"
+    def step(self, pos: tuple) -> tuple[int, tuple]:
+        """The link index to cut at ``pos`` and the position after the cut."""
+        a, vmask, rmask, x = pos
+        if self.safe(rmask):
+            k = self.fallback(a, rmask)
+            after = rmask & ~(1 << k)
+            return k, (a, after, after, None)
+        if x is not None:
+            k = self.cand[x.id][0] if x.id in self.cand else None
+        else:
+            k = self.red.policy(a, vmask)
+        vafter = vmask if k is None else vmask & ~(1 << k)
+        real = k if k is not None and rmask >> k & 1 else self.fallback(a, rmask)
+        return real, (a, vafter, rmask & ~(1 << real), x)
+
+    def follow(self, pos: tuple, w: int) -> tuple:
+        """The position after the agent moves to ``w``."""
+        _, vmask, rmask, x = pos
+        return (w, vmask, rmask, None if x is None else x.children.get(w))
+
+    @staticmethod
+    def key(pos: tuple) -> str:
+        a, vmask, rmask, x = pos
+        if vmask == rmask and x is None:
+            return f"s{a}:{rmask:x}"
+        return f"t{x.id}:{rmask:x}" if x is not None else f"{a}:{vmask:x}:{rmask:x}"
+
+
+def _player_certificate(red: Reduced, A: Proposer, cand: dict,
+                        deadline: float | None = None) -> dict:
+    """The :class:`PlayerStrategy` of a HOLDS decision written out for every agent move."""
+    gates = red.m.gateways
+    strat = PlayerStrategy(red, A, cand)
+    nodes: dict[str, dict] = {}
+
+    def build(pos: tuple) -> str:
+        nid = strat.key(pos)
         if nid in nodes:
             return nid
-        tick()
-        k = fallback(a, mask)
-        after = mask & ~(1 << k)
-        node: dict[str, Any] = {"agent": a, "cut": list(red.cuttable[k]), "next": {}}
-        nodes[nid] = node
-        if _contained(red, a, after):
-            return nid
-        for w, j in red.moves[a]:
-            if j is None or after >> j & 1:
-                node["next"][str(w)] = build_safe(w, after)
-        if any(after >> j & 1 for _, j in red.gate_links[a]):
-            raise AssertionError("certificate: the agent keeps a gateway link")
-        return nid
-
-    def tick() -> None:
         if deadline is not None and len(nodes) % 256 == 0 and time.monotonic() > deadline:
             raise _NoCertificate
-
-    def build(a: int, vmask: int, rmask: int, x: TNode | None) -> str:
-        tick()
-        if not A.value and safe(rmask):
-            return build_safe(a, rmask)
-        nid = f"t{x.id}:{rmask:x}" if x is not None else f"{a}:{vmask:x}:{rmask:x}"
-        if nid in nodes:
-            return nid
-        if x is not None:
-            k = cand[x.id][0] if x.id in cand else None
-        else:
-            k = red.policy(a, vmask)
-        vafter = vmask if k is None else vmask & ~(1 << k)
-        real = k if k is not None and rmask >> k & 1 else fallback(a, rmask)
-        after = rmask & ~(1 << real)
-        node: dict[str, Any] = {"agent": a, "cut": list(red.cuttable[real]), "next": {}}
+        a = pos[0]
+        k, after = strat.step(pos)
+        rmask = after[2]
+        node: dict[str, Any] = {"agent": a, "cut": list(red.cuttable[k]), "next": {}}
         nodes[nid] = node
-        if _contained(red, a, after):
+        if _contained(red, a, rmask):
             return nid
-        moves = [w for w, j in red.moves[a] if j is None or after >> j & 1]
-        moves += [g for g, j in red.gate_links[a] if after >> j & 1]
+        moves = [w for w, j in red.moves[a] if j is None or rmask >> j & 1]
+        moves += [g for g, j in red.gate_links[a] if rmask >> j & 1]
         for w in moves:
             if w in gates:
                 raise AssertionError(f"certificate: the agent reaches gateway {w}")
-            child = x.children.get(w) if x is not None else None
-            node["next"][str(w)] = build(w, vafter, after, child)
+            node["next"][str(w)] = build(strat.follow(after, w))
         return nid
 
-    full = (1 << K) - 1
-    root = build(red.start, full, full, A.root)
+    root = build(strat.start)
     return {"type": "skynet-player-strategy", "root": root, "nodes": nodes}
 
 

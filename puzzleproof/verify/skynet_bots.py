@@ -268,11 +268,13 @@ class Ep2SlackBot(Ep2ArticleBot):
 
 
 class ExactBot(Ep2SlackBot):
-    """Plays a proved strategy: on its first turn (when the protocol reveals the start) it
-    decides the game by explicit-state search (:mod:`puzzleproof.verify.skynet_explicit`);
-    then each turn it cuts a link after which every agent reply is still a won position,
-    which the solver's memo answers at once. From a lost position (no strategy wins against
-    every agent) it plays the slack bot's cut and hopes the agent errs."""
+    """Plays a proved strategy. On its first turn (when the protocol reveals the start) it
+    decides the game by iterative SAT (:mod:`puzzleproof.encoders.skynet_sat`); when the
+    player wins it keeps the solver's strategy (:class:`PlayerStrategy`: the proposal's
+    cuts on its tree of agent lines, the default policy off it) and plays it move by move,
+    so every later turn is a lookup. The same strategy, written out for every agent move,
+    is what ``solve skynet`` replays as its certificate. From a lost position (no strategy
+    wins against every agent) it plays the slack bot's cut and hopes the agent errs."""
 
     name = "exact"
 
@@ -281,33 +283,33 @@ class ExactBot(Ep2SlackBot):
         self.name = "exact" if rule == "ep2" else f"exact-{rule}"
 
     def reset(self, m: SkynetMap) -> None:
-        from puzzleproof.verify.skynet_explicit import ExplicitSolver
-
         super().reset(m)
-        self.solver = ExplicitSolver(m, self.rule, max_nodes=None)
-        self.mask = (1 << len(self.solver.g.cuttable)) - 1
-        self.index = {l: k for k, l in enumerate(self.solver.g.cuttable)}
+        self.plan = None
+        self.cuttable: list[Link] = []
+        self.after: tuple | None = None
         self.proved: bool | None = None
 
     def choose(self, agent: int) -> Link:
-        sv, mask = self.solver, self.mask
         if self.proved is None:
-            self.proved = sv.win(agent, mask)
-        if sv.win(agent, mask):
-            gates = self.map.gateways
-            for k in sv.ordered_cuts(agent, mask):
-                after = mask & ~(1 << k)
-                moves = sv.neighbours(agent, after) or [agent]
-                if not any(v in gates for v in moves) and all(sv.win(v, after) for v in moves):
-                    return sv.g.cuttable[k]
-        return super().choose(agent)
+            from puzzleproof.encoders.cegar import HOLDS, Budget
+            from puzzleproof.encoders.skynet_sat import PlayerStrategy, Reduced, decide
 
-    def cut(self, agent: int) -> Link:
-        u, v = super().cut(agent)
-        k = self.index.get((min(u, v), max(u, v)))
-        if k is not None:
-            self.mask &= ~(1 << k)
-        return (u, v)
+            red = Reduced(self.map, self.rule, agent)
+            if not red.threat:
+                self.proved = True
+                return super().choose(agent)
+            d = decide(red, red.K, False, Budget())
+            self.proved = d.status == HOLDS
+            if self.proved:
+                self.plan = PlayerStrategy(red, d.proposer, d.candidate or {})
+                self.cuttable = red.cuttable
+                pos = self.plan.start
+        elif self.plan is not None:
+            pos = self.plan.follow(self.after, agent)
+        if self.plan is None:
+            return super().choose(agent)
+        k, self.after = self.plan.step(pos)
+        return self.cuttable[k]
 
 
 BOTS: dict[str, Callable[[], Bot]] = {
