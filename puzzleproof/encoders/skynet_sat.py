@@ -391,8 +391,10 @@ class Refuter:
                 s.add_clause([-g, self.rem[t][k]])
             s.add_clause(entry)
             self._policy(t)
-        if not value:  # the verdict: only a sequence that reaches a gateway beats the player
-            s.add_clause([self.D[H]])
+        # the verdict: only a sequence that reaches a gateway beats the player; it is asked
+        # for by an assumption D[h], h growing up to H, because short lines are found fast
+        self.verdict = not value
+        self.h = min(H, 4)
         self.root: TNode | None = None
         self.on: dict[int, int] = {}
         self.act: dict[int, int] = {}
@@ -474,6 +476,7 @@ class Refuter:
         if self.root is not nodes[0]:  # a new tree (another start): forget the old one's
             self.root = nodes[0]       # literals; its clauses stay, inactive
             self.on, self.act, self.nchild, self.sel, self.decl = {}, {}, {}, {}, {}
+            self.h = min(self.H, 4)
         for x in nodes[len(self.on):]:  # new nodes come after their parents
             on = v.new()
             if x.parent is None:
@@ -514,9 +517,15 @@ class Refuter:
                     lit = self.decl[xid] = self.v.new()
                     self.s.add_clause([-self.on[xid], -lit])
                 assume.append(lit)
-        res = limited_solve(self.s, assume, budget)
-        if res is None:
-            return LIMIT, None
+        while True:
+            res = limited_solve(self.s, assume + ([self.D[self.h]] if self.verdict else []),
+                                budget)
+            if res is None:
+                return LIMIT, None
+            if res is False and self.verdict and self.h < self.H:
+                self.h = min(self.H, 2 * self.h)  # no line that short: look further
+                continue
+            break
         if res is False:
             return UNSAT, None
         model = self.s.get_model()
