@@ -194,6 +194,25 @@ def test_official_maps_won_from_their_starts():
             assert g.result == "WIN" and replay(g) == [], (m.name, agent)
 
 
+@pytest.mark.parametrize("rule", ["ep1", "ep2"])
+def test_exact_bot_never_loses_a_won_start_and_loses_only_lost_ones(rule):
+    """Every start of 25 random small maps: the worst-case agent (every agent line) beats
+    the exact bot exactly when explicit search says the start is lost."""
+    rng = random.Random(21)
+    name = "exact" if rule == "ep2" else "exact-ep1"
+    seen = {"WIN": 0, "LOSS": 0}
+    for _ in range(25):
+        m = random_map(rng, rng.randint(4, 8))
+        for s in [v for v in range(m.n) if v not in m.gateways]:
+            truth = ex_solve(m, rule, s, max_nodes=None, certificate=False).status.value
+            got, record, _ = beating_line(m, rule, s, lambda: make_bot(name))
+            assert got == truth, (m, rule, s)
+            seen[truth] += 1
+            if record is not None:
+                assert replay(record) == [] and record.result == "LOSS"
+    assert seen["WIN"] > 20 and seen["LOSS"] > 20
+
+
 class FirstLinkBot(Bot):
     """A planted bad bot: cuts the highest gateway link, wherever the agent is."""
 

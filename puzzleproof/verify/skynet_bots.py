@@ -41,6 +41,8 @@ always answers while a link is left.
 
 from __future__ import annotations
 
+import copy
+
 import heapq
 from abc import ABC, abstractmethod
 from collections import deque
@@ -274,7 +276,11 @@ class ExactBot(Ep2SlackBot):
     cuts on its tree of agent lines, the default policy off it) and plays it move by move,
     so every later turn is a lookup. The same strategy, written out for every agent move,
     is what ``solve skynet`` replays as its certificate. From a lost position (no strategy
-    wins against every agent) it plays the slack bot's cut and hopes the agent errs."""
+    wins against every agent) it plays the slack bot's cut and hopes the agent errs.
+
+    Its cuts depend on the agent's history (the tree), not only on the position; the
+    worst-case agent's search memoises positions, which stays exact here because from a won
+    start every history is won and from a lost start the bot is the slack bot throughout."""
 
     name = "exact"
 
@@ -310,6 +316,17 @@ class ExactBot(Ep2SlackBot):
             return super().choose(agent)
         k, self.after = self.plan.step(pos)
         return self.cuttable[k]
+
+    def __deepcopy__(self, memo: dict) -> "ExactBot":
+        # the worst-case agent copies bots at every branch: share the strategy (never
+        # changed after the first turn) and the current position, copy the rest
+        for shared in (self.plan, self.cuttable, self.after):
+            memo[id(shared)] = shared
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            setattr(new, k, copy.deepcopy(v, memo))
+        return new
 
 
 BOTS: dict[str, Callable[[], Bot]] = {
