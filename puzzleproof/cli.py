@@ -552,7 +552,9 @@ def check_skynet(map_arg: str, strategy: str, rule: str, start: int | None,
     \b
     A player strategy ("type": "skynet-player-strategy") must contain the agent
     whatever it does; an agent strategy ("skynet-agent-strategy") must reach a
-    gateway whatever the player cuts. Both are DAGs of positions:
+    gateway whatever the player cuts; an agent escape ("skynet-agent-escape", with
+    "horizon": H, written for "solve skynet -H H" answered LOSS) must leave the agent
+    uncontained after each of the first H cuts. All are DAGs of positions:
     {"type", "root": id, "nodes": {id: {"agent", "cut", "next": {move: id}}}} for the
     player, {id: {"agent", "replies": {"u-v": {"move", "next": id | null}}}} for the
     agent. Exit 0 if it holds, 1 if not (the first problems are listed), 2 if malformed.
@@ -575,10 +577,15 @@ def check_skynet(map_arg: str, strategy: str, rule: str, start: int | None,
         problems = check_player_strategy(m, rule, s, data)
     elif kind == "skynet-agent-strategy":
         problems = check_agent_strategy(m, rule, s, data)
+    elif kind == "skynet-agent-escape":
+        from puzzleproof.models.skynet_strategy import check_agent_escape
+
+        problems = check_agent_escape(m, rule, s, data)
     else:
-        raise InputError("expected a strategy object with \"type\": \"skynet-player-strategy\" "
-                         "or \"skynet-agent-strategy\"", ssource)
-    who = "player" if kind == "skynet-player-strategy" else "agent"
+        raise InputError("expected a strategy object with \"type\": \"skynet-player-strategy\", "
+                         "\"skynet-agent-strategy\" or \"skynet-agent-escape\"", ssource)
+    who = {"skynet-player-strategy": "player", "skynet-agent-strategy": "agent"}.get(
+        kind, "agent escape")
     if as_json:
         _emit({"type": "check", "puzzle": "skynet", "strategy": who, "ok": not problems,
                "rule": rule, "start": s, "problems": problems})

@@ -14,7 +14,8 @@ from puzzleproof.cli import main
 from puzzleproof.encoders.skynet_sat import Reduced, Refuter, SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map, record_from_json
 from puzzleproof.models.skynet import SkynetMap, norm, replay
-from puzzleproof.models.skynet_strategy import check_agent_strategy, check_player_strategy
+from puzzleproof.models.skynet_strategy import (check_agent_escape, check_agent_strategy,
+                                                check_player_strategy)
 from puzzleproof.verify.skynet_agents import make_agent
 from puzzleproof.verify.skynet_bots import Bot, make_bot
 from puzzleproof.verify.skynet_explicit import solve as ex_solve
@@ -40,7 +41,7 @@ def test_sat_agrees_with_explicit_on_random_maps(seed):
     """Verdict and value, both rules, on 50 random small maps per seed (300 games in all);
     every certificate of either winner replays."""
     rng = random.Random(seed)
-    wins = losses = 0
+    wins = losses = escapes = 0
     for _ in range(50):
         m = random_map(rng, rng.randint(4, 9))
         for rule in ("ep1", "ep2"):
@@ -49,9 +50,42 @@ def test_sat_agrees_with_explicit_on_random_maps(seed):
             assert a.status == b.status, (m, rule)
             assert (a.answer or {}).get("value") == (b.answer or {}).get("value"), (m, rule)
             assert a.check is None or a.check["ok"], a.check
+            lb = (a.answer or {}).get("lower_bound") or {}
+            if "escape" in lb:  # the proof that one cut fewer cannot contain the agent
+                assert lb["check"]["ok"] and lb["horizon"] == a.answer["value"] - 1
+                escapes += 1
             wins += a.status.value == "WIN"
             losses += a.status.value == "LOSS"
     assert wins > 10 and losses > 10  # both verdicts are exercised
+    assert escapes > 0  # and a lower bound proved by an agent's escape
+
+
+def test_bounded_loss_gives_an_escape_that_replays_and_breaks_when_corrupted():
+    rng = random.Random(5)
+    found = 0
+    while found < 5:
+        m = random_map(rng, rng.randint(5, 9))
+        v = ex_solve(m, "ep1", value=True)
+        if v.status.value != "WIN" or v.answer["value"] < 2:
+            continue
+        H = v.answer["value"] - 1
+        r = sat_solve(m, "ep1", horizon=H)
+        assert r.status.value == "LOSS", m
+        if r.certificate is None:  # refuted by the minimum cut alone
+            continue
+        cert = r.certificate
+        assert cert["type"] == "skynet-agent-escape" and cert["horizon"] == H
+        assert r.check["ok"] and check_agent_escape(m, "ep1", 0, cert) == []
+        longer = dict(cert, horizon=H + 1)  # the player does contain it with H + 1 cuts
+        assert check_agent_escape(m, "ep1", 0, longer)
+        broken = json.loads(json.dumps(cert))
+        for node in broken["nodes"].values():
+            for reply in node["replies"].values():
+                if reply["move"] is not None:
+                    reply["move"] = node["agent"]  # staying put is not a move
+        if H > 1:
+            assert check_agent_escape(m, "ep1", 0, broken)
+        found += 1
 
 
 def test_hand_checked_tiny_cases():

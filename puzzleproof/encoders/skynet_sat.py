@@ -51,8 +51,8 @@ from pysat.solvers import Solver
 from puzzleproof.encoders.cegar import (HOLDS, LIMIT, REFUTED, SAT, UNSAT, Budget,
                                         cegar_loop, limited_solve)
 from puzzleproof.models.skynet import SkynetMap, norm
-from puzzleproof.models.skynet_strategy import (check_agent_strategy, check_player_strategy,
-                                                strategy_depth)
+from puzzleproof.models.skynet_strategy import (check_agent_escape, check_agent_strategy,
+                                                check_player_strategy, strategy_depth)
 from puzzleproof.result import Result, Status
 
 __all__ = ["Reduced", "SolverCache", "PlayerStrategy", "decide", "solve", "DEFAULT_SOLVER"]
@@ -646,6 +646,13 @@ class _NoCertificate(Exception):
     """The deadline passed while a certificate was being written."""
 
 
+class _TooLarge(Exception):
+    """An escape strategy would answer more positions than the cap allows."""
+
+
+ESCAPE_MAX_NODES = 5_000  # escape strategies answer every cut: they grow fast with H
+
+
 class PlayerStrategy:
     """The completed proposal of a HOLDS decision as a player strategy that never passes.
 
@@ -755,13 +762,19 @@ def _player_certificate(red: Reduced, A: Proposer, cand: dict,
 
 
 def _agent_certificate_from_tree(red: Reduced, A: Proposer,
-                                 deadline: float | None = None) -> dict | None:
+                                 deadline: float | None = None,
+                                 horizon: int | None = None,
+                                 max_nodes: int | None = None) -> dict | None:
     """The agent's strategy read off the refuted proposer's tree. No proposal means no
     choice of cuts (or passes) at the tree's nodes keeps every tree sequence off the
     gateways, so in the finite game on the tree (the player cuts at a node, the agent moves
     to a child or onto a gateway) the agent wins; a memoised search over (tree node, links
     left) finds its moves. A cut that does not matter is answered like a pass. None if the
-    tree game is not won (it always is; the caller then falls back to a plain search)."""
+    tree game is not won (it always is; the caller then falls back to a plain search).
+
+    With ``horizon`` (a refuted value question "contain within H cuts?") the agent wins
+    the tree game by staying uncontained after each of the first H cuts, and the result
+    is an escape strategy (``skynet-agent-escape``)."""
     gates = red.m.gateways
     K = red.K
     win: dict[tuple[int, int], bool] = {}
@@ -783,9 +796,18 @@ def _agent_certificate_from_tree(red: Reduced, A: Proposer,
             return win[key]
         if deadline is not None and len(win) % 256 == 0 and time.monotonic() > deadline:
             raise _NoCertificate
+        if max_nodes is not None and len(win) > 4 * max_nodes:
+            raise _TooLarge
         ok = True
         for k in [j for j in range(K) if mask >> j & 1] + [-1]:
-            got = answer(x, mask if k < 0 else mask & ~(1 << k), k)
+            after = mask if k < 0 else mask & ~(1 << k)
+            if horizon is not None and _contained(red, x.pos, after):
+                ok = False
+                break
+            if horizon is not None and x.depth + 1 >= horizon:
+                reply[(x.id, mask, k)] = (-1, None)  # free after the last cut asked about
+                continue
+            got = answer(x, after, k)
             if got is None:
                 ok = False
                 break
@@ -804,12 +826,16 @@ def _agent_certificate_from_tree(red: Reduced, A: Proposer,
         nid = f"t{x.id}:{mask:x}"
         if nid in nodes:
             return nid
+        if max_nodes is not None and len(nodes) >= max_nodes:
+            raise _TooLarge
         replies: dict[str, dict] = {}
         nodes[nid] = {"agent": x.pos, "replies": replies}
 
         def entry(k: int) -> dict:
             w, y = reply[(x.id, mask, k)]
             after = mask if k < 0 else mask & ~(1 << k)
+            if w < 0:
+                return {"move": None, "next": None}
             return {"move": w, "next": None if w in gates or y is None else build(y, after)}
 
         for k in [j for j in range(K) if mask >> j & 1]:
@@ -822,6 +848,9 @@ def _agent_certificate_from_tree(red: Reduced, A: Proposer,
         return nid
 
     root = build(A.root, full)
+    if horizon is not None:
+        return {"type": "skynet-agent-escape", "horizon": horizon, "root": root,
+                "nodes": nodes}
     return {"type": "skynet-agent-strategy", "root": root, "nodes": nodes}
 
 
@@ -896,8 +925,11 @@ def _agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
 # -- the questions ---------------------------------------------------------------------
 
 def _check(m: SkynetMap, rule: str, start: int, cert: dict, win: bool) -> dict:
-    problems = (check_player_strategy(m, rule, start, cert) if win
-                else check_agent_strategy(m, rule, start, cert))
+    if cert.get("type") == "skynet-agent-escape":
+        problems = check_agent_escape(m, rule, start, cert)
+    else:
+        problems = (check_player_strategy(m, rule, start, cert) if win
+                    else check_agent_strategy(m, rule, start, cert))
     return {"ok": not problems, "violations": problems,
             "by": "puzzleproof.models.skynet_strategy (rules replay, every opponent move)"}
 
@@ -972,9 +1004,24 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
             raise _NoCertificate
         return cert, _check(m, rule, s, cert, False)
 
+    def escape_cert(d: Decision) -> tuple[dict | None, dict | None]:
+        """The agent's escape for a refuted "contain within d.horizon cuts?"."""
+        if not certificate:
+            return None, None
+        try:
+            cert = _agent_certificate_from_tree(red, d.proposer, budget.deadline, d.horizon,
+                                                ESCAPE_MAX_NODES)
+        except _TooLarge:
+            return None, {"ok": None, "violations": [], "by": None, "note":
+                          f"the agent's escape answers more than {ESCAPE_MAX_NODES} "
+                          "positions; not written (the bound rests on the SAT refutation)"}
+        if cert is None:
+            raise AssertionError("the refuted tree game is not won by the agent")
+        return cert, _check(m, rule, s, cert, False)
+
     try:
         return _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert,
-                          loss_cert)
+                          loss_cert, escape_cert)
     except _NoCertificate:
         found = answer.pop("verdict", None)
         answer.pop("value", None)
@@ -983,7 +1030,8 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
                          if found else ""))
 
 
-def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, loss_cert):
+def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, loss_cert,
+               escape_cert):
     """The question asked of :func:`solve`, answered with its helpers."""
 
     if not red.threat:  # no gateway can be reached: contained before any cut
@@ -1005,8 +1053,12 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
             if cert is not None:
                 answer["cuts_needed"] = strategy_depth(m, rule, s, cert)
             return result(Status.WIN, cert, chk)
-        return result(Status.LOSS, note="no strategy contains the agent within the horizon "
-                      "(the agent's escape is not written out for bounded questions)")
+        cert, chk = escape_cert(d)
+        if cert is None and chk is not None:
+            return result(Status.LOSS, None, None, "no strategy contains the agent within "
+                          "the horizon; " + chk["note"])  # type: ignore[index]
+        return result(Status.LOSS, cert, chk, "no strategy contains the agent within the "
+                      "horizon; the certificate is the agent's escape")
 
     d = run(red.K, False)
     if d.status == LIMIT:
@@ -1032,6 +1084,7 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
     best_cert, best_chk = cert, chk
     seeds = d.proposer.sequences  # type: ignore[attr-defined]
     H = lower
+    refuted = None  # the last "contain within H?" answered no: the lower bound's proof
     while H < upper:
         dd = run(H, True, [q[:H + 1] for q in seeds], mc)
         if dd.status == LIMIT:
@@ -1042,7 +1095,19 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
             upper = H
             best_cert, best_chk = win_cert(dd)
             break
+        refuted = dd
         seeds = dd.proposer.sequences  # type: ignore[attr-defined]
         H += 1
     answer.update(value=upper, value_lower=upper, value_upper=upper)
+    if refuted is not None:  # value > upper - 1: the agent's escape, replayed
+        esc, esc_chk = escape_cert(refuted)
+        answer["lower_bound"] = {"horizon": refuted.horizon, "escape": esc,
+                                 "check": esc_chk}
+        if esc_chk is not None and esc_chk["ok"] is False:
+            best_chk = {"ok": False, "violations": ["the escape behind the lower bound: "
+                                                    + v for v in esc_chk["violations"]],
+                        "by": esc_chk["by"]}
+    else:
+        answer["lower_bound"] = {"horizon": upper - 1, "by": "minimum cut (Gomory-Hu), "
+                                 "no agent strategy needed"}
     return result(Status.WIN, best_cert, best_chk)

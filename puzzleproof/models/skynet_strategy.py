@@ -7,6 +7,9 @@ A strategy is a JSON object ``{"type": ..., "root": node id, "nodes": {id: node}
 - ``skynet-agent-strategy``: a node is ``{"agent": a, "replies": {"u-v": {"move": w,
   "next": id | null}}}``: the agent's answer to every legal cut (``next`` null: the move
   reaches a gateway).
+- ``skynet-agent-escape`` (with ``"horizon": H``): the same nodes; the agent is still free
+  (not contained) after each of the player's first ``H`` cuts, whatever they are - the
+  proof that the value (fewest cuts to contain it) is more than ``H``.
 
 The checkers replay a strategy against **every** opponent move, using only the rules of
 :mod:`puzzleproof.models.skynet`; they share nothing with the solvers that write strategies.
@@ -19,7 +22,8 @@ from typing import Any
 
 from puzzleproof.models.skynet import SkynetMap, agent_moves, check_cut, legal_cuts, outcome
 
-__all__ = ["check_player_strategy", "check_agent_strategy", "strategy_depth"]
+__all__ = ["check_player_strategy", "check_agent_strategy", "check_agent_escape",
+           "strategy_depth"]
 
 
 def _strategy_nodes(strategy: Any, kind: str) -> tuple[dict, Any] | str:
@@ -114,6 +118,61 @@ def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) -> 
             if outcome(after) == "WIN":
                 problems.append(f"{where}: cut {key2} contains the agent")
                 continue
+            if not isinstance(reply, dict):
+                problems.append(f"{where}: no reply to cut {key2}")
+                continue
+            move = reply.get("move")
+            if move not in agent_moves(after):
+                problems.append(f"{where}: after cut {key2} the agent cannot move to {move}")
+                continue
+            moved = after.move(move)
+            if outcome(moved) == "LOSS":
+                continue
+            stack.append((moved, reply.get("next"), path + (key2,)))
+    return problems
+
+
+def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any) -> list[str]:
+    """Replay an agent escape strategy against every sequence of legal cuts; return the
+    problems (empty: after each of the first ``horizon`` cuts the agent is not contained,
+    or it has reached a gateway)."""
+    got = _strategy_nodes(strategy, "skynet-agent-escape")
+    if isinstance(got, str):
+        return [got]
+    nodes, root = got
+    horizon = strategy.get("horizon")
+    if not isinstance(horizon, int) or horizon < 0:
+        return ["the escape strategy gives no 'horizon' (a number of cuts)"]
+    problems: list[str] = []
+    done: set = set()
+    state0 = m.initial_state(start)
+    if outcome(state0) == "WIN":
+        return ["the agent is contained before any cut"]
+    stack = [(state0, root, ())]
+    while stack and len(problems) < 5:
+        state, nid, path = stack.pop()
+        key = (nid, state.agent, state.links)
+        if key in done:
+            continue
+        done.add(key)
+        where = "cuts " + (" ".join(path[-12:]) or "(none)")
+        if len(path) >= horizon:
+            continue  # free after every one of the first horizon cuts
+        node = nodes.get(nid)
+        if not isinstance(node, dict) or node.get("agent") != state.agent:
+            problems.append(f"{where}: node {nid!r} does not follow the agent at {state.agent}")
+            continue
+        for u, v in legal_cuts(state, rule):
+            after = state.cut((u, v))
+            key2 = f"{u}-{v}"
+            if outcome(after) == "WIN":
+                problems.append(f"{where}: cut {key2} contains the agent after "
+                                f"{len(path) + 1} cut(s)")
+                continue
+            if len(path) + 1 >= horizon:
+                continue
+            replies = node.get("replies") or {}
+            reply = replies.get(key2) or replies.get(f"{v}-{u}")
             if not isinstance(reply, dict):
                 problems.append(f"{where}: no reply to cut {key2}")
                 continue
