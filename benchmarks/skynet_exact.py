@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from puzzleproof.encoders.skynet_sat import SolverCache, solve as sat_solve
+from puzzleproof.encoders.skynet_sat import Reduced, SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap, norm
 from puzzleproof.verify.skynet_agents import make_agent
@@ -124,7 +124,8 @@ def main() -> None:
         print(f"{f.name:34s} {results.count('WIN')}/4 won | first turn max "
               f"{max(first) * 1000:7.1f} ms | later turns max {max(later or [0]) * 1000:6.2f} "
               f"ms, median {statistics.median(later or [0]) * 1000:5.2f} ms", flush=True)
-    print(f"\n4. random maps (links = 2 x nodes, up to 1000; 20 gateways), verdict from node 0, "
+    print(f"\n4. random maps (links = 2 x nodes, up to 1000; 20 gateways), verdict from node 0 "
+          f"(sat, explicit) and from the start farthest from a double-gateway node (sat far), "
           f"{args.random} per size")
     rng = random.Random(5)
     for n in (100, 250, 500):
@@ -140,6 +141,15 @@ def main() -> None:
                 r = fn()
                 rows[name].append(r.wall_time)
                 verdicts[name][r.status.value] = verdicts[name].get(r.status.value, 0) + 1
+            # the start farthest (in free turns) from every node with two gateway links:
+            # mostly winnable, so the solver must prove that no agent line wins
+            red = Reduced(m, "ep2", 0)
+            far = max(red.region, key=lambda u: (min((red._free_turns(u).get(d, 1 << 20)
+                                                      for d in red.doubles), default=0), -u))
+            r = sat_solve(m, "ep2", far, time_limit=args.limit, certificate=False)
+            rows.setdefault("sat far", []).append(r.wall_time)
+            far_v = verdicts.setdefault("sat far", {})
+            far_v[r.status.value] = far_v.get(r.status.value, 0) + 1
         for name in rows:
             print(f"  {n:4d} nodes {name:8s}: median {statistics.median(rows[name]):7.2f} s, "
                   f"max {max(rows[name]):7.2f} s  {verdicts[name]}", flush=True)

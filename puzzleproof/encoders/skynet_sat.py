@@ -57,6 +57,7 @@ from puzzleproof.result import Result, Status
 
 __all__ = ["Reduced", "SolverCache", "PlayerStrategy", "decide", "solve", "DEFAULT_SOLVER"]
 
+LEMMA_AFTER = 300  # conflicts a refuter call may spend before the lemma is switched on
 DEFAULT_SOLVER = "g4"  # Glucose 4: the cheapest per call for these many small solves
 
 
@@ -355,6 +356,9 @@ class Refuter:
         self.cut = [[v.new() for _ in range(K)] for _ in range(H + 1)]  # cut[t]: turn t
         self.off = [v.new() for _ in range(H + 1)]  # left the proposer's tree
         self.gm: list[dict[int, int]] = [{} for _ in range(H + 1)]
+        # switches on the lemma of _policy; it is implied by the other clauses and only
+        # helps the solver prove that no line exists, so it is assumed at the full horizon
+        self.lemma = v.new()
         s.add_clause([-self.D[0]])
         s.add_clause([-self.off[0]])
         for k in range(K):
@@ -422,6 +426,8 @@ class Refuter:
             for j, k in enumerate(own):
                 term(k, [pos[u], rem[k]] + [-rem[i] for i in own[:j]])
         doubles = red.doubles
+        if not doubles:  # the same lemma with nothing to wait for
+            s.add_clause([-self.lemma, -off, self.D[t - 1], -self.D[t]])
         if doubles:
             free = v.new()  # the agent stands on a node with no gateway link left
             s.add_clause([-free, -self.D[t - 1]])
@@ -438,6 +444,14 @@ class Refuter:
                 for i, a in enumerate(own):
                     for b in own[i + 1:]:
                         s.add_clause([x, -rem[a], -rem[b]])
+            # a redundant lemma for the solver: off the tree, once no node keeps two gateway
+            # links, the policy cuts the agent's own link whenever it has one, so the agent
+            # never steps onto a gateway again (safe at t-1 implies not on one at t)
+            safe = v.new()  # <-> no double left
+            s.add_clause([safe] + [dbl[d] for d in doubles])
+            for d in doubles:
+                s.add_clause([-safe, -dbl[d]])
+            s.add_clause([-self.lemma, -off, -safe, self.D[t - 1], -self.D[t]])
             groups: dict[tuple[int, ...], list[int]] = {}
             for u in red.region:
                 groups.setdefault(red.order[u], []).append(u)
@@ -518,8 +532,15 @@ class Refuter:
                     self.s.add_clause([-self.on[xid], -lit])
                 assume.append(lit)
         while True:
-            res = limited_solve(self.s, assume + ([self.D[self.h]] if self.verdict else []),
-                                budget)
+            extra = [self.D[self.h]] if self.verdict else []
+            # a short try without the lemma (faster on small regions), then with it
+            quick = Budget(budget.deadline, LEMMA_AFTER if budget.conflicts is None else
+                           min(LEMMA_AFTER, budget.conflicts - budget.used))
+            res = limited_solve(self.s, assume + extra, quick)
+            budget.used += quick.used
+            budget.calls += quick.calls
+            if res is None and not budget.spent():
+                res = limited_solve(self.s, assume + extra + [self.lemma], budget)
             if res is None:
                 return LIMIT, None
             if res is False and self.verdict and self.h < self.H:
