@@ -91,7 +91,29 @@ def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) -> 
     got = _strategy_nodes(strategy, "skynet-agent-strategy")
     if isinstance(got, str):
         return [got]
-    nodes, root = got
+    return _replay_agent(m, rule, start, *got, None)
+
+
+def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any) -> list[str]:
+    """Replay an agent escape strategy against every sequence of legal cuts; return the
+    problems (empty: after each of the first ``horizon`` cuts the agent is not contained,
+    or it has reached a gateway)."""
+    got = _strategy_nodes(strategy, "skynet-agent-escape")
+    if isinstance(got, str):
+        return [got]
+    horizon = strategy.get("horizon")
+    if not isinstance(horizon, int) or isinstance(horizon, bool) or horizon < 0:
+        return ["the escape strategy gives no 'horizon' (a number of cuts)"]
+    if outcome(m.initial_state(start)) == "WIN":
+        return ["the agent is contained before any cut"]
+    return _replay_agent(m, rule, start, *got, horizon)
+
+
+def _replay_agent(m: SkynetMap, rule: str, start: int, nodes: dict, root: Any,
+                  horizon: int | None) -> list[str]:
+    """Every legal cut at every position the agent strategy reaches: no cut may contain
+    the agent, and each reply must be a legal move. A line ends when the agent is on a
+    gateway, or (``horizon``) once that many cuts have left it free."""
     problems: list[str] = []
     done: set = set()
     stack = [(m.initial_state(start), root, ())]
@@ -102,6 +124,8 @@ def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) -> 
             continue
         done.add(key)
         where = "cuts " + (" ".join(path[-12:]) or "(none)")
+        if horizon is not None and len(path) >= horizon:
+            continue  # free after every one of the first horizon cuts
         node = nodes.get(nid)
         if not isinstance(node, dict) or node.get("agent") != state.agent:
             problems.append(f"{where}: node {nid!r} does not follow the agent at {state.agent}")
@@ -113,63 +137,11 @@ def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) -> 
         for u, v in cuts:
             after = state.cut((u, v))
             key2 = f"{u}-{v}"
-            replies = node.get("replies") or {}
-            reply = replies.get(key2) or replies.get(f"{v}-{u}")
-            if outcome(after) == "WIN":
-                problems.append(f"{where}: cut {key2} contains the agent")
-                continue
-            if not isinstance(reply, dict):
-                problems.append(f"{where}: no reply to cut {key2}")
-                continue
-            move = reply.get("move")
-            if move not in agent_moves(after):
-                problems.append(f"{where}: after cut {key2} the agent cannot move to {move}")
-                continue
-            moved = after.move(move)
-            if outcome(moved) == "LOSS":
-                continue
-            stack.append((moved, reply.get("next"), path + (key2,)))
-    return problems
-
-
-def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any) -> list[str]:
-    """Replay an agent escape strategy against every sequence of legal cuts; return the
-    problems (empty: after each of the first ``horizon`` cuts the agent is not contained,
-    or it has reached a gateway)."""
-    got = _strategy_nodes(strategy, "skynet-agent-escape")
-    if isinstance(got, str):
-        return [got]
-    nodes, root = got
-    horizon = strategy.get("horizon")
-    if not isinstance(horizon, int) or horizon < 0:
-        return ["the escape strategy gives no 'horizon' (a number of cuts)"]
-    problems: list[str] = []
-    done: set = set()
-    state0 = m.initial_state(start)
-    if outcome(state0) == "WIN":
-        return ["the agent is contained before any cut"]
-    stack = [(state0, root, ())]
-    while stack and len(problems) < 5:
-        state, nid, path = stack.pop()
-        key = (nid, state.agent, state.links)
-        if key in done:
-            continue
-        done.add(key)
-        where = "cuts " + (" ".join(path[-12:]) or "(none)")
-        if len(path) >= horizon:
-            continue  # free after every one of the first horizon cuts
-        node = nodes.get(nid)
-        if not isinstance(node, dict) or node.get("agent") != state.agent:
-            problems.append(f"{where}: node {nid!r} does not follow the agent at {state.agent}")
-            continue
-        for u, v in legal_cuts(state, rule):
-            after = state.cut((u, v))
-            key2 = f"{u}-{v}"
             if outcome(after) == "WIN":
                 problems.append(f"{where}: cut {key2} contains the agent after "
                                 f"{len(path) + 1} cut(s)")
                 continue
-            if len(path) + 1 >= horizon:
+            if horizon is not None and len(path) + 1 >= horizon:
                 continue
             replies = node.get("replies") or {}
             reply = replies.get(key2) or replies.get(f"{v}-{u}")
