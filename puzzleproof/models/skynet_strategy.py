@@ -35,6 +35,18 @@ def _strategy_nodes(strategy: Any, kind: str) -> tuple[dict, Any] | str:
     return nodes, strategy["root"]
 
 
+def _walk(stack: list, problems: list[str]):
+    """Pop (state, node id, path) from ``stack`` (the caller pushes onto it) until it is
+    empty or five problems are found, each (node, position) once: strategies are DAGs."""
+    done: set = set()
+    while stack and len(problems) < 5:
+        state, nid, path = stack.pop()
+        key = (nid, state.agent, state.links)
+        if key not in done:
+            done.add(key)
+            yield state, nid, path
+
+
 def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) -> list[str]:
     """Replay a player strategy against every agent move; return the problems (empty: it
     contains the agent whatever it does). Uses only the rules; memoised on (node, state)."""
@@ -43,14 +55,8 @@ def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) ->
         return [got]
     nodes, root = got
     problems: list[str] = []
-    done: set = set()
     stack = [(m.initial_state(start), root, (start,))]
-    while stack and len(problems) < 5:
-        state, nid, path = stack.pop()
-        key = (nid, state.agent, state.links)
-        if key in done:
-            continue
-        done.add(key)
+    for state, nid, path in _walk(stack, problems):
         where = "agent path " + "->".join(map(str, path[-12:]))
         node = nodes.get(nid)
         if not isinstance(node, dict) or "cut" not in node:
@@ -115,14 +121,8 @@ def _replay_agent(m: SkynetMap, rule: str, start: int, nodes: dict, root: Any,
     the agent, and each reply must be a legal move. A line ends when the agent is on a
     gateway, or (``horizon``) once that many cuts have left it free."""
     problems: list[str] = []
-    done: set = set()
     stack = [(m.initial_state(start), root, ())]
-    while stack and len(problems) < 5:
-        state, nid, path = stack.pop()
-        key = (nid, state.agent, state.links)
-        if key in done:
-            continue
-        done.add(key)
+    for state, nid, path in _walk(stack, problems):
         where = "cuts " + (" ".join(path[-12:]) or "(none)")
         if horizon is not None and len(path) >= horizon:
             continue  # free after every one of the first horizon cuts
