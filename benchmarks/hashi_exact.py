@@ -26,7 +26,6 @@ from pathlib import Path
 
 from puzzleproof.encoders import HASHI_SOLVERS, hashi_solver
 from puzzleproof.formats.hashi import read_puzzles
-from puzzleproof.result import Status
 
 ROOT = Path(__file__).resolve().parent.parent
 COELHO = ROOT.parent / "shared" / "instances" / "hashi" / "coelho2019"

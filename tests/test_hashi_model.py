@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from puzzleproof.errors import InputError
-from puzzleproof.models.hashi import (Island, Puzzle, check_solution, counts_to_lines,
+from puzzleproof.models.hashi import (Island, Puzzle, check_solution,
                                       impossibility_reasons)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Protocol, Sequence, TypeVar
+from typing import Callable, Generic, Protocol, Sequence, TypeVar
 
 __all__ = ["Master", "LoopOutcome", "lazy_cut_loop", "SAT", "UNSAT", "LIMIT"]
 

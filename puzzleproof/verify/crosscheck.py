@@ -27,11 +27,11 @@ import json
 import os
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from puzzleproof.result import Result, Status
+from puzzleproof.result import Result
 
 __all__ = ["Instance", "Method", "PuzzleKind", "CrosscheckReport", "run_crosscheck",
            "find_disagreements", "load_records"]

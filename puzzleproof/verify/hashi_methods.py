@@ -7,7 +7,6 @@ article's intersection + elimination search, :mod:`puzzleproof.verify.hashi_heur
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from puzzleproof.encoders import hashi_cpsat, hashi_sat  # imported here, not timed in a task

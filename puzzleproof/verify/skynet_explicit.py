@@ -26,7 +26,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from puzzleproof.models.skynet import SkynetMap, State, agent_moves, check_cut, norm, outcome
+from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import check_agent_strategy, check_player_strategy
 from puzzleproof.result import Result, Status
 
