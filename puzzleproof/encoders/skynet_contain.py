@@ -25,9 +25,25 @@ import time
 from collections import deque
 from typing import Any
 
-__all__ = ["ContainSearch"]
+__all__ = ["ContainSearch", "contained"]
 
 SINK = -1
+
+
+def contained(red: Any, a: int, mask: int) -> bool:
+    """No gateway link left within the agent's reach (``mask``: the links that matter
+    still there; ``red`` a :class:`~puzzleproof.encoders.skynet_sat.Reduced`)."""
+    seen = {a}
+    queue = deque([a])
+    while queue:
+        u = queue.popleft()
+        if any(mask >> k & 1 for _, k in red.gate_links[u]):
+            return False
+        for w, k in red.moves[u]:
+            if (k is None or mask >> k & 1) and w not in seen:
+                seen.add(w)
+                queue.append(w)
+    return True
 
 
 class _OutOfBudget(Exception):
@@ -169,21 +185,6 @@ class ContainSearch:
                     queue.append(v)
         return out
 
-    def _contained(self, a: int, mask: int) -> bool:
-        red = self.red
-        seen = {a}
-        queue = deque([a])
-        while queue:
-            u = queue.popleft()
-            for _, k in red.gate_links[u]:
-                if mask >> k & 1:
-                    return False
-            for w, k in red.moves[u]:
-                if (k is None or mask >> k & 1) and w not in seen:
-                    seen.add(w)
-                    queue.append(w)
-        return True
-
     def _wins(self, a: int, mask: int, h: int) -> bool:
         """A strategy from (agent on ``a``, player to cut) that contains the agent within
         ``h`` cuts (memoised: ``good`` holds the cut that works, ``bad`` the largest ``h``
@@ -226,7 +227,7 @@ class ContainSearch:
                     tries.append(k)
         for k in tries:
             after = mask & ~(1 << k)
-            if self._contained(a, after):
+            if contained(self.red, a, after):
                 self.good[key] = (1, k)
                 return True
             if h == 1:
@@ -285,7 +286,7 @@ class ContainSearch:
             after = mask & ~(1 << k)
             node: dict[str, Any] = {"agent": a, "cut": list(red.cuttable[k]), "next": {}}
             nodes[nid] = node
-            if self._contained(a, after):
+            if contained(self.red, a, after):
                 continue
             for w, j in red.moves[a]:
                 if j is None or after >> j & 1:

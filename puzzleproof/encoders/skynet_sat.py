@@ -51,9 +51,9 @@ import pysat
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
-from puzzleproof.encoders.skynet_contain import ContainSearch
 from puzzleproof.encoders.cegar import (HOLDS, LIMIT, REFUTED, SAT, UNSAT, Budget,
                                         cegar_loop, limited_solve)
+from puzzleproof.encoders.skynet_contain import ContainSearch, contained as _contained
 from puzzleproof.models.skynet import SkynetMap, norm
 from puzzleproof.models.skynet_strategy import (check_agent_escape, check_agent_strategy,
                                                 check_player_strategy, strategy_depth)
@@ -756,21 +756,6 @@ def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
 
 
 # -- certificates ----------------------------------------------------------------------
-
-def _contained(red: Reduced, a: int, mask: int) -> bool:
-    """No gateway link left within the agent's reach (``mask``: links that matter left)."""
-    seen = {a}
-    queue = deque([a])
-    while queue:
-        u = queue.popleft()
-        if any(mask >> k & 1 for _, k in red.gate_links[u]):
-            return False
-        for w, k in red.moves[u]:
-            if (k is None or mask >> k & 1) and w not in seen:
-                seen.add(w)
-                queue.append(w)
-    return True
-
 
 class _NoCertificate(Exception):
     """The deadline passed while a certificate was being written."""
