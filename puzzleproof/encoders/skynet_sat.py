@@ -1154,6 +1154,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         if not certificate:
             return c, None, h
         chk = _check(m, rule, s, c, True)
+        stats["containment_search"]["check_ok"] = chk["ok"]  # False would be a bug here
         return c, chk, strategy_depth(m, rule, s, c) if chk["ok"] else h
 
     try:
