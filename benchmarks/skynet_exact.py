@@ -34,7 +34,9 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "instances" / "
 def fmt(res) -> str:
     a = res.answer or {}
     v = a.get("value")
-    return f"{res.status.value:7s} {'' if v is None else v!s:>4s} {res.wall_time:8.2f}s"
+    if v is None and a.get("value_lower") is not None:  # UNKNOWN with proved bounds
+        v = f"{a['value_lower']}..{a['value_upper']}"
+    return f"{res.status.value:7s} {'' if v is None else v!s:>5s} {res.wall_time:8.2f}s"
 
 
 def all_starts(m: SkynetMap, solve, limit: float) -> tuple[float, dict]:
