@@ -411,6 +411,7 @@ class Refuter:
         self.decl: dict[int, int] = {}
         self.check: PolicyCheck | None = None  # built on the first verdict call
         self.use_check = True
+        self.skip = self.wait = 0  # the abstract test's back-off
         self.quick_proofs = 0
 
     def _policy(self, t: int) -> None:
@@ -498,6 +499,7 @@ class Refuter:
             self.root = nodes[0]       # literals; its clauses stay, inactive
             self.on, self.act, self.nchild, self.sel, self.decl = {}, {}, {}, {}, {}
             self.h = min(self.H, 4)
+            self.skip = self.wait = 0
         for x in nodes[len(self.on):]:  # new nodes come after their parents
             on = v.new()
             if x.parent is None:
@@ -538,12 +540,20 @@ class Refuter:
                     lit = self.decl[xid] = self.v.new()
                     self.s.add_clause([-self.on[xid], -lit])
                 assume.append(lit)
-        if self.verdict and self.use_check:  # the abstract test first: far cheaper
-            if self.check is None:
-                self.check = PolicyCheck(self.red)
-            if self.check.holds(nodes[0], cand):
+        # the abstract test first (far cheaper than a SAT proof on big maps); after it
+        # fails, it waits 1, 2, 4, ... 16 calls, but always runs before a long SAT call
+        pending = self.verdict and self.use_check
+        if pending and self.check is None:
+            self.check = PolicyCheck(self.red)
+        if pending and self.wait > 0:
+            self.wait -= 1
+        elif pending:
+            pending = False
+            if self.check.holds(nodes[0], cand):  # type: ignore[union-attr]
                 self.quick_proofs += 1
+                self.skip = 0
                 return UNSAT, None
+            self.skip = self.wait = min(16, max(1, 2 * self.skip))
         while True:
             extra = [self.D[self.h]] if self.verdict else []
             # a short try without the lemma (faster on small regions), then with it
@@ -552,6 +562,11 @@ class Refuter:
             res = limited_solve(self.s, assume + extra, quick)
             budget.used += quick.used
             budget.calls += quick.calls
+            if res is None and pending:
+                pending = False
+                if self.check.holds(nodes[0], cand):  # type: ignore[union-attr]
+                    self.quick_proofs += 1
+                    return UNSAT, None
             if res is None and not budget.spent():
                 res = limited_solve(self.s, assume + extra + [self.lemma], budget)
             if res is None:
