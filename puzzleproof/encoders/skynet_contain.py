@@ -60,7 +60,10 @@ class ContainSearch:
         self.red = red
         self.good: dict[tuple[int, int], tuple[int, int]] = {}  # -> (depth bound, cut)
         self.bad: dict[tuple[int, int], int] = {}  # -> largest h known to fail
-        self.flow_memo: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {}
+        # (agent, links left) -> (flow, the cuts' links, the limit it was computed under)
+        self.flow_memo: dict[tuple[int, int], tuple[int, tuple[int, ...], int]] = {}
+        self.deadline: float | None = None  # of the running search
+        self.max_positions = 0
         self.positions = 0
         # arcs: node -> [(other end, link index or None when it cannot be cut)]
         self.arcs: dict[int, list[tuple[int, int | None]]] = {}
@@ -104,7 +107,7 @@ class ContainSearch:
         below the limit). Links that cannot be cut have capacity ``limit``."""
         key = (a, mask)
         got = self.flow_memo.get(key)
-        if got is not None and (got[0] < got[2] or got[2] >= limit):  # type: ignore[misc]
+        if got is not None and (got[0] < got[2] or got[2] >= limit):  # exact, or capped
             return got[0], got[1]
         head, out, link, sink = self.head, self.out, self.link, self.sink
         base = self.base.get(limit)
@@ -148,7 +151,7 @@ class ContainSearch:
                         if k >= 0 and mask >> k & 1 and k not in seen and head[i] not in side:
                             seen.add(k)
                             cands.append(k)
-        self.flow_memo[key] = (flow, tuple(cands), limit)  # type: ignore[assignment]
+        self.flow_memo[key] = (flow, tuple(cands), limit)
         return flow, tuple(cands)
 
     def _reach(self, s: int, cap: list[int], forward: bool) -> set[int]:
