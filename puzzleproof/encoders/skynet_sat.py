@@ -409,7 +409,7 @@ class Refuter:
         self.nchild: dict[int, int] = {}
         self.sel: dict[tuple[int, int], int] = {}
         self.decl: dict[int, int] = {}
-        self.check: PolicyCheck | None = None  # built on the first verdict call
+        self.check = PolicyCheck(red) if not value else None  # verdicts only
         self.use_check = True
         self.skip = self.wait = 0  # the abstract test's back-off
         self.quick_proofs = 0
@@ -522,6 +522,11 @@ class Refuter:
                 self.act[x.id] = a
                 self.nchild[x.id] = len(x.children)
 
+    def _abstract_wins(self, nodes: list[TNode], cand: dict) -> bool:
+        won = self.check is not None and self.check.holds(nodes[0], cand)
+        self.quick_proofs += won
+        return won
+
     def refute(self, nodes: list[TNode], cand: dict, budget: Budget
                ) -> tuple[str, list[int] | None]:
         self._sync(nodes)
@@ -542,15 +547,12 @@ class Refuter:
                 assume.append(lit)
         # the abstract test first (far cheaper than a SAT proof on big maps); after it
         # fails, it waits 1, 2, 4, ... 16 calls, but always runs before a long SAT call
-        pending = self.verdict and self.use_check
-        if pending and self.check is None:
-            self.check = PolicyCheck(self.red)
+        pending = self.check is not None and self.use_check
         if pending and self.wait > 0:
             self.wait -= 1
         elif pending:
             pending = False
-            if self.check.holds(nodes[0], cand):  # type: ignore[union-attr]
-                self.quick_proofs += 1
+            if self._abstract_wins(nodes, cand):
                 self.skip = 0
                 return UNSAT, None
             self.skip = self.wait = min(16, max(1, 2 * self.skip))
@@ -564,8 +566,7 @@ class Refuter:
             budget.calls += quick.calls
             if res is None and pending:
                 pending = False
-                if self.check.holds(nodes[0], cand):  # type: ignore[union-attr]
-                    self.quick_proofs += 1
+                if self._abstract_wins(nodes, cand):
                     return UNSAT, None
             if res is None and not budget.spent():
                 res = limited_solve(self.s, assume + extra + [self.lemma], budget)
