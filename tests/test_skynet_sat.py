@@ -116,6 +116,24 @@ def test_hand_checked_tiny_cases():
                                                 "note": "no gateway is reachable from the start"}
 
 
+def test_value_can_be_below_the_start_min_cut():
+    """A two-level star: the agent at 0, spokes 0-b, b-c, c-gateway 11, five of them. The
+    minimum cut at the start is 5, yet 3 cuts contain the agent: any first cut, the agent
+    steps to some b, the player cuts 0-b behind it, the agent steps to c, its gateway link
+    goes. So a minimum cut at the agent's *current* node is no lower bound (the solver's
+    lower bounds use the node where the agent ends, in the original map)."""
+    links = []
+    for i in range(1, 6):
+        links += [(0, i), (i, i + 5), (i + 5, 11)]
+    m = SkynetMap(12, tuple(links), frozenset({11}), start=0)
+    assert Reduced(m, "ep1", 0).min_cuts()[0] == 5
+    exact = ex_solve(m, "ep1", value=True)
+    r = sat_solve(m, "ep1", value=True)
+    assert exact.answer["value"] == r.answer["value"] == 3 and r.check["ok"]
+    assert sat_solve(m, "ep1", horizon=2).status.value == "LOSS"
+    assert sat_solve(m, "ep1", horizon=3).status.value == "WIN"
+
+
 def test_refuter_policy_encoding_matches_reduced_policy():
     """Off the tree the refuter's cut must be exactly :meth:`Reduced.policy` (the
     certificate builder replays that function): drive the refuter into positions with

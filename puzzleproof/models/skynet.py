@@ -98,6 +98,11 @@ class SkynetMap:
         return tuple(tuple(a) for a in adj)
 
     @cached_property
+    def incident(self) -> tuple[tuple[tuple[int, Link], ...], ...]:
+        """Per node, (neighbour, the link to it) for every link at the node."""
+        return tuple(tuple((v, norm(u, v)) for v in self.neighbours[u]) for u in range(self.n))
+
+    @cached_property
     def gateway_links(self) -> frozenset[Link]:
         return frozenset(l for l in self.links if l[0] in self.gateways or l[1] in self.gateways)
 
@@ -140,7 +145,8 @@ class State:
         return State(self.map, node, self.links)
 
     def neighbours(self, node: int) -> list[int]:
-        return [v for v in self.map.neighbours[node] if norm(node, v) in self.links]
+        links = self.links
+        return [v for v, link in self.map.incident[node] if link in links]
 
 
 def check_cut(m: SkynetMap, state: State, link: Iterable[int], rule: str) -> str | None:
@@ -178,16 +184,18 @@ def gateway_distance(state: State) -> int | None:
     m = state.map
     if state.agent in m.gateways:
         return 0
+    incident, links, gates = m.incident, state.links, m.gateways
     dist = {state.agent: 0}
     queue = deque([state.agent])
     while queue:
         u = queue.popleft()
-        for v in state.neighbours(u):
-            if v in dist:
+        du = dist[u] + 1
+        for v, link in incident[u]:
+            if v in dist or link not in links:
                 continue
-            dist[v] = dist[u] + 1
-            if v in m.gateways:
-                return dist[v]
+            if v in gates:
+                return du
+            dist[v] = du
             queue.append(v)
     return None
 
