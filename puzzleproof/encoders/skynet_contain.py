@@ -8,15 +8,18 @@ contain it fast, and proving a tight H by CEGAR means covering every agent line 
 proposer's tree (slow: map 04 at H = 8 is not done in 200 s).
 
 This module finds such strategies directly: a depth-bounded AND-OR search over
-(agent, links left), deepened from the lower bound. The player tries the agent's own
-gateway link when it has one (forced), else the links of the minimum cuts between the
-agent (and each node it may move to) and the gateways first, then the links of nodes that
-still have two gateway links, then every other link, nearest the agent first; a position
-is given up when its minimum cut is larger than the cuts left (a pruning rule, not a
-theorem this module relies on). Whatever the search finds is a real strategy - written out
-as a certificate and replayed by the rules-only checker before it counts - so it is an
-upper bound on the value; not finding one proves nothing, and is never reported as a
-bound (the lower side comes from the SAT refutations).
+(agent, links left), asked one horizon at a time (:mod:`.skynet_sat` asks it at each
+horizon before SAT; the memo carries over). The player tries the agent's own gateway link
+when it has one (forced), else the links of the minimum cuts between the agent (and each
+node it may move to) and the gateways first, then the links of nodes that still have two
+gateway links, then every other link, nearest the agent first; a position is given up when
+its minimum cut is larger than the cuts left. That is a pruning rule, not a theorem: it
+can cut away real strategies (a two-level star with five spokes is contained in 3 cuts
+although the agent's node has a minimum cut of 5), so the search may miss the value.
+Whatever it finds is a real strategy - written out as a certificate and replayed by the
+rules-only checker before it counts - so it is an upper bound on the value; not finding
+one proves nothing, and is never reported as a bound (the lower side comes from the SAT
+refutations).
 """
 
 from __future__ import annotations

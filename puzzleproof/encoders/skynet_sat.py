@@ -18,20 +18,22 @@ pass).
 The tree's cuts come in as assumptions, so the refuter is built once and reused; tree nodes
 are added as clauses as the tree grows. No sequence (UNSAT) means the completed proposal
 wins. In verdict questions a cheap abstract test (:class:`PolicyCheck`) runs first and often
-shows that without the SAT call. Passing is never better than cutting (fewer links only take moves away from the
-agent), so the real strategy replaces every pass by some legal cut and still wins (it
-follows the completed proposal on a second, smaller set of links); it is written out as a
-certificate and replayed by the rules-only checker.
+shows that without the SAT call. Passing is never better than cutting (fewer links only
+take moves away from the agent), so the real strategy replaces every pass by some legal cut
+and still wins (it follows the completed proposal on a second, smaller set of links); it is
+written out as a certificate and replayed by the rules-only checker.
 
 Questions: the **verdict** (can the player keep the agent from every gateway?) at the
 horizon ``K`` = links that matter (after ``K`` cuts nothing is left to cross), where only
 sequences that reach a gateway count; the **value** (fewest cuts that contain the agent) by
-deepening ``H`` from a min-cut lower bound, where a sequence that is still free after ``H``
-turns counts too; under ``ep1`` the upper bound also comes from a containment search
-(:mod:`.skynet_contain`), checked like every strategy. Under ``ep2`` only gateway links can
-be cut and the agent roams its component freely, so containment needs every gateway link of
-that component cut: the value is that number whenever the verdict is WIN, and the solver
-says so without search.
+deepening ``H`` from a min-cut lower bound (the fewest links that separate *some* region
+node from the gateways: the removed links finally separate the node where the agent ends),
+where a sequence that is still free after ``H`` turns counts too; the proposer's first two
+tree levels take every agent reply (:class:`Proposer`); under ``ep1`` each ``H`` is first
+tried by a containment search (:mod:`.skynet_contain`), checked like every strategy. Under
+``ep2`` only gateway links can be cut and the agent roams its component freely, so
+containment needs every gateway link of that component cut: the value is that number
+whenever the verdict is WIN, and the solver says so without search.
 
 Reductions: only the agent's region (non-gateway nodes it can reach) and the links touching
 it matter; links between two gateways and links elsewhere are never worth cutting. Limits
