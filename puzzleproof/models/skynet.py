@@ -89,6 +89,11 @@ class SkynetMap:
         if self.coords is not None and len(self.coords) != self.n:
             raise InputError(f"{len(self.coords)} coordinates for {self.n} nodes")
 
+    def __deepcopy__(self, memo: dict) -> "SkynetMap":
+        # immutable (its cached tables too): copies of bots and states share it, which
+        # keeps the worst-case agent's copy of the bot at every branch cheap
+        return self
+
     @cached_property
     def neighbours(self) -> tuple[tuple[int, ...], ...]:
         adj: list[list[int]] = [[] for _ in range(self.n)]
