@@ -1182,19 +1182,20 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
             raise AssertionError("the refuted tree game is not won by the agent")
         return cert, _check(m, rule, s, cert, False)
 
-    contain: dict[str, Any] = {}  # the containment search, built on first use
+    search: ContainSearch | None = None  # built on first use, memo kept across horizons
+    search_spent = False
 
-    def upper_search(h: int) -> tuple[dict, dict | None, int] | None | bool:
+    def upper_search(h: int) -> tuple[dict, dict | None, int] | None:
         """A strategy containing the agent within ``h`` cuts from the minimum-cut guided
-        search (:mod:`.skynet_contain`; its memo is kept from one ``h`` to the next), checked,
-        with its depth (the cuts it needs against the worst agent). None: not found; False:
-        the search's budget is spent (half the time left per call, CONTAIN_MAX_POSITIONS
-        positions in all), do not ask again."""
-        if contain.get("spent"):
-            return False
-        search = contain.get("search")
+        search (:mod:`.skynet_contain`), checked, with its depth (the cuts it needs against
+        the worst agent); None when not found. Each call gets at most half the time left;
+        once a call runs out (or CONTAIN_MAX_POSITIONS positions in all) it is not asked
+        again."""
+        nonlocal search, search_spent
+        if search_spent:
+            return None
         if search is None:
-            search = contain["search"] = ContainSearch(red)
+            search = ContainSearch(red)
             stats["containment_search"] = {"found": None, "positions": 0, "seconds": 0.0}
         deadline = budget.deadline
         if deadline is not None:
@@ -1206,8 +1207,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         st["positions"] = search.positions
         st["seconds"] = round(st["seconds"] + time.monotonic() - t1, 4)
         if got is None:
-            contain["spent"] = True
-            return False
+            search_spent = True
         if not got:
             return None
         st["found"] = h
