@@ -57,7 +57,7 @@ class ContainSearch:
     """Searches for a player strategy that contains the agent within ``h`` cuts, for the
     region of a :class:`~puzzleproof.encoders.skynet_sat.Reduced` (any rule; under ``ep2``
     only gateway links are cuttable). What is learnt is kept between calls (memo on
-    (agent, links left)), so deepening ``h`` is cheap."""
+    (agent, links left)), so asking again with a larger ``h`` is cheap."""
 
     def __init__(self, red: Any) -> None:
         self.red = red
@@ -254,34 +254,20 @@ class ContainSearch:
     def search(self, h: int, deadline: float | None = None,
                max_positions: int = 200_000) -> bool | None:
         """True: a strategy containing the agent within ``h`` cuts was found (see
-        :meth:`certificate`); False: none found (which proves nothing: the search prunes); None: out of budget."""
+        :meth:`certificate`); False: none found (which proves nothing: the search prunes);
+        None: out of budget."""
         self.deadline, self.max_positions = deadline, self.positions + max_positions
-        full = (1 << self.red.K) - 1
         try:
-            return self._wins(self.red.start, full, h)
+            return self._wins(self.red.start, self.full, h)
         except _OutOfBudget:
             return None
-
-    def deepen(self, lower: int, upper: int, deadline: float | None = None,
-               max_positions: int = 200_000) -> int | None:
-        """The smallest ``h`` in ``lower .. upper - 1`` for which :meth:`search` finds a
-        strategy (then :meth:`certificate` writes it), or None (none found, or out of
-        budget: ``max_positions`` positions in all)."""
-        stop = self.positions + max_positions
-        for h in range(max(1, lower), upper):
-            got = self.search(h, deadline, stop - self.positions)
-            if got:
-                return h
-            if got is None:
-                return None
-        return None
 
     def certificate(self) -> dict:
         """The strategy found by the last successful :meth:`search` as a player certificate
         (``skynet-player-strategy``), one node per (agent, links left) it reaches."""
         red = self.red
         nodes: dict[str, dict] = {}
-        full = (1 << red.K) - 1
+        full = self.full
         stack = [(red.start, full)]
         while stack:
             a, mask = stack.pop()
