@@ -502,6 +502,15 @@ def _print_skynet_results(results, rule: str) -> None:
     table = Table(title=None, show_lines=False)
     for col in ("map", "start", "verdict", "min cuts", "check", "solver", "seconds", "effort"):
         table.add_column(col, justify="right" if col in ("start", "seconds") else "left")
+    def verdict(r) -> str:
+        """The status, or the verdict when only the value ran out of time (its
+        certificate checked)."""
+        a = r.answer or {}
+        if (r.status.value == "UNKNOWN" and a.get("verdict") in ("WIN", "LOSS")
+                and "value_lower" in a and (r.check is None or r.check.get("ok"))):
+            return a["verdict"]
+        return r.status.value
+
     for m, s, r in results:
         a = r.answer or {}
         value = a.get("value")
@@ -513,7 +522,7 @@ def _print_skynet_results(results, rule: str) -> None:
         st = r.stats or {}
         effort = (f"{st.get('iterations', 0)} it / {st.get('tree_nodes', 0)} nodes"
                   if r.solver == "sat-cegar" else f"{st.get('states', 0)} states")
-        table.add_row(_short(Path(m.name or "").name, 32), str(s), r.status.value,
+        table.add_row(_short(Path(m.name or "").name, 32), str(s), verdict(r),
                       "" if value is None else str(value), chk, r.solver,
                       f"{r.wall_time:.3f}", effort)
     out.print(table)
@@ -524,10 +533,14 @@ def _print_skynet_results(results, rule: str) -> None:
                 out.print(f"{m.name} start {s}: certificate problem: {p}", markup=False)
         if a.get("note") and len(results) == 1:
             out.print(f"note: {a['note']}", markup=False)
-    won = sum(r.status.value == "WIN" for _, _, r in results)
-    lost = sum(r.status.value == "LOSS" for _, _, r in results)
+    won = sum(verdict(r) == "WIN" for _, _, r in results)
+    lost = sum(verdict(r) == "LOSS" for _, _, r in results)
+    open_values = sum(r.status.value == "UNKNOWN" and verdict(r) != "UNKNOWN"
+                      for _, _, r in results)
     out.print(f"{len(results)} start(s), rule {rule}: {won} WIN, {lost} LOSS, "
-              f"{len(results) - won - lost} UNKNOWN", markup=False)
+              f"{len(results) - won - lost} UNKNOWN"
+              + (f" ({open_values} of the verdicts with the value left open by the limit)"
+                 if open_values else ""), markup=False)
 
 
 # -- check --------------------------------------------------------------------------------
