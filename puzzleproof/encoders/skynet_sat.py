@@ -29,8 +29,11 @@ sequences that reach a gateway count; the **value** (fewest cuts that contain th
 deepening ``H`` from a min-cut lower bound (the fewest links that separate *some* region
 node from the gateways: the removed links finally separate the node where the agent ends),
 where a sequence that is still free after ``H`` turns counts too; the proposer's first two
-tree levels take every agent reply (:class:`Proposer`); under ``ep1`` each ``H`` is first
-tried by a containment search (:mod:`.skynet_contain`), checked like every strategy. Under
+tree levels take every agent reply (:class:`Proposer`). Under ``ep1`` the first upper
+bound (and the verdict's certificate, when one is won) comes from a fence
+(:mod:`.skynet_fence`: the Episode 2 game inside a set of nodes), and each ``H`` is first
+tried by a containment search (:mod:`.skynet_contain`), both checked like every strategy;
+when no fence is won the verdict is decided as usual. Under
 ``ep2`` only gateway links can be cut and the agent roams its component freely, so
 containment needs every gateway link of that component cut: the value is that number
 whenever the verdict is WIN, and the solver says so without search.
