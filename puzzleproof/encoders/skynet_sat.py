@@ -819,6 +819,7 @@ class _TooLarge(Exception):
 CONTAIN_MAX_POSITIONS = 200_000  # the containment search's positions (about 1-2 minutes)
 ESCAPE_MAX_NODES = 5_000  # escape strategies answer every cut: they grow fast with H
 FENCE_MAX_EVALUATIONS = 1500  # fences decided by the fence search (30-60 ms each on 05)
+FENCE_MAX_SECONDS = 20.0  # the fence search's share, with no time limit or a long one
 FENCE_DECIDE_SECONDS = 2.0  # at most per fence (most take 10-60 ms; a few 0.5-1 s on 06)
 FENCE_PATIENCE = 300  # moves tried without a smaller boundary before it stops
 
@@ -1227,14 +1228,14 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
 
     def fence_bound() -> tuple[dict | None, dict | None, int, dict] | None:
         """The best fence :mod:`.skynet_fence` finds in its share of the time (an eighth
-        of what is left), as a player strategy for the real map (checked there) with the
-        cuts it needs; None when no fence is won (then neither is the real map under
-        ``ep2``) or its strategy could not be written in time. The last item describes
-        the fence for the answer."""
+        of what is left, at most FENCE_MAX_SECONDS), as a player strategy for the real
+        map (checked there) with the cuts it needs and a description for the answer;
+        None when no fence is won (then neither is the real map under ``ep2``) or its
+        strategy could not be written in time."""
         t1 = time.monotonic()
-        deadline = budget.deadline
-        if deadline is not None:
-            deadline = t1 + (deadline - t1) / 8
+        deadline = t1 + FENCE_MAX_SECONDS
+        if budget.deadline is not None:
+            deadline = min(deadline, t1 + (budget.deadline - t1) / 8)
 
         def verdict(fm: SkynetMap, limit: float | None) -> Decision:
             """The fenced map's Episode 2 verdict, its conflicts charged to ``budget``."""
@@ -1249,9 +1250,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         def wins(fm: SkynetMap) -> bool | None:
             if budget.spent():
                 return None
-            limit = time.monotonic() + FENCE_DECIDE_SECONDS
-            if deadline is not None:
-                limit = min(deadline, limit)
+            limit = min(deadline, time.monotonic() + FENCE_DECIDE_SECONDS)
             return {HOLDS: True, REFUTED: False}.get(verdict(fm, limit).status)
 
         say("fence search (Episode 2 games inside fences)")
