@@ -729,10 +729,23 @@ def render_cmd(puzzle: str, solution_arg: str | None, do_solve: bool, kind: str 
 @click.option("--game", "game", default=None,
               help="A game record (JSON from 'skynet referee -o'): cuts numbered by turn, the "
                    "agent's path.")
+@click.option("--fence", "fence_arg", default=None, metavar="NODES",
+              help="Comma-separated nodes to shade, their boundary links drawn thick: the "
+                   "fence of an ep1 value's upper bound ('upper_bound.fence' in 'solve "
+                   "skynet --json').")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write the SVG to a file instead of stdout.")
-def render_skynet(map_arg: str, game: str | None, output: str | None) -> None:
-    """Draw a Skynet map (gateways red, the agent's start blue) as SVG, with a game on it."""
+def render_skynet(map_arg: str, game: str | None, fence_arg: str | None,
+                  output: str | None) -> None:
+    """Draw a Skynet map (gateways red, the agent's start blue) as SVG, with a game on it or
+    a fence around the start.
+
+    \b
+    Examples:
+      puzzleproof render skynet map.txt -o map.svg
+      puzzleproof render skynet map.txt --game game.json -o game.svg
+      puzzleproof render skynet map.txt --fence 1,2,3,4,5 -o fence.svg
+    """
     from puzzleproof.formats import skynet as sfmt
     from puzzleproof.models.skynet import replay
 
@@ -747,7 +760,21 @@ def render_skynet(map_arg: str, game: str | None, output: str | None) -> None:
         problems = replay(record)
         if problems:
             _say(f"note: the game record breaks the rules: {problems[0]}")
-    _deliver(sfmt.render_svg(m, record), output)
+    fence = None
+    if fence_arg is not None:
+        fence = set()
+        for item in fence_arg.replace(" ", "").split(","):
+            if not item.lstrip("-").isdigit():
+                raise InputError(f"--fence: expected node numbers separated by commas, "
+                                 f"found {item!r}")
+            v = int(item)
+            if not 0 <= v < m.n:
+                raise InputError(f"--fence: node {v} is not on the map (0..{m.n - 1})")
+            if v in m.gateways:
+                raise InputError(f"--fence: node {v} is a gateway; a fence holds only "
+                                 "non-gateway nodes")
+            fence.add(v)
+    _deliver(sfmt.render_svg(m, record, fence=frozenset(fence) if fence else None), output)
 
 
 # -- convert ------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ nodes gives Episode 1 strategies that contain the agent, an upper bound on the v
 
 from __future__ import annotations
 
+import json
 import random
 
 from puzzleproof.encoders.skynet_fence import FenceSearch, boundary, fenced_map
@@ -84,3 +85,27 @@ def test_fence_search_repeats_itself_and_stops_at_the_floor():
     fs = FenceSearch(ROOM, 0, wins, seed=5)
     assert fs.run(None, 100, 50, floor=2)[0] == 2
     assert len(calls) == len(fs.seeds())  # only the seeds: the floor was reached at once
+
+
+def test_cli_solve_gives_the_fence_and_render_draws_it(tmp_path, capsys):
+    """End to end: the fence named in --json is drawn by 'render skynet --fence' (its
+    boundary links thick, the caption counting them); a bad --fence is exit 2."""
+    from puzzleproof.cli import main
+    from puzzleproof.formats.skynet import write_map
+
+    mp = tmp_path / "room.txt"
+    mp.write_text(write_map(ROOM))
+    assert main(["solve", "skynet", str(mp), "--rule", "ep1", "--min-cuts", "--json",
+                 "-q"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["answer"]["value"] == 2
+    fence = got["answer"]["upper_bound"]["fence"]
+    svg = tmp_path / "fence.svg"
+    assert main(["render", "skynet", str(mp), "--fence", ",".join(map(str, fence)),
+                 "-o", str(svg)]) == 0
+    text = svg.read_text()
+    assert text.count('stroke="#dd8a1f"') == 2 and "2 boundary links" in text
+    for bad, why in (("1,x", "expected node numbers"), ("1,99", "not on the map"),
+                     ("0,6", "is a gateway")):
+        assert main(["render", "skynet", str(mp), "--fence", bad]) == 2
+        assert why in capsys.readouterr().err

@@ -249,9 +249,12 @@ def record_from_json(text: str, source: str = "<string>") -> GameRecord:
         raise InputError(f"malformed game record ({type(exc).__name__}: {exc})", source) from None
 
 
-def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640) -> str:
+def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640,
+               fence: frozenset[int] | None = None) -> str:
     """An SVG of the map: gateways (red squares), the agent's start (blue), links; with a game
-    record, cut links dashed and numbered by turn, and the agent's path in blue."""
+    record, cut links dashed and numbered by turn, and the agent's path in blue; with a
+    ``fence`` (nodes, see :mod:`puzzleproof.encoders.skynet_fence`), its nodes shaded and its
+    boundary links drawn thick in orange."""
     import html
 
     if m.coords is not None:
@@ -274,7 +277,9 @@ def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640) 
         return pad + (x - min(xs)) * scale, pad + (y - min(ys)) * scale
 
     width = pad * 2 + (max(xs) - min(xs)) * scale
-    height = pad * 2 + (max(ys) - min(ys)) * scale + (24 if record else 0)
+    fence = frozenset(fence or ())
+    caption = record is not None or bool(fence)
+    height = pad * 2 + (max(ys) - min(ys)) * scale + (24 if caption else 0)
     cut_turn = {}
     path = []
     if record is not None:
@@ -290,7 +295,10 @@ def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640) 
     for u, v in m.links:
         (x1, y1), (x2, y2) = at(u), at(v)
         k = cut_turn.get((u, v))
-        if k is None:
+        if k is None and (u in fence) != (v in fence):
+            out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+                       'stroke="#dd8a1f" stroke-width="4"/>')
+        elif k is None:
             out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
                        'stroke="#8a8f98" stroke-width="1.6"/>')
         else:
@@ -309,7 +317,7 @@ def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640) 
                        'fill="#e53e3e" stroke="#742a2a"/>')
         else:
             fill = "#2b6cb0" if (record and i == record.start) or (not record and i == m.start) \
-                else "white"
+                else "#fdf0c2" if i in fence else "white"
             out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="9" fill="{fill}" '
                        'stroke="#1a202c"/>')
         colour = "white" if i in m.gateways or fill == "#2b6cb0" else "#1a202c"
@@ -320,5 +328,9 @@ def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640) 
                    f'{html.escape(str(record.bot))} vs agent {html.escape(str(record.agent))} '
                    f'({record.rule}): {record.result} ({html.escape(str(record.reason))}), '
                    f'{record.cuts} cuts</text>')
+    elif fence:
+        edge = sum((u in fence) != (v in fence) for u, v in m.links)
+        out.append(f'<text x="{pad}" y="{height - 8:.0f}" font-size="13" fill="#1a202c">'
+                   f'fence: {len(fence)} nodes, {edge} boundary links</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
