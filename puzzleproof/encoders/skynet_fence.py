@@ -103,7 +103,7 @@ class FenceSearch:
             if a != b and (a in whole or b in whole):
                 cap = g.get_edge_data(a, b, {}).get("capacity", 0) + 1
                 g.add_edge(a, b, capacity=cap)
-        if sink in g:
+        if sink in g and self.start in g:
             _, (side, _) = nx.minimum_cut(g, self.start, sink)
             out.append(self.component(set(side)))
         ball = {self.start}
@@ -115,9 +115,13 @@ class FenceSearch:
     def evaluate(self, fence: frozenset[int]) -> tuple[bool, int]:
         got = self.memo.get(fence)
         if got is None:
+            size = boundary(self.m, fence)
+            if size == 0:  # nothing leaves the fence: contained before any cut
+                got = self.memo[fence] = (True, 0)
+                return got
             self.evaluations += 1
             won = self.wins(fenced_map(self.m, fence, self.start)) is True
-            got = self.memo[fence] = (won, boundary(self.m, fence))
+            got = self.memo[fence] = (won, size)
         return got
 
     def run(self, deadline: float | None, max_evaluations: int = 2000,
