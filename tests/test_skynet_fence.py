@@ -109,3 +109,12 @@ def test_cli_solve_gives_the_fence_and_render_draws_it(tmp_path, capsys):
                      ("0,6", "is a gateway")):
         assert main(["render", "skynet", str(mp), "--fence", bad]) == 2
         assert why in capsys.readouterr().err
+
+
+def test_a_start_with_no_links_is_its_own_fence():
+    lonely = SkynetMap(4, ((1, 2), (2, 3)), frozenset({3}), start=0)
+
+    def wins(fm: SkynetMap) -> bool:
+        raise AssertionError("no game to decide")
+
+    assert FenceSearch(lonely, 0, wins).run(None) == (0, frozenset({0}))
