@@ -502,6 +502,7 @@ def _print_skynet_results(results, rule: str) -> None:
     table = Table(title=None, show_lines=False)
     for col in ("map", "start", "verdict", "min cuts", "check", "solver", "seconds", "effort"):
         table.add_column(col, justify="right" if col in ("start", "seconds") else "left")
+
     def verdict(r) -> str:
         """The status, or the verdict when only the value ran out of time (its
         certificate checked)."""
