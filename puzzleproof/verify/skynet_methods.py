@@ -1,6 +1,14 @@
 """Skynet games for the cross-check harness: an instance is a map and a start, a method is a
 bot playing against an agent model, and the harness's own check replays each game record
-against the rules (:func:`puzzleproof.models.skynet.replay`)."""
+against the rules (:func:`puzzleproof.models.skynet.replay`).
+
+A bot is one of ours (:data:`puzzleproof.verify.skynet_bots.BOTS`) or an external program
+speaking CodinGame's protocol (``games_kind(..., external={"mybot": ["python3", "mybot.py"]})``),
+played through :func:`puzzleproof.verify.skynet_referee.play_external` in the harness's worker
+processes; its game records keep its capped stderr (``answer["stderr"]``).
+:func:`judge_lost_games` then says, for every lost game, whether its start is proved winnable
+by the exact SAT solver (:func:`puzzleproof.encoders.skynet_sat.solve`), with the evidence.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +23,12 @@ from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind
 import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' agent)
 from puzzleproof.verify.skynet_agents import make_agent
 from puzzleproof.verify.skynet_bots import make_bot
-from puzzleproof.verify.skynet_referee import play
+from puzzleproof.verify.external import DEFAULT_MEMORY_LIMIT_MB
+from puzzleproof.verify.skynet_referee import (DEFAULT_FIRST_TURN_SECONDS, DEFAULT_TURN_SECONDS,
+                                               play, play_external)
 
-__all__ = ["games_kind", "game_instances"]
+__all__ = ["games_kind", "game_instances", "run_game", "run_external_game", "judge_lost_games",
+           "lost_game_lines"]
 
 
 def run_game(bot: str, agent: str, tiebreak: str, seed: int, rule: str | None,
@@ -30,7 +41,31 @@ def run_game(bot: str, agent: str, tiebreak: str, seed: int, rule: str | None,
                   params={"rule": r.rule, "tiebreak": tiebreak, "seed": seed},
                   seed=seed, wall_time=sum(r.turn_seconds),
                   stats={"cuts": r.cuts, "reason": r.reason, "turns": len(r.turns),
-                         "max_turn_ms": round(max(r.turn_seconds, default=0) * 1000, 3)})
+                         "max_turn_ms": round(max(r.turn_seconds, default=0) * 1000, 3),
+                         "tiebreak": tiebreak, "seed": seed})
+
+
+def run_external_game(name: str, command: list[str], agent: str, tiebreak: str, seed: int,
+                      rule: str | None, move_timeout: float, init_timeout: float,
+                      memory_limit: float | None, data: tuple[SkynetMap, int],
+                      time_limit: float | None) -> Result:
+    """One game of an external program (a harness method, bound by :func:`functools.partial`
+    up to ``data``). The harness's ``time_limit`` is not used: the program's limits are
+    per move (``move_timeout``) and for start-up (``init_timeout``)."""
+    m, start = data
+    r = play_external(m, rule or "ep2", command, make_agent(agent, tiebreak, seed), start,
+                      move_timeout=move_timeout, init_timeout=init_timeout,
+                      memory_limit=memory_limit, name=name)
+    status = Status.WIN if r.result == "WIN" else Status.LOSS
+    return Result("skynet", status, record_to_json(r), None, solver=f"{name} vs {agent}",
+                  params={"rule": r.rule, "tiebreak": tiebreak, "seed": seed,
+                          "command": list(command), "move_timeout": move_timeout,
+                          "init_timeout": init_timeout, "memory_limit": memory_limit},
+                  seed=seed, wall_time=sum(r.turn_seconds),
+                  stats={"cuts": r.cuts, "reason": r.reason, "turns": len(r.turns),
+                         "max_turn_ms": round(max(r.turn_seconds, default=0) * 1000, 3),
+                         "tiebreak": tiebreak, "seed": seed,
+                         "stderr_chars": len(getattr(r, "stderr", "") or "")})
 
 
 def check(data: Any, answer: Any) -> list[dict]:
@@ -47,10 +82,31 @@ def canon(answer: Any) -> str:
 
 
 def games_kind(bots: list[str], agents: list[str], tiebreak: str = "low", seed: int = 0,
-               rule: str | None = None) -> PuzzleKind:
+               rule: str | None = None, *, external: dict[str, Any] | None = None,
+               move_timeout: float = DEFAULT_TURN_SECONDS,
+               init_timeout: float = DEFAULT_FIRST_TURN_SECONDS,
+               memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB) -> PuzzleKind:
+    """Games of ``bots`` (ours, by name) and ``external`` programs (name -> command, a list
+    of arguments or a shell-like string) against each of ``agents``; a method is named
+    ``BOT/AGENT``. External programs play under ``rule`` (default ep2) with the given
+    limits (seconds; megabytes)."""
+    from puzzleproof.verify.external import parse_command
+
     methods = {f"{b}/{a}": Method(f"{b}/{a}", partial(run_game, b, a, tiebreak, seed, rule),
                                   exact=False, effort_key="cuts")
                for b in bots for a in agents}
+    for name, command in (external or {}).items():
+        if name in bots:
+            raise ValueError(f"external program {name!r} has the name of one of our bots; "
+                             "name it differently")
+        if not name or "/" in name:
+            raise ValueError(f"bad program name {name!r} (non-empty, no '/')")
+        argv = parse_command(command)
+        for a in agents:
+            methods[f"{name}/{a}"] = Method(
+                f"{name}/{a}", partial(run_external_game, name, argv, a, tiebreak, seed, rule,
+                                       move_timeout, init_timeout, memory_limit),
+                exact=False, effort_key="cuts")
     return PuzzleKind("skynet", methods, check, canon)
 
 
@@ -153,3 +209,81 @@ def verdict_kind(bots: list[str], exact: list[str], rule: str) -> PuzzleKind:
                               effort_key="positions") for b in bots})
     return PuzzleKind("skynet", methods, check_verdict, canon=verdict_canon,
                       extra=partial(verdict_disagreements, tuple(exact)))
+
+
+# -- lost games judged by the exact solver -----------------------------------------------
+
+def lost_game_lines(record: dict) -> list[str]:
+    """A game record's moves as short lines (``cut 3-5, agent 2->1``) for a summary."""
+    out = []
+    for k, t in enumerate(record.get("turns") or [], start=1):
+        cut = "no cut" if t.get("cut") is None else f"cut {t['cut'][0]}-{t['cut'][1]}"
+        moved = t.get("agent_moved_to")
+        out.append(f"{k}. agent at {t['agent_at']}: {cut}"
+                   + ("" if moved is None else f", agent -> {moved}"))
+    return out
+
+
+def judge_lost_games(records: list[dict], instances: list[Instance], *,
+                     time_limit: float | None = 30.0, strategy: bool = False) -> list[dict]:
+    """For every lost game among the harness ``records`` (``run_crosscheck(...).records``
+    of a :func:`games_kind`), decide its start with the exact SAT solver (once per map,
+    start and rule) and say what the loss means. One dict per lost game:
+
+    - ``"verdict"``: ``"lost-proved-winnable"`` (the exact solver proved a strategy that
+      contains every agent from this start: the bot lost a game it could have won),
+      ``"lost-proved-lost"`` (no strategy wins against every agent; still, the evidence
+      may show our exact bot winning against this agent model) or ``"lost-unproved"``
+      (the solver's limit ran out);
+    - ``"game"``, ``"method"``, ``"reason"``, ``"detail"``, ``"stderr"`` (the program's);
+    - ``"losing_line"``: the lost game's moves, in words (the record is in ``"record"``);
+    - for a proved-winnable start, ``"winning_game"``: our exact bot (which plays the
+      solver's proved strategy) against the same agent model from the same start, a
+      replayable record, and ``"strategy"`` (the solver's certificate, checked by replay
+      against every agent move) when ``strategy`` is true; ``"solver"`` names the method.
+    """
+    from puzzleproof.encoders.skynet_sat import SolverCache, solve
+
+    by_id = {i.id: i for i in instances}
+    lost = [r for r in records if r.get("type", "record") == "record"
+            and r.get("status") == "LOSS" and r.get("instance") in by_id]
+    proved: dict[tuple, Result] = {}
+    out = []
+    with SolverCache() as cache:
+        for r in lost:
+            m, start = by_id[r["instance"]].data
+            answer = r.get("answer") or {}
+            rule = answer.get("rule") or (r.get("stats") or {}).get("rule") or "ep2"
+            key = (r["instance"], rule)
+            if key not in proved:
+                proved[key] = solve(m, rule, start, time_limit=time_limit, cache=cache)
+            res = proved[key]
+            status = res.status.value if res.check_ok else "UNKNOWN"
+            verdict = {"WIN": "lost-proved-winnable", "LOSS": "lost-proved-lost"}.get(
+                status, "lost-unproved")
+            item: dict[str, Any] = {
+                "type": "lost-game", "game": r["instance"], "method": r["method"],
+                "map": m.name, "start": start, "rule": rule, "verdict": verdict,
+                "reason": answer.get("reason") or (r.get("stats") or {}).get("reason"),
+                "detail": answer.get("detail") or r.get("error"),
+                "stderr": answer.get("stderr"), "losing_line": lost_game_lines(answer),
+                "record": answer or None,
+                "solver": f"{res.solver} {res.solver_version}".strip(),
+                "solver_seconds": round(res.wall_time, 3)}
+            if verdict == "lost-proved-winnable":
+                agent = r["method"].rsplit("/", 1)[-1]
+                st = r.get("stats") or {}
+                try:
+                    bot = make_bot("exact" if rule == "ep2" else f"exact-{rule}")
+                    win = play(m, rule, bot, make_agent(agent, st.get("tiebreak") or "low",
+                                                        st.get("seed", 0)), start)
+                    item["winning_game"] = record_to_json(win)
+                    item["winning_line"] = lost_game_lines(item["winning_game"])
+                except ValueError:  # an agent model this process does not know
+                    pass
+                if strategy:
+                    item["strategy"] = res.certificate
+            elif verdict == "lost-unproved":
+                item["note"] = f"the exact solver's limit ran out ({time_limit} s)"
+            out.append(item)
+    return out

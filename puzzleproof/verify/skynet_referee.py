@@ -3,28 +3,30 @@ protocol) and an agent model, enforcing the rules and the time limits, and retur
 game record (checked by :func:`puzzleproof.models.skynet.replay` in the tests).
 
 An external program receives the initialisation block, then each turn the agent's node on one
-line, and must answer one line ``C1 C2`` within the limit (``first_turn`` for the first turn,
-``per_turn`` after). Verdicts: ``WIN`` (``contained``) or ``LOSS`` with the reason
-``agent-reached-gateway``, ``illegal-cut``, ``malformed-output``, ``timeout`` or ``crash``.
-The referee never hangs: every read has a deadline and the program is killed at the end.
+line, and must answer one line ``C1 C2`` within the limit (``init_timeout`` for the first turn,
+start-up included; ``move_timeout`` after). Verdicts: ``WIN`` (``contained``) or ``LOSS`` with
+the reason ``agent-reached-gateway``, ``illegal-cut``, ``malformed-output`` or one of the
+runner's reasons (:data:`puzzleproof.verify.external.REASONS`: ``init-timeout``, ``timeout``,
+``crash``, ``memory-limit``, ``exited``, ``closed-stdout``, ...). The referee never hangs:
+every exchange has a deadline, and the program's whole process group is killed at the end.
+The program's stderr is kept in the record (``record.stderr``), capped.
 """
 
 from __future__ import annotations
 
-import os
-import selectors
-import subprocess
-import tempfile
 import time
 from typing import Sequence
 
 from puzzleproof.formats.skynet import init_block
 from puzzleproof.models.skynet import (GameRecord, SkynetMap, Turn, agent_moves, check_cut,
                                        outcome)
+from puzzleproof.verify.external import (DEFAULT_MEMORY_LIMIT_MB, STDERR_KEEP_BYTES,
+                                         ExternalProgram, ProgramEnded, parse_command)
 from puzzleproof.verify.skynet_agents import Agent
 from puzzleproof.verify.skynet_bots import Bot
 
-__all__ = ["play", "play_external", "DEFAULT_TURN_SECONDS", "DEFAULT_FIRST_TURN_SECONDS"]
+__all__ = ["play", "play_external", "DEFAULT_TURN_SECONDS", "DEFAULT_FIRST_TURN_SECONDS",
+           "DEFAULT_MEMORY_LIMIT_MB"]
 
 DEFAULT_TURN_SECONDS = 0.150
 #: CodinGame gives a program's first turn more time (it starts up then); configurable.
@@ -91,84 +93,68 @@ def play(m: SkynetMap, rule: str, bot: Bot, agent: Agent, start: int | None = No
     return _run(m, rule, s, agent, get_cut, record)
 
 
-def play_external(m: SkynetMap, rule: str, command: Sequence[str], agent: Agent,
-                  start: int | None = None, per_turn: float = DEFAULT_TURN_SECONDS,
-                  first_turn: float = DEFAULT_FIRST_TURN_SECONDS) -> GameRecord:
-    """A game against an external program speaking CodinGame's protocol."""
+def play_external(m: SkynetMap, rule: str, command: str | Sequence[str], agent: Agent,
+                  start: int | None = None, per_turn: float | None = None,
+                  first_turn: float | None = None, *, move_timeout: float | None = None,
+                  init_timeout: float | None = None,
+                  memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB,
+                  name: str | None = None, stderr_keep: int = STDERR_KEEP_BYTES) -> GameRecord:
+    """A game against an external program speaking CodinGame's protocol.
+
+    ``move_timeout`` (alias ``per_turn``) is the limit per turn, ``init_timeout`` (alias
+    ``first_turn``) the first turn's, start-up included; ``memory_limit`` is in megabytes
+    (None: none). The program runs through :class:`puzzleproof.verify.external.ExternalProgram`
+    (own process group, killed with its children at the end). The record's ``stderr``
+    attribute (and its JSON's ``"stderr"``) holds the program's stderr, capped at
+    ``stderr_keep`` bytes with a marker where cut; ``bot`` is ``name`` or the command.
+    """
+    move_timeout = _alias(move_timeout, per_turn, "move_timeout", "per_turn",
+                          DEFAULT_TURN_SECONDS)
+    init_timeout = _alias(init_timeout, first_turn, "init_timeout", "first_turn",
+                          DEFAULT_FIRST_TURN_SECONDS)
+    command = parse_command(command)
     s = m.start if start is None else start
-    record = GameRecord(m, rule, s, bot=" ".join(command), agent=agent.name)
-    errfile = tempfile.TemporaryFile()  # a bot's debug output never blocks it
+    record = GameRecord(m, rule, s, bot=name or " ".join(command), agent=agent.name)
+    record.stderr = ""  # type: ignore[attr-defined]  (carried by record_to_json)
     try:
-        proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=errfile, bufsize=0)
-    except OSError as exc:
-        errfile.close()
+        prog = ExternalProgram(command, memory_limit=memory_limit, stderr_keep=stderr_keep)
+    except ProgramEnded as end:
         record.turns.append(Turn(s, None, None))
-        record.result, record.reason = "LOSS", "crash"
-        record.detail = f"cannot start {command[0]!r}: {exc.strerror}"
+        record.result, record.reason, record.detail = "LOSS", end.reason, end.detail
         return record
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
-    buf = b""
-
-    def send(text: str) -> None:
-        try:
-            proc.stdin.write(text.encode())  # type: ignore[union-attr]
-            proc.stdin.flush()  # type: ignore[union-attr]
-        except (BrokenPipeError, OSError):
-            raise _Ended("crash", _exit_detail(proc, errfile, "closed its input")) from None
-
-    def read_line(limit: float) -> tuple[str, float]:
-        nonlocal buf
-        t0 = time.perf_counter()
-        deadline = t0 + limit
-        while b"\n" not in buf:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                raise _Ended("timeout", f"no answer within {limit * 1000:.0f} ms")
-            if not sel.select(left):
-                continue
-            chunk = os.read(proc.stdout.fileno(), 65536)  # type: ignore[union-attr]
-            if not chunk:
-                raise _Ended("crash", _exit_detail(proc, errfile, "exited without answering"))
-            buf += chunk
-        line, buf = buf.split(b"\n", 1)
-        return line.decode(errors="replace").strip(), time.perf_counter() - t0
 
     def get_cut(turn: int, node: int):
-        if turn == 1:
-            send(init_block(m))
-        send(f"{node}\n")
-        line, secs = read_line(first_turn if turn == 1 else per_turn)
+        first = turn == 1
+        limit = init_timeout if first else move_timeout
+        why = "init-timeout" if first else "timeout"
+        t0 = time.monotonic()
+        try:
+            prog.send((init_block(m) if first else "") + f"{node}\n", limit, reason=why)
+            line, _ = prog.read_line(max(0.0, limit - (time.monotonic() - t0)), reason=why)
+        except ProgramEnded as end:
+            raise _Ended(end.reason, end.detail) from None
+        secs = time.monotonic() - t0
         parts = line.split()
-        if len(parts) != 2 or not all(p.lstrip("-").isdigit() for p in parts):
-            raise _Ended("malformed-output", f"expected 'C1 C2' (two node ids), got {line!r}")
+        if len(parts) != 2 or not all(p.lstrip("-").isdigit() and len(p) < 12 for p in parts):
+            raise _Ended("malformed-output",
+                         f"expected 'C1 C2' (two node ids), got {line[:200]!r}")
         return (int(parts[0]), int(parts[1])), secs
 
     try:
-        return _run(m, rule, s, agent, get_cut, record)
+        record = _run(m, rule, s, agent, get_cut, record)
     finally:
-        sel.close()
-        if proc.poll() is None:
-            proc.kill()
-        try:
-            proc.communicate(timeout=2)
-        except (subprocess.TimeoutExpired, ValueError, OSError):
-            pass
-        errfile.close()
+        prog.close()
+        record.stderr = prog.stderr  # type: ignore[attr-defined]
+        if prog.notes:
+            record.detail = "; ".join(filter(None, [record.detail, *prog.notes]))
+    return record
 
 
-def _exit_detail(proc: subprocess.Popen, errfile, what: str) -> str:
-    try:
-        code = proc.wait(timeout=0.5)
-    except subprocess.TimeoutExpired:
-        return what
-    err = b""
-    try:
-        errfile.seek(0, os.SEEK_END)
-        errfile.seek(max(0, errfile.tell() - 400))
-        err = errfile.read()
-    except (OSError, ValueError):
-        pass
-    tail = err.decode(errors="replace").strip().splitlines()[-1:] if err else []
-    return f"{what} (exit code {code}{'; ' + tail[0] if tail else ''})"
+def _alias(new: float | None, old: float | None, new_name: str, old_name: str,
+           default: float) -> float:
+    if new is not None and old is not None and new != old:
+        raise ValueError(f"give {new_name} or {old_name}, not both")
+    value = new if new is not None else old if old is not None else default
+    if not value > 0:
+        raise ValueError(f"{new_name} must be positive, found {value}")
+    return float(value)
