@@ -6,7 +6,8 @@
   coordinates ``x y``, ``L``, ``L`` links, the start, ``E``, ``E`` gateways.
 - ``json``: ``{"type": "skynet", "nodes", "links", "gateways", "start"?, "coords"?}``.
 - game records (JSON): ``{"type": "skynet-game", "map", "rule", "start", "turns": [{"agent_at",
-  "cut", "agent_moved_to"}], "result", "reason", ...}``; replay with
+  "cut", "agent_moved_to"}], "result", "reason", ...}`` and, for an external program, its
+  capped ``"stderr"`` (the record's ``stderr`` attribute); replay with
   :func:`puzzleproof.models.skynet.replay`.
 
 Example:
@@ -223,7 +224,8 @@ def record_to_json(r: GameRecord) -> dict:
             "detail": r.detail, "cuts": r.cuts,
             "turns": [{"agent_at": t.agent_at, "cut": None if t.cut is None else list(t.cut),
                        "agent_moved_to": t.agent_moved_to} for t in r.turns],
-            "turn_seconds": [round(s, 4) for s in r.turn_seconds]}
+            "turn_seconds": [round(s, 4) for s in r.turn_seconds],
+            **({"stderr": r.stderr} if getattr(r, "stderr", None) is not None else {})}
 
 
 def record_from_json(text: str, source: str = "<string>") -> GameRecord:
@@ -240,9 +242,12 @@ def record_from_json(text: str, source: str = "<string>") -> GameRecord:
                       (int(t["cut"][0]), int(t["cut"][1])),
                       None if t.get("agent_moved_to") is None else int(t["agent_moved_to"]))
                  for t in obj["turns"]]
-        return GameRecord(m, obj["rule"], int(obj["start"]), turns, obj.get("result"),
-                          obj.get("reason"), obj.get("bot"), obj.get("agent"), obj.get("detail"),
-                          list(obj.get("turn_seconds", [])))
+        record = GameRecord(m, obj["rule"], int(obj["start"]), turns, obj.get("result"),
+                            obj.get("reason"), obj.get("bot"), obj.get("agent"),
+                            obj.get("detail"), list(obj.get("turn_seconds", [])))
+        if isinstance(obj.get("stderr"), str):  # an external program's (capped) stderr
+            record.stderr = obj["stderr"]  # type: ignore[attr-defined]
+        return record
     except InputError as exc:
         raise exc.located(source) from None
     except (KeyError, TypeError, ValueError, IndexError) as exc:
