@@ -1,0 +1,616 @@
+"""City-closing maps and orders: read, recognised, written and drawn.
+
+Map formats (``fmt``):
+
+- ``json``: ``{"cities": [...], "edges": [...]}`` where a city is a name or an object with
+  ``name`` (and ``lat``/``lng`` or ``latlng``, other fields kept as tags), and an edge is
+  ``[a, b]`` or ``{"from": a, "to": b}``; or ``{"nodes": [...], "edges": [...]}`` where a node
+  has a ``code`` and a ``name`` (edges may use either). Optional ``name``, ``keep``,
+  ``large_cities`` and ``start`` (a name or ``{"p1": .., "p2": ..}``): cities the file marks.
+- ``edges``: one link ``a b`` a line (tab- or comma-separated when names hold blanks), ``#``
+  comments; a line with one name declares a city.
+- ``graphml`` and ``gml`` through networkx (a node's ``name`` or ``label`` is its name,
+  ``lat``/``lng`` or ``x``/``y`` its place).
+
+City names are matched case-insensitively everywhere. Every bad map raises
+:class:`~puzzleproof.errors.InputError` with the file and the line (text formats) or the JSON
+field (``edges[3]``): an empty map, a non-string or duplicate name, an unknown city, a link to
+itself, a disconnected map, more than :data:`~puzzleproof.models.cityclose.MAX_CITIES` cities.
+
+Orders: JSON (``{"order": [...], "wiener": [...], "total": N}``, a plain list, or a file of
+several orders chosen by ``key``, as the blog's ``europe30-blog-orders.json``) or one name a
+line. :func:`order_json` writes ``{"type": "cityclose-order", "schema_version": 1, ...}``.
+
+Example:
+    >>> m = read_map("# a square\\na b\\nb c\\nc d\\nd a\\n")
+    >>> m.names, m.n
+    (('a', 'b', 'c', 'd'), 4)
+    >>> sniff("a b\\nb c\\n"), sniff("3 2 1\\n0 1\\n1 2\\n2\\n")
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from puzzleproof.errors import InputError, PuzzleproofError
+from puzzleproof.models.cityclose import MAX_CITIES, CityMap, is_connected_mask
+
+__all__ = ["MAP_FORMATS", "MAX_LINKS", "detect_format", "sniff", "read_map", "OrderInput",
+           "read_order", "order_document", "order_json", "render_svg", "plot_steps",
+           "map_to_json"]
+
+MAP_FORMATS = ("json", "edges", "graphml", "gml")
+#: The most links a map may have (checked before anything is built).
+MAX_LINKS = 200_000
+
+_GML_START = re.compile(r"\A\s*(?:#[^\n]*\n\s*|Creator\s+\"[^\"]*\"\s*|Version\s+\S+\s*)*graph\s*\[")
+_INT = re.compile(r"^[+-]?\d+$")
+
+
+# -- recognising ---------------------------------------------------------------------------
+
+def _json_map_obj(obj: Any) -> bool:
+    if not isinstance(obj, dict):
+        return False
+    if any(k in obj for k in ("grid", "islands", "game_id", "gateways", "links")):
+        return False
+    if obj.get("type") not in (None, "cityclose", "cityclose-map"):
+        return False
+    cities = obj.get("cities", obj.get("nodes"))
+    return isinstance(cities, list) and isinstance(obj.get("edges"), list)
+
+
+def _edge_lines(text: str) -> list[tuple[int, list[str]]]:
+    out = []
+    for no, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if "\t" in line:
+            parts = [p.strip() for p in line.split("\t") if p.strip()]
+        elif "," in line:
+            parts = [p.strip() for p in line.split(",")]
+        else:
+            parts = line.split()
+        out.append((no, parts))
+    return out
+
+
+def detect_format(text: str) -> str | None:
+    """The map format of ``text`` (one of :data:`MAP_FORMATS`), or None when it is not a city
+    map this module recognises."""
+    head = text.lstrip()[:4096]
+    if head.startswith("{"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError:
+            return None
+        return "json" if _json_map_obj(obj) else None
+    if "<graphml" in head:
+        return "graphml"
+    if _GML_START.match(text):
+        return "gml"
+    first = text.lstrip().split("\n", 1)[0].strip().lower()
+    lines = _edge_lines(text)
+    if not lines or any(len(p) not in (1, 2) for _, p in lines):
+        return None
+    if first.startswith("# cityclose"):
+        return "edges"
+    # Skynet maps are lines of integers, Hashi grids single tokens of digits and dots: an edge
+    # list is recognised only when it has links and names that are not all numbers.
+    if not any(len(p) == 2 for _, p in lines):
+        return None
+    if all(_INT.match(t) for _, p in lines for t in p):
+        return None
+    if any(re.fullmatch(r"[0-9.]+", t) and "." in t for _, p in lines for t in p):
+        return None
+    return "edges"
+
+
+def sniff(text: str) -> bool:
+    """Whether ``text`` is a city map (JSON map, GraphML, GML or an edge list of names); false
+    on Hashi and Skynet files, so a folder can mix puzzles.
+
+    >>> sniff('{"cities": ["a", "b"], "edges": [["a", "b"]]}')
+    True
+    >>> sniff('{"grid": ["1.1"], "game_id": "x"}'), sniff("2 2\\n1 1\\n1 1\\n")
+    (False, False)
+    """
+    try:
+        return detect_format(text) is not None
+    except Exception:  # a recogniser never raises
+        return False
+
+
+# -- building ------------------------------------------------------------------------------
+
+class _Builder:
+    """Collects cities and links with their locations, then checks and builds the map."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+        self.aliases: list[list[str]] = []
+        self.coords: list[tuple[float, float] | None] = []
+        self.tags: list[tuple[str, ...]] = []
+        self.links: set[tuple[int, int]] = set()
+        self.link_list: list[tuple[int, int]] = []
+        self.marked: set[int] = set()
+
+    def err(self, msg: str, line: int | None = None, where: str | None = None) -> InputError:
+        return InputError(f"{where}: {msg}" if where else msg, self.source, line)
+
+    def add_city(self, name: Any, line: int | None = None, where: str | None = None,
+                 aliases: Sequence[str] = (), coords: tuple[float, float] | None = None,
+                 tags: Sequence[str] = ()) -> int:
+        if not isinstance(name, str) or not name.strip():
+            raise self.err(f"a city name must be a non-empty string, found {name!r:.60}", line,
+                           where)
+        if len(self.names) >= MAX_CITIES:
+            raise self.err(f"more than {MAX_CITIES} cities", line, where)
+        key = name.strip().casefold()
+        if key in self.index:
+            raise self.err(f"city {name!r} appears twice (names are case-insensitive)", line,
+                           where)
+        i = len(self.names)
+        self.names.append(name.strip())
+        self.index[key] = i
+        good_aliases = []
+        for a in aliases:
+            k = a.strip().casefold()
+            if k in self.index and self.index[k] != i:
+                raise self.err(f"code {a!r} of {name!r} is already a city's name or code", line,
+                               where)
+            if a.strip():
+                self.index[k] = i
+                good_aliases.append(a.strip())
+        self.aliases.append(good_aliases)
+        self.coords.append(coords)
+        self.tags.append(tuple(tags))
+        return i
+
+    def city(self, name: Any, line: int | None, where: str | None, create: bool) -> int:
+        if isinstance(name, bool) or not isinstance(name, str):
+            raise self.err(f"expected a city name, found {name!r:.60}", line, where)
+        i = self.index.get(name.strip().casefold())
+        if i is None:
+            if not create:
+                raise self.err(f"unknown city {name!r}", line, where)
+            i = self.add_city(name, line, where)
+        return i
+
+    def add_link(self, a: Any, b: Any, line: int | None = None, where: str | None = None,
+                 create: bool = False) -> None:
+        u = self.city(a, line, where, create)
+        v = self.city(b, line, where, create)
+        if u == v:
+            raise self.err(f"link {a}-{b} joins a city to itself", line, where)
+        key = (min(u, v), max(u, v))
+        if key not in self.links:
+            if len(self.links) >= MAX_LINKS:
+                raise self.err(f"more than {MAX_LINKS} links", line, where)
+            self.links.add(key)
+            self.link_list.append(key)
+
+    def build(self, name: str | None) -> CityMap:
+        if not self.names:
+            raise self.err("empty map: expected at least one city")
+        n = len(self.names)
+        adj = [0] * n
+        for u, v in self.link_list:
+            adj[u] |= 1 << v
+            adj[v] |= 1 << u
+        if not is_connected_mask(adj, (1 << n) - 1):
+            seen, frontier = 1, 1
+            while frontier:
+                nb = 0
+                for i in range(n):
+                    if frontier >> i & 1:
+                        nb |= adj[i]
+                frontier = nb & ~seen
+                seen |= frontier
+            cut = next(i for i in range(n) if not seen >> i & 1)
+            raise self.err(f"the map is disconnected: {self.names[cut]} cannot be reached from "
+                           f"{self.names[0]}")
+        coords = None
+        if any(c is not None for c in self.coords):
+            missing = [self.names[i] for i, c in enumerate(self.coords) if c is None]
+            if missing:
+                raise self.err(f"coordinates given for some cities but not for {missing[0]}")
+            coords = tuple(self.coords)  # type: ignore[arg-type]
+        try:
+            return CityMap(tuple(self.names), tuple(self.link_list), coords,
+                           tuple(self.tags) if any(self.tags) else None,
+                           frozenset(self.marked),
+                           tuple(tuple(a) for a in self.aliases) if any(self.aliases) else None,
+                           name=name)
+        except InputError as exc:
+            raise exc.located(self.source) from None
+
+
+def _number(v: Any, where: str, b: _Builder) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise b.err(f"expected a number, found {v!r:.40}", None, where)
+    return float(v)
+
+
+def _read_json(text: str, source: str, name: str | None) -> CityMap:
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"bad JSON: {exc.msg}", source, exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise InputError("bad JSON: nested too deeply", source) from None
+    b = _Builder(source)
+    if not isinstance(obj, dict):
+        raise b.err("expected a JSON object with 'cities' (or 'nodes') and 'edges'")
+    key = "cities" if "cities" in obj else "nodes"
+    cities, edges = obj.get(key), obj.get("edges")
+    if not isinstance(cities, list):
+        raise b.err("expected a list of cities under 'cities' or 'nodes'")
+    if not isinstance(edges, list):
+        raise b.err("expected a list of links under 'edges'")
+    if len(cities) > MAX_CITIES:
+        raise b.err(f"{len(cities)} cities; at most {MAX_CITIES} are accepted", None, key)
+    if len(edges) > MAX_LINKS:
+        raise b.err(f"{len(edges)} links; at most {MAX_LINKS} are accepted", None, "edges")
+    for i, c in enumerate(cities):
+        where = f"{key}[{i}]"
+        if isinstance(c, str):
+            b.add_city(c, None, where)
+            continue
+        if not isinstance(c, dict):
+            raise b.err(f"expected a name or an object with 'name', found {c!r:.60}", None, where)
+        nm = c.get("name", c.get("code", c.get("id")))
+        aliases = [c[k] for k in ("code", "id") if isinstance(c.get(k), str) and c[k] != nm]
+        for k in ("code", "id"):
+            if k in c and not isinstance(c[k], str):
+                raise b.err(f"'{k}' must be a string, found {c[k]!r:.40}", None, where)
+        coords = None
+        if "lat" in c or "lng" in c:
+            coords = (_number(c.get("lat"), f"{where}.lat", b),
+                      _number(c.get("lng"), f"{where}.lng", b))
+        elif "latlng" in c:
+            ll = c["latlng"]
+            if not isinstance(ll, list) or len(ll) != 2:
+                raise b.err("'latlng' must be [lat, lng]", None, where)
+            coords = (_number(ll[0], f"{where}.latlng", b), _number(ll[1], f"{where}.latlng", b))
+        tags = [f"{k}={v}" for k, v in c.items()
+                if k not in ("name", "lat", "lng", "latlng") and isinstance(v, (str, int, float))
+                and not isinstance(v, bool)]
+        b.add_city(nm, None, where, aliases, coords, tags)
+    for i, e in enumerate(edges):
+        where = f"edges[{i}]"
+        if isinstance(e, dict):
+            if "from" not in e or "to" not in e:
+                raise b.err("expected {\"from\": city, \"to\": city}", None, where)
+            pair = (e["from"], e["to"])
+        elif isinstance(e, list) and len(e) == 2:
+            pair = (e[0], e[1])
+        else:
+            raise b.err(f"expected [city, city], found {e!r:.60}", None, where)
+        b.add_link(pair[0], pair[1], None, where)
+    for field_name in ("keep", "large_cities"):
+        if field_name in obj:
+            vals = obj[field_name]
+            if not isinstance(vals, list):
+                raise b.err("expected a list of city names", None, field_name)
+            for j, v in enumerate(vals):
+                b.marked.add(b.city(v, None, f"{field_name}[{j}]", False))
+    if "start" in obj:
+        st = obj["start"]
+        items = st.items() if isinstance(st, dict) else [("start", st)] if isinstance(st, str) \
+            else enumerate(st) if isinstance(st, list) else None
+        if items is None:
+            raise b.err("expected a city name or {\"p1\": city, \"p2\": city}", None, "start")
+        for k, v in items:
+            i = b.city(v, None, f"start.{k}", False)
+            b.marked.add(i)
+            b.tags[i] = b.tags[i] + (f"start={k}",)
+    title = obj.get("name") if isinstance(obj.get("name"), str) else name
+    return b.build(title)
+
+
+def _read_edges(text: str, source: str, name: str | None) -> CityMap:
+    b = _Builder(source)
+    for no, parts in _edge_lines(text):
+        if len(parts) == 1:
+            if parts[0].casefold() not in b.index:
+                b.add_city(parts[0], no)
+        elif len(parts) == 2:
+            b.add_link(parts[0], parts[1], no, None, create=True)
+        else:
+            raise b.err(f"expected 'city city' (a link) or one city name, found {len(parts)} "
+                        "fields", no)
+    return b.build(name)
+
+
+def _read_nx(text: str, source: str, name: str | None, fmt: str) -> CityMap:
+    import networkx as nx
+
+    b = _Builder(source)
+    count = len(re.findall(r"<node\b", text)) if fmt == "graphml" else \
+        len(re.findall(r"\bnode\s*\[", text))
+    if count > MAX_CITIES:
+        raise b.err(f"{count} cities; at most {MAX_CITIES} are accepted")
+    try:
+        g = nx.parse_graphml(text) if fmt == "graphml" else nx.parse_gml(text, label=None)
+    except Exception as exc:  # networkx raises many kinds; all mean "cannot read"
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        line = None
+        m = re.search(r"line (\d+)", msg)
+        if m:
+            line = int(m.group(1))
+        raise InputError(f"bad {fmt.upper()}: {msg}", source, line) from None
+    if g.number_of_edges() > MAX_LINKS:
+        raise b.err(f"{g.number_of_edges()} links; at most {MAX_LINKS} are accepted")
+    key_of: dict[Any, str] = {}
+    for node, data in g.nodes(data=True):
+        nm = data.get("name", data.get("label", node))
+        if isinstance(nm, (int, float)) and not isinstance(nm, bool):
+            nm = str(nm)
+        coords = None
+        if "lat" in data and "lng" in data:
+            coords = (_number(data["lat"], f"node {node}.lat", b),
+                      _number(data["lng"], f"node {node}.lng", b))
+        elif "y" in data and "x" in data:
+            coords = (_number(data["y"], f"node {node}.y", b),
+                      _number(data["x"], f"node {node}.x", b))
+        alias = [str(node)] if isinstance(node, (str, int)) and str(node) != nm else []
+        b.add_city(nm, None, f"node {node}", alias, coords)
+        key_of[node] = nm
+    for u, v in g.edges():
+        b.add_link(key_of[u], key_of[v], None, f"edge {u}-{v}")
+    return b.build(name or (g.graph.get("name") if isinstance(g.graph.get("name"), str) else None))
+
+
+def read_map(text: str, source: str = "<string>", fmt: str | None = None,
+             name: str | None = None) -> CityMap:
+    """Read a city map in ``fmt`` (detected when None); see the module docstring."""
+    if len(text) > 50_000_000:
+        raise InputError("file too large for a city map (over 50 MB)", source)
+    if fmt is None:
+        fmt = detect_format(text)
+        if fmt is None:
+            if not text.strip():
+                raise InputError("empty map: expected at least one city", source)
+            raise InputError("not a city map: expected a JSON map with 'cities'/'nodes' and "
+                             "'edges', an edge list of names, GraphML or GML", source, 1)
+    if name is None and source not in ("<string>", "<stdin>", "<argument>"):
+        name = re.sub(r"\.[^./\\]*$", "", re.split(r"[/\\]", source)[-1])
+    if fmt == "json":
+        return _read_json(text, source, name)
+    if fmt == "edges":
+        return _read_edges(text, source, name)
+    if fmt in ("graphml", "gml"):
+        return _read_nx(text, source, name, fmt)
+    raise InputError(f"unknown map format {fmt!r}; expected one of {', '.join(MAP_FORMATS)}",
+                     source)
+
+
+def map_to_json(m: CityMap) -> str:
+    """The map as a ``cities``/``edges`` JSON file this module reads back."""
+    cities: list[Any] = []
+    for i, nm in enumerate(m.names):
+        c: dict[str, Any] = {"name": nm}
+        if m.coords is not None:
+            c["lat"], c["lng"] = m.coords[i]
+        cities.append(c if len(c) > 1 else nm)
+    obj: dict[str, Any] = {"type": "cityclose", "cities": cities,
+                           "edges": [[m.names[u], m.names[v]] for u, v in m.links]}
+    if m.name:
+        obj = {"name": m.name, **obj}
+    if m.marked:
+        obj["keep"] = [m.names[i] for i in sorted(m.marked)]
+    return json.dumps(obj, indent=1) + "\n"
+
+
+# -- orders --------------------------------------------------------------------------------
+
+@dataclass
+class OrderInput:
+    """An order as read: the names, and the Wiener numbers and total it claims (if any)."""
+
+    order: list[Any]
+    claimed_wiener: list[Any] | None = None
+    claimed_total: Any = None
+    key: str | None = None
+
+
+def read_order(text: str, source: str = "<string>", key: str | None = None) -> OrderInput:
+    """Read an order: JSON (``{"order": [...]}``, a list of names, or a file of several orders
+    chosen by ``key``) or one name a line (``#`` comments).
+
+    >>> read_order('{"greedy": {"order": ["a", "b"]}}', key="greedy").order
+    ['a', 'b']
+    >>> read_order("Paris\\n# then\\nRome\\n").order
+    ['Paris', 'Rome']
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise InputError("empty order: expected city names", source)
+    if stripped[0] in "[{":
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"bad JSON: {exc.msg}", source, exc.lineno, exc.colno) from None
+        except RecursionError:
+            raise InputError("bad JSON: nested too deeply", source) from None
+        where = "order"
+        if key is not None:
+            if not isinstance(obj, dict) or key not in obj:
+                have = ", ".join(k for k, v in obj.items() if isinstance(v, (dict, list))) \
+                    if isinstance(obj, dict) else ""
+                raise InputError(f"no order under key {key!r}" + (f" (found {have})" if have
+                                                                  else ""), source)
+            obj = obj[key]
+            where = f"{key}.order"
+        if isinstance(obj, dict) and "order" not in obj:
+            keys = [k for k, v in obj.items() if isinstance(v, dict) and "order" in v]
+            if len(keys) == 1:
+                key, obj, where = keys[0], obj[keys[0]], f"{keys[0]}.order"
+            elif keys:
+                raise InputError(f"several orders in one file ({', '.join(keys)}): choose one "
+                                 "with --key", source)
+        if isinstance(obj, list):
+            order, wseq, total = obj, None, None
+        elif isinstance(obj, dict) and isinstance(obj.get("order"), list):
+            order, wseq, total = obj["order"], obj.get("wiener"), obj.get("total")
+        else:
+            raise InputError("expected {\"order\": [city names...]} or a list of names",
+                             source, None)
+        for i, c in enumerate(order):
+            if isinstance(c, bool) or not isinstance(c, str):
+                raise InputError(f"{where}[{i}]: expected a city name, found {c!r:.40}", source)
+        return OrderInput(list(order), wseq if isinstance(wseq, list) else None, total, key)
+    names = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            names.append(line)
+    return OrderInput(names, None, None, key)
+
+
+def order_document(m: CityMap, answer: dict[str, Any], *, status: str,
+                   method: str | None = None, bounds: dict[str, Any] | None = None,
+                   rules: dict[str, Any] | None = None, extra: dict[str, Any] | None = None
+                   ) -> dict[str, Any]:
+    """The order file's object: ``type``, ``schema_version``, map, order, the city (cities)
+    left, the Wiener number of every map, the total, status, method, bounds and rules."""
+    doc: dict[str, Any] = {"type": "cityclose-order", "schema_version": 1, "map": m.name,
+                           "cities": m.n, "order": list(answer["order"]),
+                           "left": list(answer.get("left", [])),
+                           "wiener": list(answer["wiener"]), "total": answer["total"],
+                           "status": status, "method": method, "bounds": bounds or {},
+                           "rules": rules or {}}
+    if extra:
+        doc.update(extra)
+    return doc
+
+
+def order_json(m: CityMap, result: Any, rules: Any = None) -> str:
+    """A :class:`~puzzleproof.result.Result` of a city-closing method as an order file (JSON
+    text with ``"type": "cityclose-order"``); write it with
+    :func:`puzzleproof.formats.write_atomic`."""
+    cert = result.certificate or {}
+    bounds = {k: cert.get(k) for k in ("lower_bound", "upper_bound", "gap") if k in cert}
+    rd = rules.to_dict() if hasattr(rules, "to_dict") else (rules or result.params.get("rules"))
+    doc = order_document(m, result.answer, status=result.status.value, method=result.solver,
+                         bounds=bounds, rules=rd,
+                         extra={"wall_time": round(result.wall_time, 4)})
+    return json.dumps(doc, indent=1) + "\n"
+
+
+# -- pictures ------------------------------------------------------------------------------
+
+def _layout(m: CityMap, seed: int = 1) -> list[tuple[float, float]]:
+    if m.coords is not None:
+        lat0 = sum(c[0] for c in m.coords) / m.n
+        k = math.cos(math.radians(lat0)) if abs(lat0) <= 90 else 1.0
+        return [(lng * k, -lat) for lat, lng in m.coords]
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(range(m.n))
+    g.add_edges_from(m.links)
+    pos = nx.spring_layout(g, seed=seed)
+    return [(float(pos[i][0]), -float(pos[i][1])) for i in range(m.n)]
+
+
+def _esc(s: str) -> str:
+    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def render_svg(m: CityMap, order: Sequence[str] | None = None, size: int = 720,
+               seed: int = 1) -> str:
+    """The map as SVG text: cities placed by their coordinates (lat/lng projected) or by a
+    spring layout with a fixed seed; with ``order``, each city labelled with the step that
+    closes it (cities left drawn in red). Unknown names in ``order`` are ignored."""
+    pts = _layout(m, seed)
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    span = max(x1 - x0, y1 - y0) or 1.0
+    pad = 60
+    scale = (size - 2 * pad) / span
+    width = int((x1 - x0) * scale + 2 * pad)
+    height = int((y1 - y0) * scale + 2 * pad)
+
+    def at(i: int) -> tuple[float, float]:
+        return (pad + (pts[i][0] - x0) * scale, pad + (pts[i][1] - y0) * scale)
+
+    step: dict[int, int] = {}
+    for s, c in enumerate(order or [], start=1):
+        i = m.index(c) if isinstance(c, str) else None
+        if i is not None and i not in step:
+            step[i] = s
+    total = max(step.values(), default=0)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="white"/>']
+    if m.name:
+        out.append(f'<text x="8" y="16" font-size="13">{_esc(m.name)}</text>')
+    for u, v in m.links:
+        (ax, ay), (bx, by) = at(u), at(v)
+        out.append(f'<line x1="{ax:.1f}" y1="{ay:.1f}" x2="{bx:.1f}" y2="{by:.1f}" '
+                   'stroke="#999" stroke-width="1.5"/>')
+    for i in range(m.n):
+        x, y = at(i)
+        if order is None:
+            fill, label = "#4477aa", m.names[i]
+        elif i in step:
+            t = step[i] / max(total, 1)
+            fill = f"rgb({int(230 - 150 * t)},{int(230 - 120 * t)},{int(255 - 60 * t)})"
+            label = f"{m.names[i]} ({step[i]})"
+        else:
+            fill, label = "#cc3311", f"{m.names[i]} (left)"
+        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="{fill}" stroke="#333"/>')
+        out.append(f'<text x="{x + 9:.1f}" y="{y - 7:.1f}">{_esc(label)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def plot_steps(runs: dict[str, Sequence[int]], path: str, title: str | None = None) -> None:
+    """Plot the Wiener number per step of several methods (``{method: [W_0, W_1, ...]}``) and
+    the per-step advantage of each over the first (``W_first - W_method``), as the article
+    does; written to ``path`` (``.png`` or ``.svg``) atomically. Needs matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PuzzleproofError("plot needs matplotlib, which is not installed "
+                               "(pip install matplotlib)") from None
+    import io
+
+    from puzzleproof.formats import write_atomic
+
+    fmt = "svg" if str(path).lower().endswith(".svg") else "png"
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    names = list(runs)
+    for nm in names:
+        ax.plot(range(len(runs[nm])), runs[nm], marker=".", label=nm)
+    ax.set_xlabel("cities closed")
+    ax.set_ylabel("Wiener number")
+    if len(names) > 1:
+        ax2 = ax.twinx()
+        base = runs[names[0]]
+        for nm in names[1:]:
+            adv = [a - b for a, b in zip(base, runs[nm])]
+            ax2.plot(range(len(adv)), adv, linestyle="--", label=f"{names[0]} - {nm}")
+        ax2.axhline(0, color="#888", linewidth=0.5)
+        ax2.set_ylabel("advantage (Δ Wiener)")
+        ax2.legend(loc="center right")
+    ax.legend(loc="upper right")
+    totals = ", ".join(f"{nm} {sum(runs[nm])}" for nm in names)
+    ax.set_title((title + ": " if title else "") + totals, fontsize=10)
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, bbox_inches="tight")
+    plt.close(fig)
+    write_atomic(path, buf.getvalue())
