@@ -1,0 +1,104 @@
+"""A Hashi solver program speaking CodinGame's protocol, as a cross-check harness method.
+
+The program reads the puzzle on stdin (CodinGame's input: the width, the height, then one
+line per row, ``.`` for water and a digit for a clue) and writes one bridge per line,
+``x1 y1 x2 y2 n``, then exits. Its output is complete when it exits (or closes its output),
+or when the per-puzzle time limit is reached: CodinGame's solvers print every line and then
+end, but one that keeps waiting for input is read at the limit (``reason: timeout`` in the
+record's stats says so). Lines are read leniently: blank lines and lines that are not five
+integers (debug output on stdout) are skipped and counted; the bridges become the harness's
+answer form ``[[x1, y1, x2, y2, n], ...]`` and are judged by the rules
+(:func:`puzzleproof.models.hashi.check_solution`, through the Hashi kind's check), so a wrong
+answer is an ``invalid-answer`` disagreement.
+
+Outcomes: an answer (``SOLVED``, as claimed; the harness checks it); no answer within the
+limit, ``UNKNOWN`` with ``stats["reason"] == "timeout"``; a program that died without an
+answer (``crash``, ``memory-limit``, ``cannot-start``, ``output-too-long``), an ``ERROR``
+record whose ``error`` names the reason and ends with its stderr's last lines. Every record
+of the program carries ``stats["reason"]`` and its capped stderr in ``stats["stderr"]``.
+
+Example (merge into the Hashi kind)::
+
+    kind = hashi_kind({"mine": external_method("mine", ["python3", "solver.py"], 5.0)})
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Sequence
+
+from puzzleproof.formats.hashi import write_puzzle
+from puzzleproof.models.hashi import Puzzle
+from puzzleproof.result import Result, Status
+from puzzleproof.verify.crosscheck import Method
+from puzzleproof.verify.external import (DEFAULT_MEMORY_LIMIT_MB, parse_command,
+                                         run_to_completion)
+
+__all__ = ["external_method", "run_solver", "parse_bridges", "DEFAULT_SOLVER_SECONDS",
+           "ExternalSolverFailed"]
+
+#: the per-puzzle limit when neither the method nor the harness gives one
+DEFAULT_SOLVER_SECONDS = 10.0
+#: how much of the stderr goes into an ERROR record's message
+_ERROR_STDERR_CHARS = 2000
+
+
+class ExternalSolverFailed(RuntimeError):
+    """The program gave no answer (the harness records ERROR with this message)."""
+
+
+def parse_bridges(text: str) -> tuple[list[list[int]], list[str]]:
+    """The ``x1 y1 x2 y2 n`` lines of ``text`` and the other non-blank lines (skipped)."""
+    bridges, skipped = [], []
+    for line in text.splitlines():
+        toks = line.split()
+        if not toks:
+            continue
+        if len(toks) == 5 and all(t.lstrip("-").isdigit() and len(t) < 10 for t in toks):
+            bridges.append([int(t) for t in toks])
+        else:
+            skipped.append(line[:200])
+    return bridges, skipped
+
+
+def run_solver(name: str, command: Sequence[str], time_limit: float | None,
+               memory_limit: float | None, puzzle: Puzzle,
+               harness_time_limit: float | None) -> Result:
+    """Run the program on one puzzle (a harness method once bound by ``partial``)."""
+    limit = time_limit if time_limit is not None else (harness_time_limit
+                                                       or DEFAULT_SOLVER_SECONDS)
+    text = write_puzzle(puzzle, "codingame")  # raises for what CodinGame's input cannot hold
+    done = run_to_completion(list(command), text, limit, memory_limit=memory_limit)
+    bridges, skipped = parse_bridges(done.output)
+    reason = done.verdict[0] if done.verdict else "exited"
+    stats = {"reason": reason, "detail": done.verdict[1] if done.verdict else None,
+             "bridge_lines": len(bridges), "skipped_lines": len(skipped),
+             "skipped_examples": skipped[:3], "exit_code": done.exit.returncode,
+             "max_rss_mb": done.exit.max_rss_mb, "stderr": done.stderr,
+             "notes": done.exit.notes}
+    params = {"command": list(command), "time_limit": limit, "memory_limit": memory_limit}
+    answered = bool(bridges) or (done.finished and bool(done.output.strip()))
+    if answered or (done.verdict is None and done.finished):
+        # an answer (even an empty or partial one) is judged by the rules
+        return Result("hashi", Status.SOLVED, bridges, None, solver=name,
+                      solver_version="external", params=params, wall_time=done.seconds,
+                      stats=stats)
+    if reason == "timeout":
+        return Result("hashi", Status.UNKNOWN, None, None, solver=name,
+                      solver_version="external", params=params, wall_time=done.seconds,
+                      stats=stats)
+    tail = done.stderr[-_ERROR_STDERR_CHARS:].strip()
+    raise ExternalSolverFailed(f"{reason}: {stats['detail']}"
+                               + (f"\n--- stderr (last lines) ---\n{tail}" if tail else ""))
+
+
+def external_method(name: str, command: str | Sequence[str], time_limit: float | None = None,
+                    memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB) -> Method:
+    """A harness method running ``command`` as a CodinGame-protocol Hashi solver, with
+    ``time_limit`` seconds per puzzle (default: the harness's ``time_limit``, else
+    :data:`DEFAULT_SOLVER_SECONDS`) and ``memory_limit`` megabytes (None: no limit)."""
+    if not name:
+        raise ValueError("an external solver needs a name")
+    argv = parse_command(command)
+    return Method(name, partial(run_solver, name, argv, time_limit, memory_limit),
+                  exact=False, effort_key=None)
