@@ -25,17 +25,21 @@ def read_source(arg: str) -> tuple[str, str, bool]:
     """
     if arg == "-":
         return sys.stdin.read(), "<stdin>", False
+    if len(arg) > 255 and "/" not in arg or len(arg) > 4000 or "\0" in arg:
+        return arg, "<argument>", False  # too long to be a file name: the puzzle itself
     path = Path(arg)
     if path.is_dir():
         raise InputError("is a folder; expected a puzzle file", str(path))
-    if path.is_file():
+    if path.is_file() or (path.exists() and not path.is_dir() and arg.startswith("/dev/")):
         try:
-            return path.read_text(encoding="utf-8"), str(path), True
+            return path.read_text(encoding="utf-8-sig"), str(path), True
         except UnicodeDecodeError as exc:
             raise InputError(f"not a text file ({exc.reason} at byte {exc.start})",
                              str(path)) from None
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    if arg == "":
+        raise InputError("an empty argument; expected a file, a folder or a puzzle")
     looks_like_path = ("/" in arg or "\\" in arg or arg.endswith(
         (".txt", ".has", ".json", ".jsonl", ".sol", ".out"))) and "?" not in arg and ":" not in arg
     if looks_like_path:
@@ -73,6 +77,12 @@ def expand_inputs(args: list[str]) -> list[str]:
     return out
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
     """Write a whole file or nothing: write a temporary file beside it, then rename."""
     target = Path(path)
@@ -82,6 +92,8 @@ def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
     try:
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
             fh.write(text)
+        # mkstemp makes the file 0600; a written file gets the mode any new file would get
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -127,6 +127,11 @@ def read_puzzles(text: str, source: str = "<string>", fmt: str | None = None,
     grid, .has, puzz.link: 2).
     """
     try:
+        if fmt is None or fmt in ("tatham", "puzzlink"):
+            many = _one_id_a_line(text, fmt)
+            if many is not None:
+                return [rec for k, (ln, t) in enumerate(many, start=1)
+                        for rec in _read_id_line(t, source, ln, k, fmt, max_bridges)]
         fmt = fmt or detect_format(text)
         if fmt not in FORMATS:
             raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
@@ -141,6 +146,39 @@ def read_puzzles(text: str, source: str = "<string>", fmt: str | None = None,
         return [HashiRecord(_named(puzzle, name), name)]
     except InputError as exc:
         raise exc.located(source) from None
+
+
+def _one_id_a_line(text: str, fmt: str | None) -> list[tuple[int, str]] | None:
+    """The lines of a file holding several Tatham game IDs or puzz.link URLs, one a line
+    (what ``generate hashi --format tatham`` writes), or None when it is not such a file."""
+    lines = _content_lines(text)
+    if len(lines) < 2:
+        return None
+    if all(_TATHAM_RE.match(t) or (_PUZZLINK_RE.search(t) and " " not in t) for _, t in lines):
+        return lines
+    return None
+
+
+def _read_id_line(line_text: str, source: str, line: int, k: int, fmt: str | None,
+                  max_bridges: int | None) -> list[HashiRecord]:
+    kind = fmt or ("tatham" if _TATHAM_RE.match(line_text) else "puzzlink")
+    reader = _read_tatham if kind == "tatham" else _read_puzzlink
+    try:
+        puzzle = reader(line_text, max_bridges)
+    except InputError as exc:
+        raise InputError(exc.message, source, line, exc.col) from None
+    name = f"{source}#{k}"
+    return [HashiRecord(_named(puzzle, name), name)]
+
+
+def read_instances(text: str, source: str = "<string>", fmt: str | None = None,
+                   max_bridges: int | None = None) -> list:
+    """The registry's reader: every puzzle in ``text`` as :class:`puzzleproof.puzzles.Loaded`
+    (name, puzzle, reference solution)."""
+    from puzzleproof.puzzles import Loaded
+
+    return [Loaded(r.name, r.puzzle, r.solution)
+            for r in read_puzzles(text, source, fmt, max_bridges)]
 
 
 def _named(p: Puzzle, name: str) -> Puzzle:

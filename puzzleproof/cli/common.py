@@ -1,0 +1,468 @@
+"""What every puzzle's commands share: the verb groups, the option vocabulary, reading
+inputs through the registry, output (JSON, files that are never overwritten by accident,
+progress on stderr) and exit codes.
+
+Exit codes, one rule for every command: 0 done, nothing wrong found; 1 the input was read
+but the answer is "no" or "wrong" (a broken rule, a proved INFEASIBLE or LOSS, a lost game, a
+disagreement); 2 the input could not be read or the command was misused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+from rich.console import Console
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+
+from puzzleproof import puzzles as registry
+from puzzleproof.errors import InputError
+from puzzleproof.formats import read_source, write_atomic
+
+err = Console(stderr=True, highlight=False)
+#: tables on stdout: as wide as they need when piped (no cut at 80 columns)
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+
+EXIT_HELP = ("Exit codes: 0 done, nothing wrong found; 1 the input was read but the answer "
+             "is 'no' or 'wrong' (a broken rule, a proved INFEASIBLE or LOSS, a lost game, a "
+             "disagreement); 2 the input could not be read or the command was misused.")
+
+
+def say(message: str) -> None:
+    """One message for a person on stderr, never wrapped (a script may grep it)."""
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 turn``, ``2 turns``."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+class Exit(Exception):
+    """Leave the command with a code, after output has been written."""
+
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+
+def emit(obj: Any) -> None:
+    """One JSON value on stdout, on one line."""
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def short(name: str, width: int = 48) -> str:
+    """``name`` cut from the left with an ellipsis, so the file's end stays readable."""
+    return name if len(name) <= width else "…" + name[-(width - 1):]
+
+
+def check_output(output: str | None, force: bool) -> None:
+    """Refuse an existing output file unless ``--force`` (say so before any work)."""
+    if output and not force and Path(output).exists() and output != "-":
+        raise InputError("exists; pass --force to overwrite it, or choose another output",
+                         output)
+
+
+def deliver(text: str | bytes, output: str | None, force: bool = False,
+            what: str = "") -> None:
+    """Write ``text`` whole to ``output`` (atomically; never over an existing file without
+    ``force``), or to stdout when there is none."""
+    if output and output != "-":
+        check_output(output, force)
+        write_atomic(output, text)
+        say(f"wrote {output}{what}")
+    elif isinstance(text, bytes):
+        sys.stdout.buffer.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def progress_bar(disable: bool) -> Progress:
+    """The progress bar every batch shows on stderr: done/total, elapsed and time left."""
+    return Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
+                    MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                    console=err, disable=disable or not err.is_terminal, transient=True)
+
+
+def split_names(value: str | None, known, what: str) -> list[str]:
+    """``"a,b"`` -> ``["a", "b"]``, each one of ``known``, else a usage error."""
+    names = [x.strip() for x in (value or "").split(",") if x.strip()]
+    bad = [x for x in names if x not in known]
+    if bad:
+        raise click.UsageError(f"unknown {what} {', '.join(bad)}; expected one of "
+                               f"{', '.join(known)}")
+    return names
+
+
+def named_commands(values: tuple[str, ...], what: str) -> dict[str, list[str]]:
+    """``--bot-cmd NAME=CMD`` (repeatable) -> ``{NAME: argv}``; a value without ``NAME=`` is
+    named after its command."""
+    import shlex
+
+    outd: dict[str, list[str]] = {}
+    for value in values:
+        name, sep, cmd = value.partition("=")
+        if not sep or " " in name.strip() or not name.strip():
+            name, cmd = "", value
+        try:
+            argv = shlex.split(cmd)
+        except ValueError as exc:
+            raise click.UsageError(f"{what} {value!r}: {exc}") from None
+        if not argv:
+            raise click.UsageError(f"{what} {value!r}: expected NAME=COMMAND")
+        name = name.strip() or Path(argv[-1]).stem or argv[0]
+        if name in outd:
+            raise click.UsageError(f"{what}: the name {name!r} is given twice")
+        outd[name] = argv
+    return outd
+
+
+# -- the option vocabulary ----------------------------------------------------------------
+
+def _opt(*decls, **kw) -> Callable:
+    return click.option(*decls, **kw)
+
+
+def output_option(help_text: str) -> Callable:
+    return _opt("-o", "--output", type=click.Path(dir_okay=False), default=None,
+                help=help_text + " Never overwrites an existing file unless --force.")
+
+
+force_option = _opt("--force", is_flag=True, help="Overwrite the -o file if it exists.")
+json_option = _opt("--json", "as_json", is_flag=True, help="Print one JSON object (scripts).")
+jsonl_option = _opt("--jsonl", "as_jsonl", is_flag=True,
+                    help="Print one JSON record a line, each with a 'type' field (scripts).")
+quiet_option = _opt("-q", "--quiet", is_flag=True, help="No progress bar on stderr.")
+resume_option = _opt("--resume", is_flag=True,
+                     help="Continue the run recorded in -o: skip what is done, add the rest.")
+seed_option = _opt("--seed", type=int, default=0, show_default=True,
+                   help="Seed of every random choice (same seed, same output).")
+jobs_option = _opt("-j", "--jobs", type=click.IntRange(1), default=None,
+                   help="Processes for a batch (default: the number of cores).")
+move_timeout_option = _opt("--move-timeout", "--turn-timeout", "move_timeout",
+                           type=click.FloatRange(0, min_open=True), default=None,
+                           help="Seconds an external program or bot file has per move "
+                                "(Skynet default 0.15, as CodinGame).")
+init_timeout_option = _opt("--init-timeout", "--first-turn-timeout", "init_timeout",
+                           type=click.FloatRange(0, min_open=True), default=None,
+                           help="Seconds for an external program's start-up and first move "
+                                "(Skynet default 1).")
+
+
+def time_limit_option(default: float | None = None, what: str = "per instance") -> Callable:
+    return _opt("--time-limit", type=click.FloatRange(0, min_open=True), default=default,
+                show_default=default is not None,
+                help=f"Seconds {what}; when they run out the answer is UNKNOWN, naming "
+                     "the limit.")
+
+
+def method_option(puzzle: str, default: str | None, multiple: bool = False) -> Callable:
+    info = registry.get(puzzle)
+    listing = "; ".join(f"{m.name} ({'exact' if m.exact else 'heuristic'}: {m.help})"
+                        for m in info.methods)
+    return _opt("--method", "--methods", "--solver", "method", default=default,
+                show_default=default is not None, metavar="NAME[,NAME...]" if multiple else "NAME",
+                help=("Methods by name, comma-separated: " if multiple else "Method: ") + listing
+                + ".")
+
+
+def count_option(default: int, what: str) -> Callable:
+    return _opt("-n", "--count", type=click.IntRange(1), default=default, show_default=True,
+                help=f"How many {what}.")
+
+
+def cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+# -- reading inputs through the registry --------------------------------------------------
+
+@dataclass
+class Gathered:
+    """Instances of one puzzle found in the inputs, the files skipped (with why), and the
+    inputs that could not be read."""
+
+    loaded: list[registry.Loaded] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[tuple[str, InputError]] = field(default_factory=list)
+
+    def say_skipped(self, quiet: bool = False) -> None:
+        if self.skipped and not quiet:
+            kinds: dict[str, int] = {}
+            for _, why in self.skipped:
+                kinds[why] = kinds.get(why, 0) + 1
+            say("skipped " + ", ".join(f"{plural(n, 'file')} ({why})"
+                                       for why, n in sorted(kinds.items())))
+
+
+def _walk(folder: Path) -> list[Path]:
+    suffixes = registry.folder_suffixes()
+    return sorted(f for f in folder.rglob("*") if f.is_file() and f.suffix.lower() in suffixes
+                  and not registry.is_not_instance_name(f)
+                  and not any(part.startswith(".") for part in f.relative_to(folder).parts))
+
+
+def _split_record(arg: str) -> tuple[str, int | None]:
+    """``set.jsonl#3`` names the third record of ``set.jsonl`` (as tables print it)."""
+    base, sep, k = arg.rpartition("#")
+    if sep and k.isdigit() and k.isascii() and len(k) < 10 and Path(base).is_file():
+        return base, int(k)
+    return arg, None
+
+
+def expand(args: tuple[str, ...] | list[str]) -> list[tuple[str, bool]]:
+    """Arguments -> ``(path or literal, came from a folder walk)``: folders are walked
+    (sorted), glob patterns expanded."""
+    import glob
+
+    found: list[tuple[str, bool]] = []
+    for arg in args:
+        if arg == "":
+            raise InputError("an empty argument; expected a file, a folder or a puzzle")
+        p = Path(arg)
+        if any(ch in arg for ch in "*[") and not p.exists():
+            hits = sorted(h for h in glob.glob(arg, recursive=True) if Path(h).is_file())
+            if not hits:
+                raise InputError("the pattern matches no file", arg)
+            found += [(h, False) for h in hits]
+        elif p.is_dir():
+            files = _walk(p)
+            if not files:
+                raise InputError("the folder holds no puzzle files (looked for "
+                                 f"{', '.join(registry.folder_suffixes())})", arg)
+            found += [(str(f), True) for f in files]
+        else:
+            found.append((arg, False))
+    return found
+
+
+def read_arg(arg: str, only: str | None, options: dict | None = None
+             ) -> registry.Classified:
+    """Read one argument (file, ``-``, literal, ``file#N``) and classify it."""
+    base, record = _split_record(arg)
+    text, source, _ = read_source(base)
+    c = registry.classify_text(text, source, only, options)
+    if record is not None:
+        if not c.is_instance:
+            raise InputError(f"is {c.what}, not a set of instances", base)
+        if not 1 <= record <= len(c.loaded):
+            raise InputError(f"record #{record} does not exist (the file holds "
+                             f"{len(c.loaded)})", base)
+        c.loaded = [c.loaded[record - 1]]
+    return c
+
+
+def gather(args, puzzle: str, options: dict | None = None, strict: bool = True) -> Gathered:
+    """The instances of ``puzzle`` in ``args``. Files of other puzzles met in a folder walk
+    are skipped and said; a file named on the command line that is not an instance of
+    ``puzzle`` is an error (``strict``), or skipped (several puzzles in one run)."""
+    g = Gathered()
+    info = registry.get(puzzle)
+    opts = {info.name: dict(options or {})}
+    for arg, walked in expand(args):
+        try:
+            c = read_arg(arg, None, opts)
+        except InputError as exc:
+            if walked and not _claims(arg, info):
+                g.skipped.append((arg, "read by no puzzle"))
+                continue
+            if walked:
+                g.errors.append((arg, exc))
+                continue
+            try:  # name the puzzle's own complaint when the user named the puzzle
+                c = read_arg(arg, info.name, opts)
+            except InputError as exc2:
+                g.errors.append((arg, exc2 if strict else exc))
+                continue
+        if c.puzzle != info.name or not c.is_instance:
+            if c.is_instance and c.puzzle is not None:
+                what = f"{registry.get(c.puzzle).title} instances"
+            else:
+                what = c.what
+            if walked or not strict:
+                g.skipped.append((arg, what))
+            else:
+                g.errors.append((arg, InputError(f"is {_article(what)}, not "
+                                                 f"{_article(info.title)} instance", arg)))
+            continue
+        g.loaded += c.loaded
+    return g
+
+
+def _claims(path: str, info: registry.PuzzleInfo) -> bool:
+    """A file whose ending only this puzzle uses (``.has``) is its, even when broken."""
+    suffix = Path(path).suffix.lower()
+    others = {s for p in registry.all_puzzles() if p.name != info.name for s in p.suffixes}
+    return suffix in info.suffixes and suffix not in others
+
+
+def _article(what: str) -> str:
+    if what.endswith("s") and not what.endswith("ss") and " " in what:
+        return what
+    return ("an " if what[:1].lower() in "aeiou" else "a ") + what
+
+
+def detect_puzzles(args: list[str]) -> tuple[list[str], list[str]]:
+    """The puzzles of the instances in ``args`` (in registry order), and the problems met
+    (inputs no puzzle reads), for inferring the puzzle of a verb."""
+    found: set[str] = set()
+    problems: list[str] = []
+    for arg, walked in expand(args):
+        try:
+            c = read_arg(arg, None)
+        except InputError as exc:
+            if not walked:
+                problems.append(str(exc))
+            continue
+        if c.is_instance and c.puzzle:
+            found.add(c.puzzle)
+    return [p for p in registry.names() if p in found], problems
+
+
+# -- verbs: 'VERB [PUZZLE] INPUTS...' -----------------------------------------------------
+
+class PuzzleVerb(click.Group):
+    """A verb whose subcommands are puzzles. Without a puzzle name, the puzzle is inferred
+    from the inputs; when they hold several puzzles, each puzzle's command runs in turn on
+    its own instances (the exit code is the worst of theirs)."""
+
+    #: verbs that take no inputs to infer from (generate) say so
+    needs_puzzle = False
+
+    def get_command(self, ctx: click.Context, name: str):  # aliases: 'solve bridges'
+        try:
+            name = registry.get(name).name
+        except KeyError:
+            pass
+        return super().get_command(ctx, name)
+
+    def _value_options(self) -> set[str]:
+        takes: set[str] = set()
+        for cmd in self.commands.values():
+            for param in cmd.params:
+                if isinstance(param, click.Option) and not param.is_flag and not param.count:
+                    takes.update(param.opts)
+                    takes.update(param.secondary_opts)
+        return takes
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or args[0] in ("-h", "--help") or self.get_command(ctx, args[0]):
+            return super().parse_args(ctx, args)
+        if self.needs_puzzle:
+            raise click.UsageError(f"name the puzzle: {ctx.command_path} "
+                                   f"{{{','.join(self.commands)}}} ...", ctx)
+        takes = self._value_options()
+        inputs, skip = [], False
+        for a in args:
+            if skip:
+                skip = False
+            elif a.startswith("-") and a != "-":
+                skip = a in takes and "=" not in a
+            else:
+                inputs.append(a)
+        if not inputs:
+            raise click.UsageError(f"give the puzzle and its inputs: {ctx.command_path} "
+                                   f"{{{','.join(self.commands)}}} INPUTS...", ctx)
+        found, problems = detect_puzzles(inputs[:1] if self.name in ("check", "render")
+                                         else inputs)
+        found = [p for p in found if p in self.commands]
+        if not found:
+            raise InputError(problems[0] if problems else
+                             f"no instance of {', '.join(self.commands)} found in "
+                             f"{' '.join(inputs)}; name the puzzle "
+                             f"({ctx.command_path} PUZZLE ...)")
+        ctx.meta["puzzleproof.several"] = found if len(found) > 1 else None
+        return super().parse_args(ctx, [found[0], *args])
+
+    def invoke(self, ctx: click.Context):
+        several = ctx.meta.get("puzzleproof.several")
+        if not several:
+            return super().invoke(ctx)
+        rest = list(ctx.protected_args[1:] + ctx.args) if hasattr(ctx, "protected_args") \
+            else list(ctx.args[1:])
+        worst = 0
+        for k, name in enumerate(several):
+            cmd = self.get_command(ctx, name)
+            if k:
+                out.print("")
+            out.print(f"== {registry.get(name).title} ==", markup=False)
+            with ctx:
+                sub = cmd.make_context(name, list(rest), parent=ctx)
+                sub.meta["puzzleproof.mixed"] = True
+                try:
+                    with sub:
+                        cmd.invoke(sub)
+                    code = 0
+                except Exit as e:
+                    code = e.code
+            if code == 130:
+                raise Exit(130)
+            worst = max(worst, code)
+        raise Exit(worst)
+
+
+def mixed(ctx: click.Context | None = None) -> bool:
+    """True when this command runs as one puzzle of several in the same inputs."""
+    ctx = ctx or click.get_current_context()
+    return bool(ctx.meta.get("puzzleproof.mixed"))
+
+
+@click.group(name="solve", cls=PuzzleVerb)
+def solve_group() -> None:
+    """Solve exactly, with the answer checked: 'solve [PUZZLE] INPUTS...'.
+
+    The puzzle is inferred from the inputs when it is not named. Exit 0 solved (or WIN),
+    1 a proved INFEASIBLE or LOSS or a failed check, 2 unreadable input.
+    """
+
+
+@click.group(name="check", cls=PuzzleVerb)
+def check_group() -> None:
+    """Check an answer written by anything else: 'check [PUZZLE] INSTANCE ANSWER'.
+
+    Hashi: a solution (CodinGame lines or JSON). Skynet: a strategy certificate (its
+    rule and start are read from the file). Exit 0 it holds, 1 it breaks a rule,
+    2 it cannot be read.
+    """
+
+
+@click.group(name="render", cls=PuzzleVerb)
+def render_group() -> None:
+    """Draw an instance, alone or with an answer or game on it: 'render [PUZZLE] INPUT'.
+
+    With -o the picture goes to the file (.svg); without, a text picture (Hashi) or the
+    SVG (maps) goes to stdout.
+    """
+
+
+@click.group(name="crosscheck", cls=PuzzleVerb)
+def crosscheck_group() -> None:
+    """Run exact methods and heuristics on the same instances and report every
+    disagreement with its evidence: 'crosscheck [PUZZLE] INPUTS...'.
+
+    A folder may hold several puzzles: each gets its own table. Exit 1 if any
+    disagreement (or an unconfirmed finding) is found, 0 if none.
+    """
+
+
+@click.group(name="generate", cls=PuzzleVerb)
+def generate_group() -> None:
+    """Make new instances that are hard in a stated, measured way: 'generate PUZZLE'."""
+
+
+generate_group.needs_puzzle = True  # type: ignore[attr-defined]
+
+
+@click.group(name="convert", cls=PuzzleVerb)
+def convert_group() -> None:
+    """Convert an instance between formats: 'convert [PUZZLE] INPUT --format NAME'."""
