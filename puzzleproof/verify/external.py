@@ -361,6 +361,9 @@ class ExternalProgram:
         finished = False
         while True:
             if self._eof or self._reap(False):
+                end = time.monotonic() + 0.5  # output closed: it is normally exiting
+                while not self._reap(False) and time.monotonic() < end:
+                    self._drain(_TICK)
                 self._drain(0.05)
                 finished = True
                 break
