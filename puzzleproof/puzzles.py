@@ -225,8 +225,11 @@ def classify_text(text: str, source: str, only: str | None = None,
     best = max(errors, key=lambda pe: depth(pe[1]))
     expected = ", ".join(f"a {p.title} {('instance' if p.name != 'skynet' else 'map')}"
                          for p, _ in errors)
-    raise InputError(f"cannot tell which puzzle this is (expected {expected}); read as "
+    exc = InputError(f"cannot tell which puzzle this is (expected {expected}); read as "
                      f"{best[0].name}: {best[1].message}", source, best[1].line, best[1].col)
+    # the puzzle whose reader got past the first line is the likeliest author of the file
+    exc.guess = best[0].name if depth(best[1]) > (1, 1) else None  # type: ignore[attr-defined]
+    raise exc
 
 
 def is_not_instance_name(path: Path) -> bool:

@@ -65,12 +65,12 @@ def test_lines_output_is_codingame_output(capsys):
     assert "SOLVED" in err
 
 
-def test_impossible_puzzle_exit_2_names_the_island(capsys):
+def test_impossible_puzzle_exit_1_names_the_island_once(capsys):
     code, out, err = run(capsys, "solve", "3x3m2:d5d")
-    assert code == 2
-    assert "impossible puzzle" in err and "(1, 1)" in err
+    assert code == 1  # the input was read; the answer is a proved "no"
+    assert "INFEASIBLE" in out and "(1, 1)" in out and out.count("(1, 1)") == 1
     code, out, err = run(capsys, "solve", "3x3m2:a1a2a2a1a")
-    assert code == 2 and "no connected solution" in err
+    assert code == 1 and "no connected solution" in out
 
 
 def test_time_limit_gives_unknown_not_infeasible(capsys):
@@ -122,14 +122,14 @@ def test_check_valid_and_invalid_solutions(capsys, tmp_path):
     assert json.loads(out)["violations"][0]["kind"] == "disconnected"
 
 
-def test_check_solution_referencing_water_is_bad_input_with_location(capsys, tmp_path):
+def test_check_solution_referencing_water_is_a_broken_rule_with_location(capsys, tmp_path):
     puzzle = tmp_path / "p.txt"
     puzzle.write_text("3\n3\n2.2\n...\n2.2\n")
     sol = tmp_path / "sol.txt"
     sol.write_text("0 0 2 0 1\n0 0 1 0 1\n")
     code, out, err = run(capsys, "check", str(puzzle), str(sol))
-    assert code == 2
-    assert f"{sol}:2:5: bridge end (1, 0) is on water, expected an island" in err
+    assert code == 1  # read, but it names an island the puzzle lacks: a broken rule
+    assert f"{sol}:2:" in out and "(1, 0)" in out and "water" in out
     assert "Traceback" not in err
 
 
@@ -197,4 +197,5 @@ def test_render_a_wrong_solution_warns(capsys, tmp_path):
     sol = tmp_path / "wrong.txt"
     sol.write_text("0 0 2 0 2\n0 2 2 2 2\n")
     code, out, err = run(capsys, "render", TWO, "--solution", str(sol), "--ascii")
-    assert code == 0 and "does not solve the puzzle" in err and out.startswith("3===3")
+    assert code == 0 and "does NOT solve the puzzle" in err and out.startswith("3===3")
+    assert "NOT a solution" in out

@@ -285,7 +285,7 @@ class TestReferee:
         assert rec.result == "WIN" and replay(rec) == [] and rec.cuts >= 10
 
     @pytest.mark.parametrize("script,reason", [
-        ("import time\ninput(); time.sleep(30)", "timeout"),
+        ("import time\ninput(); time.sleep(30)", "init-timeout"),
         ("import sys\nsys.stdin.readline(); print('hello there', flush=True)",
          "malformed-output"),
         ("import sys\nsys.exit(3)", "crash"),

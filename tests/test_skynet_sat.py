@@ -371,12 +371,22 @@ def test_shipped_breakers_hold(tmp_path):
 
 
 def test_crosscheck_reports_loses_winnable_game(tmp_path, capsys):
-    ep2 = [str(p) for p in BREAKERS if "ep2" in p.name][:2]
+    # the breakers without their evidence: a new finding, a failure (exit 1)
+    ep2 = []
+    for p in [p for p in BREAKERS if "ep2" in p.name][:2]:
+        (tmp_path / p.name).write_text(p.read_text())
+        ep2.append(str(tmp_path / p.name))
     out = tmp_path / "run.jsonl"
-    code = main(["crosscheck", "--puzzle", "skynet", *ep2, "--methods",
+    code = main(["crosscheck", "skynet", *ep2, "--method",
                  "sat,explicit,ep2-slack,exact", "-o", str(out), "-j", "1"])
     text = capsys.readouterr().out
     assert code == 1 and "loses-winnable-game [ep2-slack" in text
+    # shipped with their evidence: known findings, confirmed (exit 0)
+    shipped = [str(p) for p in BREAKERS if "ep2" in p.name][:2]
+    assert main(["crosscheck", "skynet", *shipped, "--method", "sat,ep2-slack", "-j", "1",
+                 "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "known findings confirmed" in text and "no disagreement" in text
     dis = [json.loads(l) for l in out.read_text().splitlines()
            if json.loads(l)["type"] == "disagreement"]
     assert {d["kind"] for d in dis} == {"loses-winnable-game"}

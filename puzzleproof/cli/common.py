@@ -273,13 +273,11 @@ def gather(args, puzzle: str, options: dict | None = None, strict: bool = True) 
         try:
             c = read_arg(arg, None, opts)
         except InputError as exc:
-            if walked and not _claims(arg, info):
+            mine = _claims(arg, info) or getattr(exc, "guess", None) == info.name
+            if walked and not mine:
                 g.skipped.append((arg, "read by no puzzle"))
                 continue
-            if walked:
-                g.errors.append((arg, exc))
-                continue
-            try:  # name the puzzle's own complaint when the user named the puzzle
+            try:  # name the puzzle's own complaint when the file is likely this puzzle's
                 c = read_arg(arg, info.name, opts)
             except InputError as exc2:
                 g.errors.append((arg, exc2 if strict else exc))
@@ -306,6 +304,13 @@ def _claims(path: str, info: registry.PuzzleInfo) -> bool:
     return suffix in info.suffixes and suffix not in others
 
 
+def _owner(path: str) -> str | None:
+    """The one puzzle whose files end like ``path`` (``.has``: hashi), if only one does."""
+    suffix = Path(path).suffix.lower()
+    owners = [p.name for p in registry.all_puzzles() if suffix in p.suffixes]
+    return owners[0] if len(owners) == 1 else None
+
+
 def _article(what: str) -> str:
     if what.endswith("s") and not what.endswith("ss") and " " in what:
         return what
@@ -321,7 +326,12 @@ def detect_puzzles(args: list[str]) -> tuple[list[str], list[str]]:
         try:
             c = read_arg(arg, None)
         except InputError as exc:
-            if not walked:
+            # a broken file that is most likely one puzzle's goes to that puzzle, whose own
+            # reader then says precisely what is wrong
+            owner = getattr(exc, "guess", None) or _owner(arg)
+            if owner and not walked:
+                found.add(owner)
+            elif not walked:
                 problems.append(str(exc))
             continue
         if c.is_instance and c.puzzle:

@@ -636,7 +636,7 @@ def skynet_referee(maps, agent_names, bot_names, bot_cmds, rule, start, all_star
 
 
 def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, resume, jobs,
-                   as_json, quiet, externals=None, limits=None) -> int:
+                   as_json, quiet, externals=None, limits=None, time_limit=30.0) -> int:
     """Many games through the cross-check harness: processes, JSONL records, resume."""
     from puzzleproof.verify.crosscheck import run_crosscheck
     from puzzleproof.verify.skynet_methods import game_instances, games_kind
@@ -647,15 +647,23 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
     progress = progress_bar(quiet or as_json)
     with progress:
         task = progress.add_task("refereeing", total=None)
+        from puzzleproof.cli.common import cores
+
         report = run_crosscheck(kind, instances, list(kind.methods), target, resume=resume,
-                                jobs=jobs, progress=lambda d, t, label: progress.update(
-                                    task, completed=d, total=t))
+                                jobs=jobs or cores(), progress=lambda d, t, label:
+                                progress.update(task, completed=d, total=t))
     lost = [r for r in report.records if r["status"] != "WIN"]
+    judged = []
+    if lost and not report.interrupted:
+        from puzzleproof.verify.skynet_methods import judge_lost_games
+
+        judged = judge_lost_games(report.records, instances, time_limit=time_limit)
+    winnable = [j for j in judged if j.get("verdict") == "lost-proved-winnable"]
     if as_json:
         emit({"type": "skynet-batch", "games": len(report.records), "summary": report.summary(),
                "lost": [{"game": r["instance"], "method": r["method"], "status": r["status"],
                          "reason": (r.get("stats") or {}).get("reason"), "error": r.get("error")}
-                        for r in lost], "disagreements": report.disagreements})
+                        for r in lost], "judged": judged, "disagreements": report.disagreements})
     else:
         table = Table(title=f"{len(instances)} map/start pairs x {len(kind.methods)} bot/agent "
                             "pairs", title_justify="left")
@@ -686,9 +694,21 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
         if len(lost) > 40:
             out.print(f"  ... and {len(lost) - 40} more lost games"
                       + (f" (all in {target})" if target else ""), markup=False)
-        if report.disagreements:
-            out.print(f"{len(report.disagreements)} game record(s) fail the rules check",
+        if winnable:
+            out.print(f"{plural(len(winnable), 'lost game')} on starts proved winnable (the "
+                      "exact solver's strategy contains every agent there):", markup=False)
+            for j in winnable[:20]:
+                out.print(f"  {j['game']} {j['method']}: lost by {j.get('reason')}; "
+                          f"losing line: {_line_text(j.get('losing_line'))}",
+                          markup=False)
+        others = len(judged) - len(winnable)
+        if others:
+            out.print(f"{plural(others, 'other lost game')} on starts proved lost or left "
+                      "open by the solver's limit (no strategy is known to win there)",
                       markup=False)
+        if report.disagreements:
+            out.print(f"{plural(len(report.disagreements), 'game record')} fail the rules "
+                      "check", markup=False)
     if report.interrupted:
         say("interrupted" + (f"; rerun with --resume to finish {target}" if target else ""))
         return 130
@@ -796,15 +816,6 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, rule, all_starts, o
                                                                      else [])
         kind = verdict_kind([c for c in chosen if c in BOTS], exact, the_rule)
         chosen = exact + [c for c in chosen if c in BOTS]
-        if externals:
-            from puzzleproof.verify.skynet_agents import AGENTS
-            from puzzleproof.verify.skynet_methods import external_verdict_methods
-
-            agents = split_names(agent_names, AGENTS, "agent")
-            extra = external_verdict_methods(externals, agents, the_rule, move_timeout or 0.150,
-                                             init_timeout or 1.0, memory_limit)
-            kind.methods.update(extra)
-            chosen += list(extra)
         starts = {}
         for m in group:
             ev = evidence[m.name]
@@ -824,7 +835,26 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, rule, all_starts, o
                               findings={m.name: evidence[m.name] for m in group
                                         if evidence[m.name]})
         worst = max(worst, code)
+        if externals:
+            from puzzleproof.verify.skynet_agents import AGENTS
+
+            agents = split_names(agent_names, AGENTS, "agent")
+            if not as_json:
+                out.print(f"External programs against agents {', '.join(agents)}:",
+                          markup=False)
+            limits = {"move_timeout": move_timeout or 0.150,
+                      "init_timeout": init_timeout or 1.0, "memory_limit": memory_limit}
+            code = _referee_batch(group, starts, [], agents, "low", 0, the_rule, None, False,
+                                  jobs, as_json, quiet, externals, limits,
+                                  time_limit=time_limit)
+            worst = max(worst, code)
     raise Exit(worst)
+
+
+def _line_text(line) -> str:
+    if isinstance(line, (list, tuple)):
+        return "; ".join(str(x) for x in line)
+    return str(line or "")
 
 
 def _evidence_of(m) -> dict | None:

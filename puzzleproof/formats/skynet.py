@@ -26,7 +26,7 @@ from puzzleproof.errors import InputError
 from puzzleproof.models.skynet import GameRecord, SkynetMap, Turn
 
 __all__ = ["MAP_FORMATS", "read_map", "write_map", "detect_map_format", "record_to_json", "render_svg",
-           "record_from_json", "init_block"]
+           "record_from_json", "init_block", "read_instances"]
 
 MAP_FORMATS = ("codingame", "custom", "json")
 
@@ -183,6 +183,15 @@ def read_map(text: str, source: str = "<string>", fmt: str | None = None) -> Sky
         raise exc.located(source) from None
     name = m.name or (source if source not in ("<string>", "<argument>") else None)
     return SkynetMap(m.n, m.links, m.gateways, m.start, m.coords, name, m.gateway_order)
+
+
+def read_instances(text: str, source: str = "<string>", fmt: str | None = None) -> list:
+    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.puzzles.Loaded`.
+    A game record or breaker evidence is not a map file (its ``type`` says what it is)."""
+    from puzzleproof.puzzles import Loaded
+
+    m = read_map(text, source, fmt)
+    return [Loaded(m.name or source, m)]
 
 
 def init_block(m: SkynetMap) -> str:
