@@ -1,0 +1,524 @@
+"""Death Run bot files run in worker processes, so that no bot can take the engine down.
+
+A bot is ``FILE.py`` or ``FILE.py:Class``; the class defaults to ``BaseCriminal`` or
+``BaseStudent`` (contest entries define their strategy under those names in ``criminal.py``
+and ``student.py``). Files run unchanged: they may import networkx, random, math, copy,
+heapq... A file that defines a class it also inherits from (``class BaseStudent(
+BaseStudent)``) or that never defines the base classes gets the contest's bases injected.
+
+Each worker is a long-lived process in its own process group hosting one bot at a time; each
+game loads the bot's module afresh (modules imported from the bot's folder are dropped after
+the game), seeds ``random`` with ``f"{seed}:{seat}"`` before loading and building it, so no
+state leaks between games and games replay exactly. A bot that raises, returns garbage
+(anything but plain numbers in the expected shape), prints to stdout or runs past the limit
+(``move_timeout``, default 1 s; ``init_timeout``, 5 s, covers loading and ``__init__``) gets
+an invalid move with the reason; a bot that timed out has its worker's whole process group
+killed (a replacement is started for the next game) and its later moves in that game are
+invalid. Workers die with their parent (``PR_SET_PDEATHSIG`` on Linux and a watchdog that
+polls the parent's pid) and take their process group with them; processes a bot forked are
+killed when its game ends.
+
+>>> parse_bot("greedy", "student").builtin, parse_bot("x.py:Mine", "criminal", check=False).cls
+('greedy', 'Mine')
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BotSpec", "parse_bot", "WorkerPool", "FilePlayer", "make_player",
+           "DEFAULT_MOVE_TIMEOUT", "DEFAULT_INIT_TIMEOUT"]
+
+DEFAULT_MOVE_TIMEOUT = 1.0
+DEFAULT_INIT_TIMEOUT = 5.0
+DEFAULT_CLASS = {"criminal": "BaseCriminal", "student": "BaseStudent"}
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot by name: a built-in (``builtin``) or a file and class (``path``, ``cls``)."""
+
+    text: str
+    role: str
+    builtin: str | None = None
+    path: str | None = None
+    cls: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.text
+
+
+def parse_bot(text: str, role: str, check: bool = True) -> BotSpec:
+    """Read ``NAME`` (built-in), ``FILE.py`` or ``FILE.py:Class``. With ``check``, a missing
+    file, a file that is not Python or a class it does not define is an
+    :class:`~puzzleproof.errors.InputError`."""
+    from puzzleproof.errors import InputError
+    from puzzleproof.verify.deathrun_bots import CRIMINAL_BOTS, STUDENT_BOTS
+
+    if role not in DEFAULT_CLASS:
+        raise ValueError(f"role must be criminal or student, not {role!r}")
+    table = CRIMINAL_BOTS if role == "criminal" else STUDENT_BOTS
+    if text in table:
+        return BotSpec(text, role, builtin=text)
+    path, sep, cls = text.rpartition(":") if ".py:" in text else (text, "", "")
+    if not path.endswith(".py"):
+        raise InputError(f"no built-in {role} bot {text!r} (expected one of "
+                         f"{', '.join(table)}, or FILE.py[:Class])")
+    cls = cls or DEFAULT_CLASS[role]
+    if check:
+        p = Path(path)
+        if not p.is_file():
+            raise InputError("no such bot file", path)
+        try:
+            tree = ast.parse(p.read_text(encoding="utf-8"), filename=path)
+        except SyntaxError as exc:
+            raise InputError(f"not valid Python: {exc.msg}", path, exc.lineno, exc.offset
+                             ) from None
+        except (UnicodeDecodeError, OSError) as exc:
+            raise InputError(f"cannot read the bot file: {exc}", path) from None
+        names = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+        if cls not in names:
+            raise InputError(f"defines no class {cls!r} (classes: {', '.join(names) or 'none'})",
+                             path)
+        path = str(p.resolve())
+    return BotSpec(text, role, path=path, cls=cls)
+
+
+# --------------------------------------------------------------------------------------------
+# The worker process
+
+
+_BASES = '''
+class BaseCriminal:
+    def __init__(self, edge_list, begin, ends):
+        self.edge_list = edge_list
+        self.begin = begin
+        self.ends = ends
+
+    def strategy(self, edge_updates, vertex_count, budget):
+        return 0, 0, 0
+
+
+class BaseStudent:
+    def __init__(self, edge_list, begin, ends):
+        self.edge_list = edge_list
+        self.begin = begin
+        self.ends = ends
+
+    def strategy(self, edge_updates, vertex_count, current_vertex):
+        return current_vertex
+'''
+
+
+def _plain(x: Any, depth: int = 0) -> Any:
+    """A bot's output as plain data: ints, finite or not floats, and tuples of them;
+    anything else becomes ``("__garbage__", repr)``."""
+    import numbers
+
+    if isinstance(x, bool) or x is None or isinstance(x, str):
+        return x if not isinstance(x, str) else ("__garbage__", repr(x)[:120])
+    if isinstance(x, numbers.Integral):
+        return int(x)
+    if isinstance(x, numbers.Real):
+        try:
+            return float(x)
+        except Exception:
+            return ("__garbage__", f"<{type(x).__name__}>")
+    if isinstance(x, (tuple, list)) and depth == 0 and len(x) <= 16:
+        return tuple(_plain(y, 1) for y in x)
+    try:
+        r = repr(x)
+    except Exception:
+        r = f"<{type(x).__name__}>"
+    return ("__garbage__", r[:120])
+
+
+def _group_members() -> list[int]:
+    me, pg = os.getpid(), os.getpgrp()
+    out = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read().decode(errors="replace")
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[2]) == pg and fields[0] != "Z":
+                out.append(int(name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def _kill_strays() -> None:
+    """Kill every other process in this worker's group (what a bot forked), and reap."""
+    for pid in _group_members():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+
+
+def _die_with_parent(parent: int) -> None:
+    def bye(*_: Any) -> None:
+        try:
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+        finally:
+            os._exit(1)
+
+    signal.signal(signal.SIGTERM, bye)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        bye()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                bye()
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in the worker
+    _die_with_parent(parent)
+    conn = Connection(fd)
+    import importlib.util
+    import random
+    import traceback  # noqa: F401
+
+    out_fd = os.open(os.devnull if False else "/dev/null", os.O_WRONLY)
+    # fd 1 goes to a private file whose size tells whether the bot printed
+    import tempfile
+
+    capture = tempfile.TemporaryFile()
+    os.dup2(capture.fileno(), 1)
+    os.dup2(out_fd, 2)
+    sys.stdout = open(1, "w", closefd=False)
+    sys.stderr = open(2, "w", closefd=False)
+    try:
+        import networkx  # noqa: F401  (most contest bots import it; load it once)
+    except ImportError:
+        pass
+    bot: Any = None
+    counter = 0
+    added_paths: list[str] = []
+    before_modules: set[str] = set()
+    bot_dir = ""
+
+    def printed() -> bool:
+        try:
+            sys.stdout.flush()
+        except Exception:
+            pass
+        if os.fstat(1).st_size:
+            os.ftruncate(1, 0)
+            os.lseek(1, 0, 0)
+            return True
+        return False
+
+    def cleanup() -> None:
+        nonlocal bot
+        bot = None
+        for name in list(sys.modules):
+            if name in before_modules:
+                continue
+            mod = sys.modules.get(name)
+            f = getattr(mod, "__file__", None) or ""
+            if name.startswith("_deathrun_bot_") or (bot_dir and f.startswith(bot_dir)):
+                del sys.modules[name]
+        for p in added_paths:
+            while p in sys.path:
+                sys.path.remove(p)
+        added_paths.clear()
+        _kill_strays()
+
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            os._exit(0)
+        kind = msg[0]
+        if kind == "quit":
+            cleanup()
+            os._exit(0)
+        if kind == "end":
+            cleanup()
+            conn.send(("ok", None))
+            continue
+        if kind == "load":
+            _, path, cls_name, role, edge_list, begin, ends, seed_text = msg
+            cleanup()
+            counter += 1
+            bot_dir = os.path.dirname(path) + os.sep
+            before_modules = set(sys.modules)
+            try:
+                sys.path.insert(0, os.path.dirname(path))
+                added_paths.append(os.path.dirname(path))
+                random.seed(seed_text)
+                name = f"_deathrun_bot_{counter}"
+                spec = importlib.util.spec_from_file_location(name, path)
+                mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+                exec(compile(_BASES, "<contest bases>", "exec"), mod.__dict__)
+                sys.modules[name] = mod
+                spec.loader.exec_module(mod)  # type: ignore[union-attr]
+                cls = getattr(mod, cls_name)
+                bot = cls(edge_list, begin, ends)
+                reply = ("ok", None)
+            except BaseException as exc:  # noqa: BLE001 - SystemExit too
+                bot = None
+                reply = ("error", f"init failed: {type(exc).__name__}: {exc}"[:300])
+            if printed() and reply[0] == "ok":
+                reply = ("ok-printed", None)
+            conn.send(reply)
+            continue
+        if kind == "call":
+            if bot is None:
+                conn.send(("error", "bot not running"))
+                continue
+            try:
+                res = bot.strategy(*msg[1])
+                reply = ("ok", _plain(res))
+            except BaseException as exc:  # noqa: BLE001
+                reply = ("error", f"crash: {type(exc).__name__}: {exc}"[:300])
+            if printed():
+                reply = ("error", "printed to stdout (the output channel is the move)")
+            try:
+                conn.send(reply)
+            except (pickle.PicklingError, TypeError):
+                conn.send(("error", "unpicklable output"))
+            continue
+        conn.send(("error", f"unknown request {kind!r}"))
+
+
+# --------------------------------------------------------------------------------------------
+# The parent side
+
+
+class _Worker:
+    def __init__(self) -> None:
+        parent_sock, child_sock = socket.socketpair()
+        fd = child_sock.fileno()
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH")
+                                    else "")
+        code = ("import sys; from puzzleproof.verify.deathrun_workers import _worker_main; "
+                f"_worker_main({fd}, {os.getpid()})")
+        self.proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(fd,),
+                                     start_new_session=True, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     env=env, close_fds=True)
+        child_sock.close()
+        self.sock = parent_sock
+        self.conn = Connection(os.dup(parent_sock.fileno()))
+        self.alive = True
+
+    def request(self, msg: tuple, timeout: float) -> tuple[str, Any]:
+        """Send and wait; ``("timeout", None)`` or ``("died", detail)`` on failure."""
+        if not self.alive:
+            return "died", "worker not running"
+        try:
+            self.conn.send(msg)
+            if not self.conn.poll(timeout):
+                self.kill()
+                return "timeout", None
+            return self.conn.recv()
+        except (EOFError, OSError, pickle.UnpicklingError):
+            code = self.proc.poll()
+            self.kill()
+            return "died", f"the bot's process ended (exit code {code})"
+
+    def kill(self) -> None:
+        if self.alive:
+            self.alive = False
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for x in (self.conn, self.sock):
+            try:
+                x.close()
+            except OSError:
+                pass
+
+    def quit(self) -> None:
+        if self.alive:
+            try:
+                self.conn.send(("quit",))
+                self.proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()  # the group too: nothing a bot forked survives
+
+
+class WorkerPool:
+    """Long-lived worker processes for bot files; a context manager that kills them all.
+
+    >>> with WorkerPool() as pool:
+    ...     pool.size()
+    0
+    """
+
+    def __init__(self, move_timeout: float = DEFAULT_MOVE_TIMEOUT,
+                 init_timeout: float = DEFAULT_INIT_TIMEOUT) -> None:
+        self.move_timeout = move_timeout
+        self.init_timeout = init_timeout
+        self.idle: list[_Worker] = []
+        self.busy: list[_Worker] = []
+        self.started = 0
+
+    def size(self) -> int:
+        return len(self.idle) + len(self.busy)
+
+    def acquire(self) -> _Worker:
+        while self.idle:
+            w = self.idle.pop()
+            if w.alive and w.proc.poll() is None:
+                self.busy.append(w)
+                return w
+            w.kill()
+        w = _Worker()
+        self.started += 1
+        self.busy.append(w)
+        return w
+
+    def release(self, w: _Worker) -> None:
+        if w in self.busy:
+            self.busy.remove(w)
+        if w.alive and w.proc.poll() is None:
+            status, _ = w.request(("end",), max(self.init_timeout, 5.0))
+            if status == "ok" and w.alive:
+                self.idle.append(w)
+                return
+        w.kill()
+
+    def pids(self) -> list[int]:
+        return [w.proc.pid for w in self.idle + self.busy if w.alive]
+
+    def close(self) -> None:
+        for w in self.idle + self.busy:
+            w.quit()
+        self.idle.clear()
+        self.busy.clear()
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def _import_player_base():
+    from puzzleproof.models.deathrun import Player
+    return Player
+
+
+class FilePlayer(_import_player_base()):  # type: ignore[misc]
+    """An engine player for a bot file, run in a worker of ``pool``."""
+
+    def __init__(self, spec: BotSpec, pool: WorkerPool, name: str | None = None) -> None:
+        self.spec = spec
+        self.pool = pool
+        self.name = name or spec.label
+        self.worker: _Worker | None = None
+        self.dead: str | None = None
+        self.round = 0
+
+    def start(self, edge_list, begin, ends, seed_text):
+        self.worker = self.pool.acquire()
+        t0 = time.monotonic()
+        status, detail = self.worker.request(
+            ("load", self.spec.path, self.spec.cls, self.spec.role, edge_list, begin, ends,
+             seed_text), self.pool.init_timeout)
+        if status in ("ok", "ok-printed"):
+            return None
+        if status == "timeout":
+            self.dead = f"init timeout: no answer within {self.pool.init_timeout:g} s"
+        elif status == "died":
+            self.dead = f"init failed: {detail}"
+        else:
+            self.dead = str(detail)
+        _ = t0
+        return self.dead
+
+    def call(self, *args):
+        self.round += 1
+        if self.dead:
+            return None, f"bot not running ({self.dead})"
+        assert self.worker is not None
+        status, detail = self.worker.request(("call", args), self.pool.move_timeout)
+        if status == "ok":
+            if isinstance(detail, tuple) and len(detail) == 2 and detail[0] == "__garbage__":
+                return None, f"garbage output: {detail[1]}"
+            if isinstance(detail, tuple) and any(isinstance(x, tuple) and len(x) == 2 and
+                                                 x[0] == "__garbage__" for x in detail):
+                return None, "garbage output: " + ", ".join(
+                    x[1] if isinstance(x, tuple) else repr(x) for x in detail)[:200]
+            return detail, None
+        if status == "timeout":
+            self.dead = f"timed out in round {self.round}"
+            return None, f"timeout: no answer within {self.pool.move_timeout:g} s"
+        if status == "died":
+            self.dead = f"its process died in round {self.round}"
+            return None, f"crash: {detail}"
+        return None, str(detail)
+
+    def close(self):
+        if self.worker is not None:
+            self.pool.release(self.worker)
+            self.worker = None
+
+
+def make_player(spec: BotSpec | str, role: str, pool: WorkerPool | None = None):
+    """An engine player for a bot spec (a built-in in process, a file in ``pool``)."""
+    from puzzleproof.verify.deathrun_bots import builtin_player
+
+    if isinstance(spec, str):
+        spec = parse_bot(spec, role)
+    if spec.builtin:
+        return builtin_player(spec.builtin, role)
+    if pool is None:
+        raise ValueError("a bot file needs a WorkerPool")
+    return FilePlayer(spec, pool)
