@@ -557,14 +557,17 @@ def _mixed() -> bool:
 
 @generate_group.command(name="hashi")
 @click.option("--size", default=None, metavar="WxH", help="Grid size, e.g. 15x15.")
-@click.option("--width", type=click.IntRange(2, 200), default=15, show_default=True)
-@click.option("--height", type=click.IntRange(2, 200), default=15, show_default=True)
+@click.option("--width", type=click.IntRange(2, 200), default=15, show_default=True,
+              help="Grid columns (or --size).")
+@click.option("--height", type=click.IntRange(2, 200), default=15, show_default=True,
+              help="Grid rows (or --size).")
 @click.option("--density", type=click.FloatRange(0, 1, min_open=True), default=0.25,
               show_default=True, help="Most islands per cell.")
 @click.option("--loops", type=click.FloatRange(0, 1), default=0.1, show_default=True,
               help="Chance of an extra bridge between two islands that see each other "
                    "(cycles; high values rarely give unique puzzles).")
-@click.option("--max-bridges", type=click.IntRange(1, 4), default=2, show_default=True)
+@click.option("--max-bridges", type=click.IntRange(1, 4), default=2, show_default=True,
+              help="Most bridges per pair (Tatham's Bridges allows up to 4).")
 @count_option(10, "puzzles to keep")
 @seed_option
 @click.option("--min-assumptions", type=click.IntRange(0), default=0, show_default=True,

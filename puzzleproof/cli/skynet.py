@@ -364,11 +364,14 @@ def render_skynet(map_arg: str, game: str | None, fence_arg: str | None,
 def _game_of(text: str, source: str) -> str:
     """The game record in a file the project wrote: a game record itself, a breaker's
     evidence (its "game"), or a cross-check or referee record holding one."""
-    try:
-        obj = json.loads(text.split("\n", 1)[0]) if text.lstrip().startswith("{") else None
-        if obj is None or (isinstance(obj, dict) and obj.get("type") == "skynet-game"):
-            obj = json.loads(text)
-    except (ValueError, RecursionError):
+    obj = None
+    for candidate in (text, text.lstrip().split("\n", 1)[0]):  # a file, or a JSONL's first
+        try:
+            obj = json.loads(candidate)
+            break
+        except (ValueError, RecursionError):
+            continue
+    if obj is None:
         return text  # the record reader says what is wrong
     if isinstance(obj, dict):
         if obj.get("type") == "skynet-breaker" and isinstance(obj.get("game"), dict):
@@ -388,7 +391,8 @@ def _game_of(text: str, source: str) -> str:
               help="Nodes of each random map before shrinking.")
 @click.option("--extra", type=click.FloatRange(0), default=0.6, show_default=True,
               help="Extra links per node beyond a spanning tree.")
-@click.option("--gateways", type=click.IntRange(1, 20), default=3, show_default=True)
+@click.option("--gateways", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="Gateways of each random map.")
 @click.option("--style", type=click.Choice(("ep1", "ep2")), default="ep2", show_default=True,
               help="ep1: at most one gateway link per node; ep2: nodes may have two.")
 @click.option("--bots", default=None,

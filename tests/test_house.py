@@ -1,0 +1,339 @@
+"""One house for every puzzle: the README's commands, detection of every shipped file, the
+option vocabulary across every command, file permissions, and judging a program as a batch."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from puzzleproof import puzzles as registry
+from puzzleproof.cli import cli, main
+from tests.conftest import INSTANCES, ROOT, SHARED, shared_path
+
+README = (ROOT / "README.md").read_text()
+OFFICIAL = "../shared/instances/skynet/ep2"
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+# -- the README is a contract -------------------------------------------------------------
+
+def _quick_start() -> tuple[str, str]:
+    section = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+    assert len(blocks) == 2, "the quick start is two commands: install + main job, tests"
+    return blocks[0].strip(), blocks[1].strip()
+
+
+def test_readme_quick_start_as_written_in_a_fresh_clone(tmp_path):
+    """A fresh clone of the committed project with ../shared beside it, a fresh virtual
+    environment, and the install + main-job command exactly as the README writes it."""
+    shared_path("instances/skynet/ep2")
+    install_and_run, tests_cmd = _quick_start()
+    assert tests_cmd == ".venv/bin/python -m pytest"
+    clone = tmp_path / "main"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    (tmp_path / "shared").symlink_to(SHARED)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))}
+    proc = subprocess.run(["bash", "-c", install_and_run], cwd=clone, capture_output=True,
+                          text=True, timeout=900, env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "Hashiwokakero" in proc.stdout and "Skynet Revolution" in proc.stdout
+    assert "known findings confirmed" in proc.stdout
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _readme_commands() -> list[str]:
+    cmds, inside = [], False
+    for ln in README.splitlines():
+        if ln.startswith("```"):
+            inside = not inside
+        elif inside and ln.startswith("$ puzzleproof "):
+            cmds.append(ln[2:].strip())
+    return cmds
+
+
+@pytest.mark.parametrize("command", _readme_commands())
+def test_every_readme_command_runs(command, capsys):
+    if "../shared" in command:
+        shared_path("instances/skynet/ep2")
+    argv = shlex.split(command)[1:]
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        code, out, err = run(capsys, *argv)
+    finally:
+        os.chdir(cwd)
+    assert code in (0, 1), (command, err)
+    assert "internal error" not in err and "Traceback" not in err
+    # the README's first output line of each command is current
+    block = README.split("$ " + command, 1)[1]
+    shown = [ln for ln in block.split("\n")[1:] if ln.strip()]
+    first = shown[0] if shown and not shown[0].startswith(("$ ", "```")) else None
+    if first and not first.startswith(("...", "┃", "│", "┏")):
+        if re.search(r"\d+\.\d{3} s|\(\d+\.\d ms\)", first):
+            first = re.sub(r"\d+\.\d+", "", first)
+            out = re.sub(r"\d+\.\d+", "", out)
+        assert first.strip() in out or first.strip() in err, (command, first, out[:500])
+
+
+def test_python_api_example_in_readme_runs():
+    code = README.split("```python\n", 1)[1].split("```", 1)[0]
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        exec(compile(code, "README", "exec"), {})
+    finally:
+        os.chdir(cwd)
+
+
+# -- detection ----------------------------------------------------------------------------
+
+def test_every_shipped_file_is_recognised():
+    seen = {}
+    for f in sorted(INSTANCES.rglob("*")):
+        if not f.is_file() or f.suffix not in registry.folder_suffixes() \
+                or registry.is_not_instance_name(f):
+            continue
+        c = registry.classify_text(f.read_text(), str(f))
+        seen[str(f.relative_to(INSTANCES))] = (c.puzzle, c.what)
+    for name, (puzzle, what) in seen.items():
+        if name.startswith("hashi/"):
+            assert (puzzle, what) == ("hashi", "instance"), name
+        elif name.endswith(".evidence.json"):
+            assert (puzzle, what) == ("skynet", "skynet breaker evidence"), name
+        elif name.startswith("skynet/"):
+            assert (puzzle, what) == ("skynet", "instance"), name
+    assert len(seen) >= 20
+
+
+def test_shared_skynet_maps_and_hashi_sets_are_recognised():
+    for f in sorted(shared_path("instances/skynet/ep2").glob("*.txt")):
+        assert registry.classify_text(f.read_text(), str(f)).puzzle == "skynet"
+    f = shared_path("instances/hashi/sgt-bridges/bridges_sample.jsonl")
+    c = registry.classify_text(f.read_text(), str(f))
+    assert c.puzzle == "hashi" and len(c.loaded) == 220
+
+
+def test_puzzle_is_inferred_and_a_mixed_folder_runs_each(capsys, tmp_path):
+    code, out, err = run(capsys, "solve", shared_path("instances/skynet/ep2/01-robust-double-gateways.txt").as_posix())
+    assert code == 0 and "WIN" in out
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    shutil.copy(INSTANCES / "hashi/small-5x5.txt", mixed)
+    shutil.copy(INSTANCES / "skynet/breakers/breaker-ep2-n12-s1-864.txt", mixed)
+    shutil.copy(INSTANCES / "skynet/breakers/breaker-ep2-n12-s1-864.evidence.json", mixed)
+    (mixed / "run.jsonl").write_text('{"type": "record", "instance": "x"}\n')
+    code, out, err = run(capsys, "solve", str(mixed), "-q")
+    assert code == 0 and "== Hashiwokakero ==" in out and "== Skynet Revolution ==" in out
+    assert "skynet breaker evidence" in err and "cross-check records" in err
+    code, out, err = run(capsys, "crosscheck", str(mixed), "-q", "-j", "1")
+    assert code == 0, out + err
+    # a map named as the wrong puzzle is an error naming both
+    code, out, err = run(capsys, "solve", "hashi", str(mixed / "breaker-ep2-n12-s1-864.txt"))
+    assert code == 2 and "Skynet Revolution" in err and "Hashiwokakero" in err
+
+
+def test_generated_id_files_and_records_read_back_by_every_verb(capsys, tmp_path):
+    ids = tmp_path / "set.tatham"
+    code, _, _ = run(capsys, "generate", "hashi", "--size", "6x6", "-n", "3", "--seed", "3",
+                     "--format", "tatham", "-o", str(ids), "-q", "-j", "1")
+    assert code == 0 and len(ids.read_text().splitlines()) == 3
+    code, out, _ = run(capsys, "solve", str(ids), "--unique", "-q")
+    assert code == 0 and out.count("UNIQUE") >= 3
+    code, out, _ = run(capsys, "solve", f"{ids}#2", "--unique")
+    assert code == 0 and f"{ids}#2: UNIQUE" in out
+    code, out, _ = run(capsys, "convert", str(ids), "--format", "puzzlink")
+    assert code == 0 and len(out.splitlines()) == 3
+    links = tmp_path / "set.url"
+    links.write_text(out)
+    code, out, _ = run(capsys, "crosscheck", str(links), "-q", "-j", "1", "--method", "sat")
+    assert code == 0 and "no disagreement" in out
+
+
+# -- the option vocabulary ----------------------------------------------------------------
+
+FIVE = str(INSTANCES / "hashi/small-5x5.txt")
+BREAKER = str(INSTANCES / "skynet/breakers/breaker-ep2-n12-s1-864.txt")
+
+#: (command, arguments) for every command that writes -o
+WRITERS = [
+    (["solve", FIVE], ".txt"),
+    (["solve", "skynet", BREAKER], ".json"),
+    (["render", FIVE, "--format", "svg"], ".svg"),
+    (["render", "skynet", BREAKER], ".svg"),
+    (["convert", FIVE, "--format", "tatham"], ".txt"),
+    (["crosscheck", FIVE, "--method", "sat", "-q", "-j", "1"], ".jsonl"),
+    (["crosscheck", "skynet", BREAKER, "--method", "sat", "-q", "-j", "1"], ".jsonl"),
+    (["skynet", "referee", BREAKER, "--bot", "ep2-slack"], ".json"),
+    (["generate", "hashi", "--size", "5x5", "-n", "1", "-q", "-j", "1"], ".jsonl"),
+]
+
+
+@pytest.mark.parametrize("argv,suffix", WRITERS, ids=lambda v: " ".join(v[:2])
+                         if isinstance(v, list) else v)
+def test_output_never_overwrites_without_force_and_has_normal_permissions(argv, suffix,
+                                                                          capsys, tmp_path):
+    target = tmp_path / f"out{suffix}"
+    target.write_text("precious\n")
+    code, _, err = run(capsys, *argv, "-o", str(target))
+    assert code == 2 and "--force" in err and target.read_text() == "precious\n"
+    target.unlink()
+    old = os.umask(0o022)
+    try:
+        code, _, err = run(capsys, *argv, "-o", str(target))
+    finally:
+        os.umask(old)
+    assert code in (0, 1), err
+    assert target.exists() and stat.S_IMODE(target.stat().st_mode) == 0o644
+    code, _, err = run(capsys, *argv, "-o", str(target), "--force")
+    assert code in (0, 1), err
+
+
+def _all_commands():
+    import click
+
+    out = []
+
+    def walk(group, path):
+        for name, cmd in group.commands.items():
+            if isinstance(cmd, click.Group):
+                walk(cmd, path + [name])
+            else:
+                out.append(path + [name])
+    walk(cli, [])
+    return out
+
+
+@pytest.mark.parametrize("path", _all_commands(), ids=" ".join)
+def test_every_command_has_help_and_the_shared_options(path, capsys):
+    code, out, err = run(capsys, *path, "-h")
+    assert code == 0 and "Usage:" in out
+    # every option has help text
+    import click
+
+    cmd = cli
+    for name in path:
+        cmd = cmd.commands[name]
+    for p in cmd.params:
+        if isinstance(p, click.Option):
+            assert p.help, f"{' '.join(path)} {p.opts} has no help"
+            assert "--out" not in p.opts, "-o is --output everywhere"
+            if "-n" in p.opts:
+                assert "--count" in p.opts, f"{' '.join(path)}: -n is --count everywhere"
+
+
+JSON_COMMANDS = [
+    ["solve", FIVE, "--json"],
+    ["solve", "skynet", BREAKER, "--json"],
+    ["check", "3x3m2:3a3c2a2", str(INSTANCES / "hashi/examples/wrong-3x3.sol"), "--json"],
+    ["crosscheck", FIVE, "--json", "-j", "1", "--method", "sat,article"],
+    ["skynet", "referee", BREAKER, "--bot", "ep2-slack", "--json"],
+]
+
+
+@pytest.mark.parametrize("argv", JSON_COMMANDS, ids=" ".join)
+def test_json_is_valid_json(argv, capsys):
+    code, out, err = run(capsys, *argv)
+    assert code in (0, 1), err
+    for line in out.strip().splitlines():
+        json.loads(line)
+
+
+# -- exit codes, errors, records -----------------------------------------------------------
+
+def test_exit_codes(capsys, tmp_path):
+    assert run(capsys, "solve", "3x3m2:d5d")[0] == 1          # proved INFEASIBLE
+    assert run(capsys, "solve", str(tmp_path / "nope.txt"))[0] == 2
+    assert run(capsys, "solve", "")[0] == 2
+    assert run(capsys, "solve", "hashi", "--method", "gurobi", FIVE)[0] == 2
+    bad = tmp_path / "bad.has"
+    bad.write_text("\ufeff2 2 1\n1 0\n0 x\n")  # a BOM is fine; the 'x' is not
+    code, _, err = run(capsys, "solve", str(bad))
+    assert code == 2 and err.strip() == (f"puzzleproof: error: {bad}:3:3: expected a clue "
+                                         "or 0 (an integer), found 'x'")
+    code, out, _ = run(capsys, "solve", "3x3m2:3a3c2a2", "--time-limit", "0.000001")
+    assert code == 0 and ("UNKNOWN" not in out or "time limit" in out)
+
+
+def test_strategy_files_say_their_rule_map_and_start(capsys, tmp_path):
+    cert = tmp_path / "s.json"
+    assert run(capsys, "solve", "skynet", BREAKER, "--rule", "ep1", "-o", str(cert))[0] == 0
+    data = json.loads(cert.read_text())
+    assert data["rule"] == "ep1" and data["start"] == 7 and data["schema_version"] == 1
+    code, out, _ = run(capsys, "check", "skynet", BREAKER, str(cert))
+    assert code == 0 and "(ep1, start 7)" in out
+    other = shared_path("instances/skynet/ep2/01-robust-double-gateways.txt")
+    code, _, err = run(capsys, "check", "skynet", str(other), str(cert))
+    assert code == 2 and "another map" in err
+
+
+def test_render_draws_evidence_and_records(capsys, tmp_path):
+    ev = INSTANCES / "skynet/breakers/breaker-ep2-n12-s1-864.evidence.json"
+    code, out, err = run(capsys, "render", BREAKER, "--game", str(ev))
+    assert code == 0 and out.startswith("<svg")
+    runf = tmp_path / "run.jsonl"
+    assert run(capsys, "crosscheck", "skynet", BREAKER, "-o", str(runf), "-q", "-j", "1",
+               "--method", "sat,ep2-slack")[0] == 0
+    lost = next(ln for ln in runf.read_text().splitlines()
+                if '"ep2-slack"' in ln and '"LOSS"' in ln)
+    one = tmp_path / "one.jsonl"
+    one.write_text(lost + "\n")
+    code, out, err = run(capsys, "render", BREAKER, "--game", str(one))
+    assert code == 0 and out.startswith("<svg"), err
+
+
+# -- judging a program as a batch ---------------------------------------------------------
+
+BOTS = {
+    "loser": "import sys\nn,l,e=map(int,input().split())\n"
+             "links=[tuple(map(int,input().split())) for _ in range(l)]\n"
+             "gw={int(input()) for _ in range(e)}\n"
+             "while True:\n    si=int(input())\n    print('at', si, file=sys.stderr)\n"
+             "    for a,b in links:\n        if a in gw or b in gw:\n"
+             "            links.remove((a,b)); print(a,b); break\n",
+    "crasher": "import sys\nprint('about to fail', file=sys.stderr)\nraise SystemExit(3)\n",
+    "hanger": "import time\ntime.sleep(60)\n",
+}
+
+
+def test_external_bots_judged_over_all_starts_with_stderr(capsys, tmp_path):
+    m1 = str(shared_path("instances/skynet/ep2/01-robust-double-gateways.txt"))
+    m2 = str(shared_path("instances/skynet/ep2/02-linked-double-gateways.txt"))
+    args = []
+    for name, code in BOTS.items():
+        f = tmp_path / f"{name}.py"
+        f.write_text(code)
+        args += ["--bot-cmd", f"{name}={sys.executable} {f}"]
+    out_file = tmp_path / "games.jsonl"
+    code, out, err = run(capsys, "skynet", "referee", m1, m2, "--all-starts", "--agent",
+                         "article", *args, "--bot", "ep2-slack", "-o", str(out_file),
+                         "--init-timeout", "2", "-j", "2", "-q")
+    assert code == 1
+    recs = [json.loads(ln) for ln in out_file.read_text().splitlines()
+            if json.loads(ln)["type"] == "record"]
+    by = {}
+    for r in recs:
+        by.setdefault(r["method"].split("/")[0], []).append(r)
+    assert len(by["loser"]) == len(by["ep2-slack"]) == len(by["crasher"]) >= 10
+    # our bot plays the protocol in process: it wins wherever winning is possible for it
+    assert sum(r["status"] == "WIN" for r in by["ep2-slack"]) > len(by["ep2-slack"]) // 2
+    assert not any(r["answer"]["reason"] in ("crash", "timeout") for r in by["ep2-slack"])
+    assert all(r["answer"]["reason"] == "crash" for r in by["crasher"])
+    assert all(r["answer"]["reason"] == "init-timeout" for r in by["hanger"])
+    assert any("about to fail" in (r["answer"].get("stderr") or "") for r in by["crasher"])
+    assert any("at " in (r["answer"].get("stderr") or "") for r in by["loser"])
+    assert "lost games on starts proved winnable" in out and "stderr|" in out
