@@ -24,7 +24,7 @@ Example:
     >>> from puzzleproof.models.cityclose import CityMap, Rules
     >>> ring = CityMap(tuple("abcdef"), tuple((i, (i + 1) % 6) for i in range(6)))
     >>> greedy(ring, Rules()).answer["total"], dp(ring, Rules()).answer["total"]
-    (45, 45)
+    (62, 62)
 """
 
 from __future__ import annotations
