@@ -320,7 +320,8 @@ class TollCriminal(BaseCriminal):
                                 share=0.5 if self.partner_mirrors else 1.0)
         if opt.edge is None or opt.toll <= 0:
             self.last = None
-            return 0, 0, 0
+            u, v, _ = self.g.edges[0]
+            return u, v, 0
         share = opt.users / max(1, self.students)
         t = min(opt.toll, budget * max(share, 0.0) if share >= 0.75 else cap, budget)
         t = max(t, min(opt.toll, cap, budget))

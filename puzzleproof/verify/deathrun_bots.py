@@ -48,6 +48,8 @@ class Tracker:
         self.order = self._topo(verts)
         self.spent = 0.0
         self.calls = 0
+        first = min(self.base) if self.base else (begin, begin)
+        self.noop = (first[0], first[1], 0)  # a valid move that raises nothing
 
     def _topo(self, verts) -> list[int]:
         indeg = {v: 0 for v in verts}
@@ -176,7 +178,7 @@ class CrowdCriminal(_Bot, BaseCriminal):
         else:
             use = _crowd_routes(self.t, vertex_count)
             if not use:
-                return 0, 0, 0
+                return self.t.noop
             (u, w), n = max(use.items(), key=lambda kv: (kv[1], kv[0]))
         amount = min(budget, budget * n / 8 / max(1, rounds_left / 3))
         return u, w, amount
@@ -202,7 +204,7 @@ class GapTollCriminal(_Bot, BaseCriminal):
             if best is None or toll * n > best[0]:
                 best = (toll * n, v, costs[0][1], toll)
         if best is None:
-            return 0, 0, 0
+            return self.t.noop
         return best[1], best[2], best[3]
 
 
