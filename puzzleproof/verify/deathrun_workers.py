@@ -356,7 +356,10 @@ class _Worker:
                 return "timeout", None
             return self.conn.recv()
         except (EOFError, OSError, pickle.UnpicklingError):
-            code = self.proc.poll()
+            try:
+                code = self.proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                code = None
             self.kill()
             return "died", f"the bot's process ended (exit code {code})"
 
