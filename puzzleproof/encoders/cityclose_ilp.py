@@ -87,8 +87,14 @@ def _distance_bounds(n: int, closings: int, ub: int | None) -> list[int]:
     return out
 
 
-def build_model(m: CityMap, rules: Rules, ub: int | None = None):
-    """The CP-SAT model, its variables ``(x, p, y)`` and the constant objective offset."""
+class _OutOfTime(Exception):
+    pass
+
+
+def build_model(m: CityMap, rules: Rules, ub: int | None = None,
+                deadline: float | None = None):
+    """The CP-SAT model, its variables ``(x, p, y)``, the distance bounds and the number of
+    closings; raises ``_OutOfTime`` past ``deadline`` (a ``time.monotonic()`` value)."""
     from ortools.sat.python import cp_model
 
     n = m.n
@@ -124,6 +130,8 @@ def build_model(m: CityMap, rules: Rules, ub: int | None = None):
             offset += wiener_mask(m.adj, m.full_mask) or 0
             continue
         for u in range(n):
+            if deadline is not None and time.monotonic() > deadline:
+                raise _OutOfTime
             for v in range(u + 1, n):
                 if t == 0:
                     puv: Any = 1
@@ -157,6 +165,8 @@ def build_model(m: CityMap, rules: Rules, ub: int | None = None):
             return y.get(key, 0)
 
         for u in range(n):
+            if deadline is not None and time.monotonic() > deadline:
+                raise _OutOfTime
             for v in range(u + 1, n):
                 if dist[u][v] > D:
                     continue
@@ -247,13 +257,13 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     """Solve by the integer program (see the module docstring); ``incumbent`` (city indices)
     replaces the merged-beam warm start. Wall time stays within the limit: model building is
     counted, and the solver gets what is left."""
+    t0 = time.monotonic()
     from ortools.sat.python import cp_model
     import ortools
 
     from puzzleproof.verify.cityclose_heuristics import answer_of, merged_beam, prepare
 
     rules = rules or Rules()
-    t0 = time.monotonic()
     keep, closings = prepare(m, rules)
     params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": time_limit,
                               "workers": workers, "seed": seed}
@@ -289,9 +299,16 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         return finish(Status.INFEASIBLE, None, None, {}, "the full map breaks a shape rule")
     if closings == 0:
         return finish(Status.OPTIMAL, [], score_order(m, [], rules).total, {})
-    model, x, p, y, dbound, closings = build_model(m, rules, ub)
-    if ub_order is not None:
-        _hint(model, m, ub_order, x, p, y, dbound, closings)
+    trivial = (wiener_mask(m.adj, m.full_mask) or 0) + sum(
+        (m.n - t) * (m.n - t - 1) // 2 for t in range(1, closings + 1))
+    deadline = None if time_limit is None else t0 + time_limit - 0.1
+    try:
+        model, x, p, y, dbound, closings = build_model(m, rules, ub, deadline)
+        if ub_order is not None:
+            _hint(model, m, ub_order, x, p, y, dbound, closings)
+    except _OutOfTime:
+        return finish(Status.UNKNOWN, ub_order, trivial, {},
+                      "the time limit ran out while building the model")
     build = time.monotonic() - t0
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
@@ -299,7 +316,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     if time_limit is not None:
         left = time_limit - (time.monotonic() - t0) - 0.05
         if left <= 0.01:
-            return finish(Status.UNKNOWN, ub_order, None, {"build_time": round(build, 3)},
+            return finish(Status.UNKNOWN, ub_order, trivial, {"build_time": round(build, 3)},
                           "the time limit ran out while building the model")
         solver.parameters.max_time_in_seconds = left
     code = solver.solve(model)
@@ -315,8 +332,6 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
                     order.append(v)
         lb = int(math.ceil(solver.best_objective_bound - 1e-6))
         # a map of s cities has W >= s(s-1)/2: never report a weaker bound than that
-        trivial = (wiener_mask(m.adj, m.full_mask) or 0) + sum(
-            (m.n - t) * (m.n - t - 1) // 2 for t in range(1, closings + 1))
         lb = max(lb, trivial)
         chk = score_order(m, order, rules)
         if ub is not None and (not chk.ok or chk.total > ub):
@@ -329,4 +344,4 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         if ub_order is not None:  # the bound from the incumbent is only valid with one
             return finish(Status.UNKNOWN, ub_order, None, stats, "solver said infeasible")
         return finish(Status.INFEASIBLE, None, None, stats)
-    return finish(Status.UNKNOWN, ub_order, None, stats, "time limit")
+    return finish(Status.UNKNOWN, ub_order, trivial if ub_order else None, stats, "time limit")

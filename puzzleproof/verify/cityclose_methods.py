@@ -233,7 +233,7 @@ def cityclose_disagreements(exact: tuple[str, ...], inst: Instance, recs: Sequen
                             ) -> list[tuple[str, list[str], dict]]:
     """The city-closing disagreements of one instance (see the module docstring)."""
     out = []
-    ex = set(exact)
+    ex = set(exact) | {r["method"] for r in recs if r.get("exact")}
     checked = [r for r in recs if isinstance(r["answer"], dict) and r["check_ok"]]
     for r in recs:
         if r["answer"] is not None and not r["check_ok"]:
