@@ -37,9 +37,9 @@ bound, for every criminal play, real-valued raises included.
 
 >>> from puzzleproof.models.deathrun import make_graph
 >>> g = make_graph([(0, 1, 1), (0, 2, 3), (1, 3, 1), (2, 3, 1)], 0, [3])
->>> t = robust_table(g, budget=4, step=1.0)
+>>> t = robust_table(g, budget=4, step=1.0)  # the value is 6; the upper table pays one step
 >>> float(t.bound()), float(t.lower_bound()), integer_value(g, 4)
-(6.0, 6.0, 6)
+(7.0, 6.0, 6)
 """
 
 from __future__ import annotations
