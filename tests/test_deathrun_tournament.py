@@ -100,3 +100,15 @@ class TestRun:
         assert cc["flags"][0]["game_id"] == bad["game_id"]
         assert all(r["mean_single_round_optimum_sum"] >= 0
                    for r in crosscheck_records(rep.records[:1])["criminals"])
+
+
+def test_generate_orders_by_the_greedy_gap():
+    from puzzleproof.generate.deathrun import generate
+
+    out = generate(2, seed=4, candidates=4)
+    assert len(out) == 2
+    gaps = [ev["gap"] for _, ev in out]
+    assert gaps == sorted(gaps, reverse=True)
+    for g, ev in out:
+        assert ev["greedy_cost"] - ev["robust_bound"] == ev["gap"]
+        assert ev["nominal"] <= ev["robust_bound"]
