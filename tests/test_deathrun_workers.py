@@ -222,7 +222,7 @@ class TestFailures:
         assert not [p for p in workers if _alive(p)], "a worker outlived its parent"
         # Known gap (issue 15): a child the bot forked can outlive a parent killed by
         # SIGKILL on this machine; it is killed with its process group when the pool closes
-        # normally (test_forking_bot_leaves_nothing). Clean it up here.
+        # normally (test_forked_children_are_killed). Clean it up here.
         for p in children:
             try:
                 os.kill(p, 9)
