@@ -17,8 +17,8 @@ Functions are named as ``"module:attribute"`` strings and imported on first use,
 Example:
     >>> get("bridges").name
     'hashi'
-    >>> sorted(p.name for p in all_puzzles())[:2]
-    ['cityclose', 'deathrun']
+    >>> sorted(p.name for p in all_puzzles())
+    ['hashi', 'skynet']
     >>> classify_text('{"type": "skynet-breaker", "map": "m"}', "m.evidence.json").what
     'skynet breaker evidence'
 """
