@@ -178,8 +178,7 @@ def _h(adj, mask, size, final_size, emax, p2max, lbmin, db):
     return total
 
 
-@njit(cache=True, parallel=True)
-def _closable(adj, keys, keep, db):
+def _closable_py(adj, keys, keep, db):
     """For every state, the mask of cities whose closing keeps it connected (kept excluded)."""
     out = np.zeros(keys.shape[0], dtype=np.uint64)
     for t in prange(keys.shape[0]):
@@ -246,9 +245,8 @@ def _insert_all(keys, vals, closable, tkeys, tvals, fill, bits):
     return tkeys, tvals, fill, bits
 
 
-@njit(cache=True, parallel=True)
-def _finish(adj, keys, vals, size, final_size, no_paths, final_not_path, ub, emax, p2max,
-            lbmin, db):
+def _finish_py(adj, keys, vals, size, final_size, no_paths, final_not_path, ub, emax, p2max,
+               lbmin, db):
     """Add each state's Wiener number, apply the shape rules and the bound. Returns the new
     values (-1: dropped by a rule, -2: pruned by the bound) and each state's f + h."""
     n = keys.shape[0]
@@ -285,6 +283,24 @@ def _finish(adj, keys, vals, size, final_size, no_paths, final_not_path, ub, ema
         else:
             out[t] = v
     return out, est
+
+
+# each loop twice: threads pay off on big layers, and cost ~10 ms a call on small ones
+_closable_par = njit(cache=True, parallel=True)(_closable_py)
+_closable_ser = njit(cache=True)(_closable_py)
+_finish_par = njit(cache=True, parallel=True)(_finish_py)
+_finish_ser = njit(cache=True)(_finish_py)
+_PARALLEL_FROM = 20_000
+
+
+def _closable(adj, keys, keep, db):
+    f = _closable_par if keys.shape[0] >= _PARALLEL_FROM else _closable_ser
+    return f(adj, keys, keep, db)
+
+
+def _finish(adj, keys, *args):
+    f = _finish_par if keys.shape[0] >= _PARALLEL_FROM else _finish_ser
+    return f(adj, keys, *args)
 
 
 @njit(cache=True)
