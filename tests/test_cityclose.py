@@ -314,3 +314,37 @@ def _cheat(m, time_limit):
     res = H.greedy(m)
     res.answer = dict(res.answer, total=100)
     return res
+
+
+class TestGenerated:
+    def test_shipped_maps_keep_their_evidence(self):
+        from pathlib import Path
+
+        from puzzleproof.encoders import cityclose_exact
+
+        folder = Path(__file__).resolve().parent.parent / "instances" / "cityclose"
+        files = sorted(folder.glob("*.json"))
+        assert len(files) == 6
+        for p in files:
+            text = p.read_text()
+            assert sniff(text)
+            m = read_map(text, str(p))
+            ev = json.loads(text)["evidence"]
+            assert H.greedy(m).answer["total"] == ev["greedy"]
+            assert H.beam(m).answer["total"] == ev["beam"]
+            assert cityclose_exact.solve(m).answer["total"] == ev["optimum"]
+            assert score_order(m, ev["optimal_order"]).total == ev["optimum"]
+            assert max(ev["greedy"], ev["beam"]) >= 1.01 * ev["optimum"]
+
+    def test_generator_is_seeded_and_keeps_only_far_maps(self):
+        from puzzleproof.generate.cityclose import generate, random_map
+        import random
+
+        a = generate("grid", 10, count=1, seed=5, min_gap=0.0)
+        b = generate("grid", 10, count=1, seed=5, min_gap=0.0)
+        assert a[0].map.links == b[0].map.links and a[0].evidence == b[0].evidence
+        far = generate("ring", 12, count=1, seed=2, min_gap=0.03)
+        ev = far[0].evidence
+        assert max(ev["greedy_gap"], ev["beam_gap"]) >= 0.03
+        d = random_map("delaunay", 12, random.Random(0))
+        assert d.is_connected() and len(d.links) <= 3 * d.n - 6  # planar

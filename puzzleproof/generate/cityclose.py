@@ -1,0 +1,216 @@
+"""Seeded city maps on which the article's greedy or beam search ends far from the optimum.
+
+Shapes (``kind``):
+
+- ``delaunay``: random points in the unit square joined by a greedy planar triangulation
+  (shortest links first, a link kept when it crosses none kept before: planar and
+  Delaunay-like, without scipy);
+- ``grid``: a grid with holes (cells removed at random while the grid stays connected);
+- ``ring``: a ring of cities with a few short chords, the points jittered.
+
+:func:`generate` draws maps until ``count`` are kept: a map is kept when greedy or beam (width
+10) ends at least ``min_gap`` (a fraction) above the proved optimum (the DP up to 18 cities,
+the compiled exact DP beyond). Each kept map carries its evidence: both totals, the gaps, the
+optimum and an optimal order. Everything follows from ``seed``.
+
+Example:
+    >>> maps = generate("ring", 9, count=1, seed=3, min_gap=0.0)
+    >>> maps[0].evidence["optimum"] <= maps[0].evidence["greedy"]
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from puzzleproof.models.cityclose import CityMap, Rules, is_connected_mask
+from puzzleproof.result import Status
+
+__all__ = ["KINDS", "Generated", "random_map", "generate", "to_json"]
+
+KINDS = ("delaunay", "grid", "ring")
+
+
+@dataclass
+class Generated:
+    map: CityMap
+    evidence: dict[str, Any]
+
+
+def _cross(p, q, r, s) -> bool:
+    def orient(a, b, c):
+        v = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+        return (v > 1e-12) - (v < -1e-12)
+    if len({p, q, r, s}) < 4:
+        return False  # links sharing a city do not cross
+    return orient(p, q, r) * orient(p, q, s) < 0 and orient(r, s, p) * orient(r, s, q) < 0
+
+
+def _planar(points: list[tuple[float, float]]) -> list[tuple[int, int]]:
+    n = len(points)
+    pairs = sorted(((math.dist(points[i], points[j]), i, j) for i in range(n)
+                    for j in range(i + 1, n)))
+    kept: list[tuple[int, int]] = []
+    for _, i, j in pairs:
+        if all(not _cross(points[i], points[j], points[a], points[b]) for a, b in kept):
+            kept.append((i, j))
+    return kept
+
+
+def random_map(kind: str, n: int, rng: random.Random) -> CityMap:
+    """One random map of about ``n`` cities of the given shape."""
+    if kind == "delaunay":
+        pts = [(round(rng.random(), 4), round(rng.random(), 4)) for _ in range(n)]
+        links = _planar(pts)
+        coords = tuple((y * 10, x * 10) for x, y in pts)
+    elif kind == "grid":
+        cols = max(2, round(math.sqrt(n * 1.4)))
+        rows = max(2, math.ceil(n * 1.4 / cols))
+        cells = [(r, c) for r in range(rows) for c in range(cols)]
+        alive = set(cells)
+        order = cells[:]
+        rng.shuffle(order)
+        for cell in order:
+            if len(alive) <= n:
+                break
+            trial = alive - {cell}
+            if _grid_connected(trial):
+                alive = trial
+        cells = sorted(alive)
+        index = {c: i for i, c in enumerate(cells)}
+        links = [(index[(r, c)], index[(r + dr, c + dc)]) for r, c in cells
+                 for dr, dc in ((0, 1), (1, 0)) if (r + dr, c + dc) in index]
+        coords = tuple((-float(r), float(c)) for r, c in cells)
+    elif kind == "ring":
+        pts = []
+        for i in range(n):
+            a = 2 * math.pi * i / n
+            rad = 1 + rng.uniform(-0.25, 0.25)
+            pts.append((rad * math.cos(a), rad * math.sin(a)))
+        links = [(i, (i + 1) % n) for i in range(n)]
+        for _ in range(max(1, n // 5)):
+            i = rng.randrange(n)
+            j = (i + rng.choice((2, 3))) % n
+            key = (min(i, j), max(i, j))
+            if key not in links and (key[1], key[0]) not in links:
+                links.append(key)
+        coords = tuple((y, x) for x, y in pts)
+    else:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    names = tuple(f"c{i:02d}" for i in range(len(coords)))
+    norm = sorted({(min(a, b), max(a, b)) for a, b in links})
+    return CityMap(names, tuple(norm), coords)
+
+
+def _grid_connected(cells: set[tuple[int, int]]) -> bool:
+    if not cells:
+        return False
+    start = next(iter(cells))
+    seen = {start}
+    stack = [start]
+    while stack:
+        r, c = stack.pop()
+        for nb in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            if nb in cells and nb not in seen:
+                seen.add(nb)
+                stack.append(nb)
+    return len(seen) == len(cells)
+
+
+def _optimum(m: CityMap, rules: Rules, time_limit: float | None):
+    from puzzleproof.verify import cityclose_heuristics as H
+
+    if m.n <= 18:
+        return H.dp(m, rules, time_limit=time_limit)
+    from puzzleproof.encoders import cityclose_exact
+
+    return cityclose_exact.solve(m, rules, time_limit=time_limit)
+
+
+def generate(kind: str, n: int, count: int = 1, seed: int = 0, min_gap: float = 0.01,
+             rules: Rules | None = None, max_tries: int = 500,
+             time_limit: float | None = 60.0) -> list[Generated]:
+    """Up to ``count`` maps where greedy or beam ends at least ``min_gap`` above the proved
+    optimum (see the module docstring); fewer when ``max_tries`` draws run out."""
+    from puzzleproof.verify import cityclose_heuristics as H
+
+    rules = rules or Rules()
+    rng = random.Random(seed)
+    out: list[Generated] = []
+    for attempt in range(max_tries):
+        if len(out) >= count:
+            break
+        m = random_map(kind, n, rng)
+        if not is_connected_mask(m.adj, m.full_mask):
+            continue
+        g = H.greedy(m, rules)
+        b = H.beam(m, rules)
+        opt = _optimum(m, rules, time_limit)
+        if opt.status != Status.OPTIMAL or g.answer is None or b.answer is None:
+            continue
+        best = opt.answer["total"]
+        gg = (g.answer["total"] - best) / best if best else 0.0
+        gb = (b.answer["total"] - best) / best if best else 0.0
+        if max(gg, gb) < min_gap:
+            continue
+        name = f"{kind}{n}-s{seed}-{attempt}"
+        m = CityMap(m.names, m.links, m.coords, name=name)
+        out.append(Generated(m, {
+            "kind": kind, "cities": m.n, "seed": seed, "draw": attempt,
+            "rules": rules.to_dict(), "greedy": g.answer["total"], "beam": b.answer["total"],
+            "optimum": best, "greedy_gap": round(gg, 6), "beam_gap": round(gb, 6),
+            "optimal_order": opt.answer["order"], "optimum_by": opt.solver,
+            "greedy_order": g.answer["order"], "beam_order": b.answer["order"]}))
+    return out
+
+
+def to_json(gen: Generated) -> str:
+    """The map as a city-map JSON file (``cities`` with lat/lng, ``edges``) with its
+    ``evidence``; the readers ignore the extra field."""
+    m = gen.map
+    obj: dict[str, Any] = {"type": "cityclose", "name": m.name,
+                           "cities": [{"name": nm, "lat": m.coords[i][0], "lng": m.coords[i][1]}
+                                      if m.coords else nm for i, nm in enumerate(m.names)],
+                           "edges": [[m.names[u], m.names[v]] for u, v in m.links],
+                           "evidence": gen.evidence}
+    return json.dumps(obj, indent=1) + "\n"
+
+
+def _main(argv: list[str] | None = None) -> int:
+    """``python -m puzzleproof.generate.cityclose OUTDIR [--kinds delaunay,grid,ring] [--n 14]
+    [--count 2] [--seed 1] [--min-gap 0.01]``: write the kept maps as JSON files (never over
+    an existing file)."""
+    import argparse
+    from pathlib import Path
+
+    from puzzleproof.formats import write_atomic
+
+    ap = argparse.ArgumentParser(prog="python -m puzzleproof.generate.cityclose")
+    ap.add_argument("outdir")
+    ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--n", type=int, default=14)
+    ap.add_argument("--count", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--min-gap", type=float, default=0.01)
+    a = ap.parse_args(argv)
+    out = Path(a.outdir)
+    for kind in a.kinds.split(","):
+        for gen in generate(kind, a.n, a.count, a.seed, a.min_gap):
+            path = out / f"{gen.map.name}.json"
+            if path.exists():
+                print(f"{path} exists; not overwritten")
+                continue
+            write_atomic(path, to_json(gen))
+            ev = gen.evidence
+            print(f"{path}: optimum {ev['optimum']}, greedy {ev['greedy']} "
+                  f"(+{100 * ev['greedy_gap']:.2f} %), beam {ev['beam']} "
+                  f"(+{100 * ev['beam_gap']:.2f} %)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())
