@@ -1,0 +1,131 @@
+"""City closing: heuristics beside the published figures, the exact method's time and memory,
+and the integer program's reach.
+
+    .venv/bin/python benchmarks/cityclose.py [--exact-limit 60] [--ilp-limit 60] [--skip-ilp]
+
+Published figures (PUZZLES.md section 3): europe30 greedy 13343 (13352 with other tie-breaks),
+beam width 10 13254; europe41 greedy 32544, merged beam width 100 32534. Targets on 2 cores:
+the proved optimum of europe30 in <= 60 s and <= 1 GB; europe41 a proved gap <= 0.05 % in
+10 minutes. Each exact run is a fresh process, so its peak memory (ru_maxrss) is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from puzzleproof.formats.cityclose import read_map  # noqa: E402
+from puzzleproof.models.cityclose import CityMap, Rules  # noqa: E402
+from puzzleproof.verify import cityclose_heuristics as H  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "instances" / "cityclose"
+PUBLISHED = {"europe30": {"greedy": 13343, "beam": 13254},
+             "europe41-land-borders": {"greedy": 32544, "merged-beam w100": 32534}}
+
+
+def nx_map(name: str) -> CityMap:
+    import networkx as nx
+
+    g = nx.karate_club_graph() if name == "karate" else nx.dodecahedral_graph()
+    return CityMap(tuple(str(v) for v in g.nodes), tuple(g.edges), name=name)
+
+
+def maps() -> list[CityMap]:
+    out = []
+    for f in ("europe30.json", "europe41-land-borders.json", "two-spies-roundabout.json"):
+        p = SHARED / f
+        if p.exists():
+            out.append(read_map(p.read_text(), str(p)))
+    return out + [nx_map("karate"), nx_map("dodecahedral")]
+
+
+def _exact_child(m: CityMap, limit: float, q) -> None:
+    from puzzleproof.encoders import cityclose_exact
+
+    t0 = time.monotonic()
+    r = cityclose_exact.solve(m, Rules(), time_limit=limit)
+    q.put((r.status.value, r.certificate, time.monotonic() - t0,
+           resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+
+
+def _ilp_child(m: CityMap, limit: float, q) -> None:
+    from puzzleproof.encoders import cityclose_ilp
+
+    t0 = time.monotonic()
+    r = cityclose_ilp.solve(m, Rules(), time_limit=limit, workers=2)
+    q.put((r.status.value, r.certificate, time.monotonic() - t0, 0.0))
+
+
+def in_child(fn, m: CityMap, limit: float):
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=fn, args=(m, limit, q))
+    p.start()
+    out = q.get()
+    p.join()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--exact-limit", type=float, default=60.0)
+    ap.add_argument("--ilp-limit", type=float, default=60.0)
+    ap.add_argument("--skip-ilp", action="store_true")
+    a = ap.parse_args()
+    ms = maps()
+    print("== heuristics (totals; seconds)")
+    print(f"{'map':24} {'n':>3} {'greedy':>13} {'greedy-first':>13} {'beam':>13} "
+          f"{'merged w10':>13} {'merged w100':>13}  published")
+    for m in ms:
+        cells = []
+        for fn in (lambda: H.greedy(m), lambda: H.greedy(m, tiebreak="first"),
+                   lambda: H.beam(m), lambda: H.merged_beam(m),
+                   lambda: H.merged_beam(m, width=100)):
+            t0 = time.monotonic()
+            r = fn()
+            total = r.answer["total"] if r.answer else "-"
+            cells.append(f"{total} ({time.monotonic() - t0:.2f})")
+        pub = ", ".join(f"{k} {v}" for k, v in PUBLISHED.get(m.name or "", {}).items())
+        print(f"{m.name:24} {m.n:>3} " + " ".join(f"{c:>13}" for c in cells) + f"  {pub}")
+    print(f"\n== exact (layered DP, numba; limit {a.exact_limit:g} s per map, fresh process)")
+    for m in ms:
+        status, cert, wall, rss = in_child(_exact_child, m, a.exact_limit)
+        gap = cert.get("gap")
+        print(f"{m.name:24} {status:8} total/upper {cert.get('upper_bound')} lower "
+              f"{cert.get('lower_bound')} gap {'-' if gap is None else f'{100 * gap:.3f} %'} "
+              f"states {cert.get('states')} pruned {cert.get('pruned')} "
+              f"{wall:.1f} s peak {rss:.0f} MB")
+    if a.skip_ilp:
+        return 0
+    print(f"\n== ILP reach (CP-SAT, 2 workers, limit {a.ilp_limit:g} s)")
+    from puzzleproof.generate.cityclose import random_map
+    import random
+
+    trials = [m for m in ms if m.n <= 12]
+    for n in (8, 10, 12, 14):
+        trials.append(CityMap(*_named(random_map("grid", n, random.Random(n)), f"grid{n}")))
+        trials.append(CityMap(*_named(random_map("ring", n, random.Random(n)), f"ring{n}")))
+    largest = 0
+    for m in trials:
+        status, cert, wall, _ = in_child(_ilp_child, m, a.ilp_limit)
+        if status == "OPTIMAL":
+            largest = max(largest, m.n)
+        print(f"{m.name:24} n={m.n:<3} {status:8} upper {cert.get('upper_bound')} lower "
+              f"{cert.get('lower_bound')} {wall:.1f} s")
+    print(f"largest map the ILP proved within {a.ilp_limit:g} s: {largest} cities")
+    return 0
+
+
+def _named(m: CityMap, name: str):
+    return (m.names, m.links, m.coords, m.tags, m.marked, m.aliases, name)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
