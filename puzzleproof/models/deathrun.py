@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import abc
 import math
 import numbers
 import random
@@ -331,7 +332,7 @@ class BaseStudent:
         return current_vertex
 
 
-class Player:
+class Player(abc.ABC):
     """One seat's bot as the engine sees it.
 
     ``start`` builds the bot (returns ``None`` or why it failed); ``call`` asks for a move
@@ -341,11 +342,13 @@ class Player:
 
     name: str = "?"
 
+    @abc.abstractmethod
     def start(self, edge_list: list, begin: int, ends: list, seed_text: str) -> str | None:
-        raise NotImplementedError
+        """Build the bot; None, or why it failed."""
 
+    @abc.abstractmethod
     def call(self, *args: Any) -> tuple[Any, str | None]:
-        raise NotImplementedError
+        """One move: ``(output, None)`` or ``(None, why it failed)``."""
 
     def close(self) -> None:
         pass
