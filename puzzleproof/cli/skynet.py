@@ -11,16 +11,17 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from puzzleproof.cli.common import (Exit, check_group, check_output, crosscheck_group,
-                                    deliver, emit, err, force_option, gather, generate_group,
+from puzzleproof.cli.common import (Exit, check_group, check_output,
+                                    deliver, emit, force_option, gather, generate_group,
                                     init_timeout_option, jobs_option, json_option,
-                                    jsonl_option, method_option, move_timeout_option, out,
+                                    jsonl_option, move_timeout_option, out,
                                     output_option, plural, progress_bar, quiet_option,
-                                    read_arg, render_group, resume_option, say, seed_option,
+                                    render_group, resume_option, say, seed_option,
                                     short, solve_group, split_names, time_limit_option)
 from puzzleproof.errors import InputError
 from puzzleproof.formats import read_source, write_atomic
 from puzzleproof.result import Result
+
 
 @solve_group.command(name="skynet")
 @click.argument("maps", nargs=-1, required=True)
@@ -66,7 +67,6 @@ def solve_skynet(maps, rule, start, all_starts, min_cuts, horizon, solver, time_
       puzzleproof solve skynet map.txt --rule ep1 --min-cuts -o strategy.json
       puzzleproof check skynet map.txt strategy.json --rule ep1
     """
-    from puzzleproof.formats import skynet as sfmt
 
     if horizon is not None and min_cuts:
         raise click.UsageError("--horizon and --min-cuts ask different questions; give one")
@@ -739,149 +739,13 @@ def _print_game(r) -> None:
             out.print(f"    | {ln}", markup=False)
 
 
-# -- crosscheck ---------------------------------------------------------------------------
-
-@crosscheck_group.command(name="skynet")
-@click.argument("inputs", nargs=-1, required=True)
-@method_option("skynet", None, multiple=True)
-@click.option("--bot-cmd", "bot_cmds", multiple=True, metavar="NAME=CMD",
-              help="An external program to judge (CodinGame's protocol), repeatable, each "
-                   "named; played against the agent models of --agent.")
-@click.option("--agent", "agent_names", default="article,nearest", show_default=True,
-              help="With --bot-cmd: the agent models the programs play against.")
-@click.option("--rule", type=click.Choice(("ep1", "ep2")), default=None,
-              help="The rule of every game (default: the rule of a map's evidence file, "
-                   "else ep2).")
-@click.option("--all-starts", is_flag=True, help="Every start node of each map.")
-@output_option("JSONL file that receives one record per instance and method as soon as it "
-               "exists, and the disagreements.")
-@force_option
-@resume_option
-@jobs_option
-@time_limit_option(60.0, "per map, start and method")
-@move_timeout_option
-@init_timeout_option
-@click.option("--memory-limit", type=click.IntRange(16), default=768, show_default=True,
-              help="MB an external program may use.")
-@json_option
-@quiet_option
-def crosscheck_skynet(inputs, method, bot_cmds, agent_names, rule, all_starts, output, force,
-                      resume, jobs, time_limit, move_timeout, init_timeout, memory_limit,
-                      as_json, quiet) -> None:
-    """Prove each start's verdict exactly and judge bots against the worst-case agent.
-
-    \b
-    Exact methods (sat, explicit) prove WIN or LOSS with a replayed certificate; each of
-    our bots plays the worst-case agent, which searches every agent line for one that
-    beats it: a bot that loses a start an exact method proved winnable is a
-    'loses-winnable-game' disagreement, with the agent's winning line as a game record
-    ('puzzleproof render skynet MAP --game RECORDS.jsonl' draws it). External programs
-    (--bot-cmd) play the agent models of --agent; a lost game on a proved-winnable
-    start is reported with the program's stderr.
-
-    \b
-    A map shipped with NAME.evidence.json (the breakers 'generate skynet' writes) is a
-    known finding: it is confirmed when its bots still lose it, and a finding that no
-    longer holds is a failure.
-
-    \b
-    Examples:
-      puzzleproof crosscheck skynet instances/skynet/breakers/
-      puzzleproof crosscheck skynet maps/ --all-starts --bot-cmd 'mine=python3 bot.py' -j 2
-    """
-    from puzzleproof.cli.batch import run_and_report
-    from puzzleproof.cli.common import named_commands, mixed
-    from puzzleproof.verify.skynet_bots import BOTS
-    from puzzleproof.verify.skynet_methods import game_instances, verdict_kind
-
-    maps = _maps(inputs, strict=not mixed())
-    externals = named_commands(bot_cmds, "--bot-cmd")
-    evidence = {m.name: _evidence_of(m) for m in maps}
-    groups: dict[str, list] = {}
-    for m in maps:
-        ev = evidence[m.name]
-        groups.setdefault(rule or (ev or {}).get("rule") or _evidence_rule(ev), []).append(m)
-    check_output(output, force or resume)
-    if len(groups) > 1 and output:
-        raise click.UsageError("these maps need two rules (their evidence says so): cross-check "
-                               "them in two runs, or give --rule")
-    worst = 0
-    for the_rule, group in sorted(groups.items()):
-        default = (["sat", "ep2-article", "ep2-slack"] if the_rule == "ep2"
-                   else ["sat", "ep1-article", "ep1-path"])
-        for m in group:
-            ev = evidence[m.name]
-            for b in (ev or {}).get("lost_by", []):
-                if b in BOTS and b not in default and not method:
-                    default.append(b)
-        chosen = split_names(method, list(BOTS) + ["sat", "explicit"], "method") \
-            if method else default
-        exact = [c for c in chosen if c in ("sat", "explicit")] or (["sat"] if externals
-                                                                     else [])
-        kind = verdict_kind([c for c in chosen if c in BOTS], exact, the_rule)
-        chosen = exact + [c for c in chosen if c in BOTS]
-        starts = {}
-        for m in group:
-            ev = evidence[m.name]
-            if all_starts:
-                starts[m.name or ""] = [v for v in range(m.n) if v not in m.gateways]
-            elif m.start is not None:
-                starts[m.name or ""] = [m.start]
-            elif ev and isinstance(ev.get("start"), int):
-                starts[m.name or ""] = [ev["start"]]
-            else:
-                raise InputError("the map gives no start; pass --all-starts", m.name)
-        instances = game_instances(group, starts)
-        if len(groups) > 1 and not as_json:
-            out.print(f"-- rule {the_rule} --", markup=False)
-        code = run_and_report("skynet", kind, instances, chosen, output, force, resume, jobs,
-                              time_limit, as_json, quiet,
-                              findings={m.name: evidence[m.name] for m in group
-                                        if evidence[m.name]})
-        worst = max(worst, code)
-        if externals:
-            from puzzleproof.verify.skynet_agents import AGENTS
-
-            agents = split_names(agent_names, AGENTS, "agent")
-            if not as_json:
-                out.print(f"External programs against agents {', '.join(agents)}:",
-                          markup=False)
-            limits = {"move_timeout": move_timeout or 0.150,
-                      "init_timeout": init_timeout or 1.0, "memory_limit": memory_limit}
-            code = _referee_batch(group, starts, [], agents, "low", 0, the_rule, None, False,
-                                  jobs, as_json, quiet, externals, limits,
-                                  time_limit=time_limit)
-            worst = max(worst, code)
-    raise Exit(worst)
-
-
 def _line_text(line) -> str:
     if isinstance(line, (list, tuple)):
         return "; ".join(str(x) for x in line)
     return str(line or "")
 
 
-def _evidence_of(m) -> dict | None:
-    """The breaker evidence shipped beside a map file (NAME.evidence.json), if any."""
-    name = m.name or ""
-    path = Path(name).with_suffix("")
-    candidate = Path(f"{path}.evidence.json")
-    if not name or not candidate.is_file():
-        return None
-    try:
-        obj = json.loads(candidate.read_text(encoding="utf-8-sig"))
-    except (ValueError, OSError, RecursionError) as exc:
-        raise InputError(f"unreadable evidence: {exc}", str(candidate)) from None
-    if not isinstance(obj, dict) or obj.get("type") != "skynet-breaker":
-        return None
-    obj["file"] = str(candidate)
-    return obj
+# the cross-check command lives in its own module; importing it registers it
+from puzzleproof.cli import skynet_crosscheck  # noqa: E402,F401
 
-
-def _evidence_rule(ev: dict | None) -> str:
-    if not ev:
-        return "ep2"
-    game = ev.get("game") if isinstance(ev.get("game"), dict) else {}
-    rule = ev.get("rule") or game.get("rule")
-    return rule if rule in ("ep1", "ep2") else "ep2"
 GROUPS = (skynet,)
