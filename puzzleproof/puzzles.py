@@ -18,7 +18,7 @@ Example:
     >>> get("bridges").name
     'hashi'
     >>> sorted(p.name for p in all_puzzles())
-    ['hashi', 'skynet']
+    ['cityclose', 'deathrun', 'hashi', 'skynet']
     >>> classify_text('{"type": "skynet-breaker", "map": "m"}', "m.evidence.json").what
     'skynet breaker evidence'
 """
@@ -284,4 +284,41 @@ register(PuzzleInfo(
              "skynet-agent-strategy": "a skynet strategy certificate",
              "skynet-agent-escape": "a skynet strategy certificate",
              "skynet-batch": "a skynet referee summary"},
+))
+
+register(PuzzleInfo(
+    name="cityclose", title="City closing", aliases=("city-closing", "twospies", "two-spies"),
+    summary="City closing (Two Spies): the removal order with the least Wiener numbers, "
+            "proved; the article's greedy and beam search judged",
+    suffixes=(".json", ".txt", ".edges", ".graphml", ".gml"),
+    read="puzzleproof.formats.cityclose:read_instances",
+    methods=(MethodInfo("exact", True, "layered dynamic program over connected sets "
+                                       "(compiled with numba)"),
+             MethodInfo("ilp", True, "integer program over removal orders (OR-Tools CP-SAT)"),
+             MethodInfo("dp", True, "plain dynamic program over connected sets (small maps)"),
+             MethodInfo("merged-beam", False, "beam search with states of the same open "
+                                              "cities merged"),
+             MethodInfo("beam", False, "the article's beam search (width 10)"),
+             MethodInfo("greedy", False, "the article's greedy: the lowest Wiener number "
+                                         "next")),
+    default_methods=("exact", "beam", "greedy"),
+    cli="puzzleproof.cli.cityclose",
+    written={"cityclose-order": "a city-closing order"},
+))
+
+register(PuzzleInfo(
+    name="deathrun", title="Death Run", aliases=("death-run", "cmimc"),
+    summary="Death Run (CMIMC 2024): a faithful engine, certified bounds for students and "
+            "criminals, bots judged in tournaments",
+    suffixes=(".json",),
+    read="puzzleproof.formats.deathrun:read_instances",
+    methods=(MethodInfo("robust", True, "worst-case dynamic program: a certified bound on "
+                                        "the student's cost"),
+             MethodInfo("greedy", False, "student on the current shortest path"),
+             MethodInfo("cautious", False, "student avoiding trap vertices ahead")),
+    default_methods=("robust", "greedy", "cautious"),
+    cli="puzzleproof.cli.deathrun",
+    written={"deathrun-game": "a Death Run game record",
+             "deathrun-crosscheck": "a Death Run cross-check summary",
+             "deathrun-tournament": "a Death Run tournament summary"},
 ))

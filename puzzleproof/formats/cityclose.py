@@ -40,7 +40,8 @@ from typing import Any, Sequence
 from puzzleproof.errors import InputError, PuzzleproofError
 from puzzleproof.models.cityclose import MAX_CITIES, CityMap, is_connected_mask
 
-__all__ = ["MAP_FORMATS", "MAX_LINKS", "detect_format", "sniff", "read_map", "OrderInput",
+__all__ = ["MAP_FORMATS", "MAX_LINKS", "detect_format", "sniff", "read_map", "read_instances",
+           "OrderInput",
            "read_order", "order_document", "order_json", "render_svg", "plot_steps",
            "map_to_json"]
 
@@ -392,6 +393,30 @@ def read_map(text: str, source: str = "<string>", fmt: str | None = None,
         return _read_nx(text, source, name, fmt)
     raise InputError(f"unknown map format {fmt!r}; expected one of {', '.join(MAP_FORMATS)}",
                      source)
+
+
+def read_instances(text: str, source: str = "<string>", fmt: str | None = None) -> list:
+    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.puzzles.Loaded`
+    whose reference is the proved optimum a generated map's ``evidence`` carries (or None).
+    Text that is not a city map raises InputError at line 1, so other puzzles' files are
+    told apart cheaply."""
+    from puzzleproof.puzzles import Loaded
+
+    if fmt is None and detect_format(text) is None:
+        raise InputError("not a city map: expected a JSON map with 'cities'/'nodes' and "
+                         "'edges', an edge list of names, GraphML or GML", source, 1)
+    m = read_map(text, source, fmt)
+    reference = None
+    if text.lstrip().startswith("{"):
+        try:
+            ev = json.loads(text).get("evidence")
+        except (ValueError, RecursionError, AttributeError):
+            ev = None
+        if isinstance(ev, dict) and isinstance(ev.get("optimum"), int) \
+                and not isinstance(ev.get("optimum"), bool):
+            reference = {"optimum": ev["optimum"], "rules": ev.get("rules"),
+                         "order": ev.get("optimal_order")}
+    return [Loaded(m.name or source, m, reference)]
 
 
 def map_to_json(m: CityMap) -> str:

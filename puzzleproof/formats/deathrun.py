@@ -23,7 +23,7 @@ from puzzleproof.errors import InputError
 from puzzleproof.models.deathrun import (MAX_EDGES, MAX_VERTICES, RECORD_TYPE, SCHEMA_VERSION,
                                          Graph, make_graph)
 
-__all__ = ["read_graph", "write_graph", "read_record", "read_records", "write_record",
+__all__ = ["read_graph", "read_instances", "write_graph", "read_record", "read_records", "write_record",
            "sniff", "kind_of", "render_svg", "MAX_TEXT"]
 
 #: Largest file read (characters), checked before parsing.
@@ -115,6 +115,22 @@ def read_graph(text: str, source: str | None = None) -> Graph:
     if isinstance(obj, dict) and obj.get("type") == RECORD_TYPE:
         return graph_from_obj(obj.get("graph"), source, None, "the record's graph")
     return graph_from_obj(obj, source, text)
+
+
+def read_instances(text: str, source: str = "<string>") -> list:
+    """The registry's reader: the graph in ``text`` as one
+    :class:`puzzleproof.puzzles.Loaded`. A game record is not a graph file (its ``type`` says
+    what it is); text that is not a Death Run graph raises InputError at line 1."""
+    from puzzleproof.puzzles import Loaded
+
+    if kind_of(text) != "graph":
+        raise InputError("not a Death Run graph: expected JSON with 'edges' ([u, v, w] "
+                         "triples), 'begin' and 'ends'", source, 1)
+    g = read_graph(text, source)
+    name = source
+    if source not in ("<string>", "<stdin>", "<argument>"):
+        name = source.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return [Loaded(name, g)]
 
 
 def write_graph(g: Graph) -> str:

@@ -1,0 +1,3 @@
+"""The cityclose subcommands (being written)."""
+
+GROUPS = ()

@@ -1,0 +1,3 @@
+"""The deathrun subcommands (being written)."""
+
+GROUPS = ()
