@@ -61,8 +61,9 @@ from puzzleproof.encoders.cegar import (HOLDS, LIMIT, REFUTED, SAT, UNSAT, Budge
 from puzzleproof.encoders.skynet_contain import ContainSearch, contained as _contained
 from puzzleproof.encoders.skynet_fence import FenceSearch, fenced_map
 from puzzleproof.models.skynet import SkynetMap, norm
-from puzzleproof.models.skynet_strategy import (check_agent_escape, check_agent_strategy,
-                                                check_player_strategy, strategy_depth)
+from puzzleproof.models.skynet_strategy import (CheckLimit, check_agent_escape,
+                                                check_agent_strategy, check_player_strategy,
+                                                strategy_depth)
 from puzzleproof.result import Result, Status
 
 __all__ = ["Reduced", "SolverCache", "PlayerStrategy", "decide", "solve", "DEFAULT_SOLVER"]
@@ -1095,12 +1096,19 @@ def _agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
 
 # -- the questions ---------------------------------------------------------------------
 
-def _check(m: SkynetMap, rule: str, start: int, cert: dict, win: bool) -> dict:
-    if cert.get("type") == "skynet-agent-escape":
-        problems = check_agent_escape(m, rule, start, cert)
-    else:
-        problems = (check_player_strategy(m, rule, start, cert) if win
-                    else check_agent_strategy(m, rule, start, cert))
+def _check(m: SkynetMap, rule: str, start: int, cert: dict, win: bool,
+           deadline: float | None = None) -> dict:
+    """The rules replay of a certificate; a replay that passes ``deadline`` raises
+    :class:`_NoCertificate` (the limit covers the check: no verdict is reported unchecked)."""
+    try:
+        if cert.get("type") == "skynet-agent-escape":
+            problems = check_agent_escape(m, rule, start, cert, deadline=deadline)
+        elif win:
+            problems = check_player_strategy(m, rule, start, cert, deadline=deadline)
+        else:
+            problems = check_agent_strategy(m, rule, start, cert, deadline=deadline)
+    except CheckLimit:
+        raise _NoCertificate() from None
     return {"ok": not problems, "violations": problems,
             "by": "puzzleproof.models.skynet_strategy (rules replay, every opponent move)"}
 
@@ -1163,7 +1171,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         if not certificate:
             return None, None
         cert = _player_certificate(red, d.proposer, d.candidate or {}, budget.deadline)
-        return cert, _check(m, rule, s, cert, True)
+        return cert, _check(m, rule, s, cert, True, budget.deadline)
 
     def loss_cert(d: Decision) -> tuple[dict | None, dict | None]:
         if not certificate:
@@ -1173,7 +1181,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
             cert = _agent_certificate(red, budget.deadline)
         if cert is None:
             raise _NoCertificate
-        return cert, _check(m, rule, s, cert, False)
+        return cert, _check(m, rule, s, cert, False, budget.deadline)
 
     def escape_cert(d: Decision) -> tuple[dict | None, dict | None]:
         """The agent's escape for a refuted "contain within d.horizon cuts?"."""
@@ -1188,7 +1196,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
                           "positions; not written (the bound rests on the SAT refutation)"}
         if cert is None:
             raise AssertionError("the refuted tree game is not won by the agent")
-        return cert, _check(m, rule, s, cert, False)
+        return cert, _check(m, rule, s, cert, False, budget.deadline)
 
     search: ContainSearch | None = None  # built on first use, memo kept across horizons
     search_spent = False
@@ -1222,7 +1230,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         c = search.certificate()
         if not certificate:
             return c, None, h
-        chk = _check(m, rule, s, c, True)
+        chk = _check(m, rule, s, c, True, budget.deadline)
         st["check_ok"] = chk["ok"]  # False would be a bug here
         return c, chk, strategy_depth(m, rule, s, c) if chk["ok"] else h
 
@@ -1276,7 +1284,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
             cert = _player_certificate(fred, d.proposer, d.candidate or {}, budget.deadline)
         except _NoCertificate:
             return None
-        chk = _check(m, rule, s, cert, True)
+        chk = _check(m, rule, s, cert, True, budget.deadline)
         st["check_ok"] = chk["ok"]  # False would be a bug here
         if not chk["ok"]:
             return None
@@ -1289,7 +1297,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     except _NoCertificate:
         found = answer.pop("verdict", None)
         answer.pop("value", None)
-        return result(Status.UNKNOWN, note="limit reached while the certificate was written"
+        return result(Status.UNKNOWN, note="limit reached while the certificate was written or checked"
                       + (f" (the solver's verdict {found} is not reported unchecked)"
                          if found else ""))
 

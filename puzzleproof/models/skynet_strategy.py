@@ -18,12 +18,18 @@ Ids may be shared (a DAG), so a strategy can be as small as the positions it vis
 
 from __future__ import annotations
 
+import time
+
 from typing import Any
 
 from puzzleproof.models.skynet import SkynetMap, agent_moves, check_cut, legal_cuts, outcome
 
 __all__ = ["check_player_strategy", "check_agent_strategy", "check_agent_escape",
-           "strategy_depth"]
+           "strategy_depth", "CheckLimit"]
+
+
+class CheckLimit(Exception):
+    """The replay passed its ``deadline`` before it was done: nothing is claimed."""
 
 
 def _strategy_nodes(strategy: Any, kind: str) -> tuple[dict, Any] | str:
@@ -35,11 +41,16 @@ def _strategy_nodes(strategy: Any, kind: str) -> tuple[dict, Any] | str:
     return nodes, strategy["root"]
 
 
-def _walk(stack: list, problems: list[str]):
+def _walk(stack: list, problems: list[str], deadline: float | None = None):
     """Pop (state, node id, path) from ``stack`` (the caller pushes onto it) until it is
-    empty or five problems are found, each (node, position) once: strategies are DAGs."""
+    empty or five problems are found, each (node, position) once: strategies are DAGs.
+    Raises :class:`CheckLimit` once ``time.monotonic()`` passes ``deadline``."""
     done: set = set()
+    popped = 0
     while stack and len(problems) < 5:
+        popped += 1
+        if deadline is not None and popped % 512 == 0 and time.monotonic() > deadline:
+            raise CheckLimit("the time limit ran out during the replay")
         state, nid, path = stack.pop()
         key = (nid, state.agent, state.links)
         if key not in done:
@@ -47,7 +58,8 @@ def _walk(stack: list, problems: list[str]):
             yield state, nid, path
 
 
-def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) -> list[str]:
+def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
+                          deadline: float | None = None) -> list[str]:
     """Replay a player strategy against every agent move; return the problems (empty: it
     contains the agent whatever it does). Uses only the rules; memoised on (node, state)."""
     got = _strategy_nodes(strategy, "skynet-player-strategy")
@@ -56,7 +68,7 @@ def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) ->
     nodes, root = got
     problems: list[str] = []
     stack = [(m.initial_state(start), root, (start,))]
-    for state, nid, path in _walk(stack, problems):
+    for state, nid, path in _walk(stack, problems, deadline):
         where = "agent path " + "->".join(map(str, path[-12:]))
         node = nodes.get(nid)
         if not isinstance(node, dict) or "cut" not in node:
@@ -91,16 +103,18 @@ def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) ->
     return problems
 
 
-def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any) -> list[str]:
+def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
+                         deadline: float | None = None) -> list[str]:
     """Replay an agent strategy against every legal cut; return the problems (empty: the
     agent reaches a gateway whatever the player does)."""
     got = _strategy_nodes(strategy, "skynet-agent-strategy")
     if isinstance(got, str):
         return [got]
-    return _replay_agent(m, rule, start, *got, None)
+    return _replay_agent(m, rule, start, *got, None, deadline)
 
 
-def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any) -> list[str]:
+def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any, *,
+                       deadline: float | None = None) -> list[str]:
     """Replay an agent escape strategy against every sequence of legal cuts; return the
     problems (empty: after each of the first ``horizon`` cuts the agent is not contained,
     or it has reached a gateway)."""
@@ -112,17 +126,17 @@ def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any) -> li
         return ["the escape strategy gives no 'horizon' (a number of cuts)"]
     if outcome(m.initial_state(start)) == "WIN":
         return ["the agent is contained before any cut"]
-    return _replay_agent(m, rule, start, *got, horizon)
+    return _replay_agent(m, rule, start, *got, horizon, deadline)
 
 
 def _replay_agent(m: SkynetMap, rule: str, start: int, nodes: dict, root: Any,
-                  horizon: int | None) -> list[str]:
+                  horizon: int | None, deadline: float | None = None) -> list[str]:
     """Every legal cut at every position the agent strategy reaches: no cut may contain
     the agent, and each reply must be a legal move. A line ends when the agent is on a
     gateway, or (``horizon``) once that many cuts have left it free."""
     problems: list[str] = []
     stack = [(m.initial_state(start), root, ())]
-    for state, nid, path in _walk(stack, problems):
+    for state, nid, path in _walk(stack, problems, deadline):
         where = "cuts " + (" ".join(path[-12:]) or "(none)")
         if horizon is not None and len(path) >= horizon:
             continue  # free after every one of the first horizon cuts
