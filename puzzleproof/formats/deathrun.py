@@ -24,7 +24,7 @@ from puzzleproof.models.deathrun import (MAX_EDGES, MAX_VERTICES, RECORD_TYPE, S
                                          Graph, make_graph)
 
 __all__ = ["read_graph", "read_instances", "write_graph", "read_record", "read_records", "write_record",
-           "sniff", "kind_of", "render_svg", "MAX_TEXT"]
+           "sniff", "kind_of", "render_svg", "render_png", "MAX_TEXT"]
 
 #: Largest file read (characters), checked before parsing.
 MAX_TEXT = 64 * 1024 * 1024
@@ -124,20 +124,31 @@ def read_instances(text: str, source: str = "<string>") -> list:
     from puzzleproof.puzzles import Loaded
 
     if kind_of(text) != "graph":
+        if text.lstrip().startswith("{") and '"edges"' in text and len(text) <= MAX_TEXT:
+            _load_json(text, source)  # a Death Run graph with a JSON error: say where
         raise InputError("not a Death Run graph: expected JSON with 'edges' ([u, v, w] "
                          "triples), 'begin' and 'ends'", source, 1)
     g = read_graph(text, source)
     name = source
     if source not in ("<string>", "<stdin>", "<argument>"):
         name = source.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return [Loaded(name, g)]
+    evidence = None
+    try:
+        obj = json.loads(text)
+        if isinstance(obj, dict) and isinstance(obj.get("evidence"), dict):
+            evidence = obj["evidence"]
+    except (ValueError, RecursionError):
+        pass
+    return [Loaded(name, g, evidence)]
 
 
-def write_graph(g: Graph) -> str:
-    """The graph as JSON, one link a line."""
+def write_graph(g: Graph, evidence: dict | None = None) -> str:
+    """The graph as JSON, one link a line (with an ``"evidence"`` object when given: the
+    generator's measurements, read back as the instance's reference)."""
     lines = ",\n".join(f"    [{u}, {v}, {w}]" for u, v, w in g.edges)
+    tail = "" if evidence is None else f',\n  "evidence": {json.dumps(evidence)}'
     return (f'{{"type": "deathrun-graph",\n  "begin": {g.begin},\n  "ends": '
-            f'{json.dumps(list(g.ends))},\n  "edges": [\n{lines}\n  ]\n}}\n')
+            f'{json.dumps(list(g.ends))},\n  "edges": [\n{lines}\n  ]{tail}\n}}\n')
 
 
 def _check_record(obj: Any, source: str | None, where: str, line: int | None) -> dict:
@@ -232,23 +243,25 @@ _COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
            "#7f7f7f", "#bcbd22", "#17becf"]
 
 
-def render_svg(g: Graph, record: dict | None = None) -> str:
-    """An SVG drawing: vertices in layers (by depth from the begin), links with their base
-    weight (and ``+raise`` from the record), trap vertices (one out-link) in red, ends in
-    green, and with a record each student's path in its own colour."""
+def _layout(g: Graph, dx: float, dy: float, pad: float
+            ) -> tuple[dict[int, tuple[float, float]], dict[int, list[int]], int]:
+    """Vertex positions in layers by depth from the begin; the layers; the tallest one."""
     depth = g.depth
     layers: dict[int, list[int]] = {}
     for v in g.vertices:
         layers.setdefault(depth[v], []).append(v)
     tall = max(len(x) for x in layers.values())
-    dx, dy, pad = 90, 60, 40
     pos = {}
     for d, vs in layers.items():
         off = (tall - len(vs)) * dy / 2
         for i, v in enumerate(sorted(vs)):
             pos[v] = (pad + d * dx, pad + off + i * dy)
-    width = pad * 2 + max(layers) * dx
-    height = pad * 2 + (tall - 1) * dy + (60 if record else 20)
+    return pos, layers, tall
+
+
+def _game_paths(g: Graph, record: dict | None
+                ) -> tuple[dict[tuple[int, int], float], list[tuple[str, list[int], float]]]:
+    """From a record: the total raise on each link, and each student's (label, walk, cost)."""
     raised: dict[tuple[int, int], float] = {}
     paths: list[tuple[str, list[int], float]] = []
     if record is not None:
@@ -266,6 +279,64 @@ def render_svg(g: Graph, record: dict | None = None) -> str:
             if s["role"] == "student":
                 paths.append((f"seat {s['seat']} {s['bot']}", walk[s["seat"]],
                               record["scores"]["students"][s["seat"] - nc]))
+    return raised, paths
+
+
+def render_png(g: Graph, record: dict | None = None, dpi: int = 110) -> bytes:
+    """The drawing of :func:`render_svg` as a PNG (matplotlib)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pos, layers, tall = _layout(g, 1.0, 0.8, 0.0)
+    raised, paths = _game_paths(g, record)
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.75 * (max(layers) + 1)),
+                                    max(3.5, 0.6 * tall + (1.2 if record else 0.5))))
+    for u, v, w in g.edges:
+        (x1, y1), (x2, y2) = pos[u], pos[v]
+        r = raised.get((u, v), 0)
+        ax.plot([x1, x2], [-y1, -y2], color="#c00" if r else "#bbb", lw=1.4 if r else 0.6,
+                zorder=1)
+        ax.text(x1 + (x2 - x1) * 0.3, -(y1 + (y2 - y1) * 0.3), f"{w}" + (f"+{r:g}" if r
+                                                                         else ""),
+                fontsize=5, color="#c00" if r else "#555", zorder=2)
+    for k, (name, walk, score) in enumerate(paths):
+        off = (k - len(paths) / 2) * 0.02
+        ax.plot([pos[v][0] for v in walk], [-pos[v][1] - off for v in walk],
+                color=_COLORS[k % 10], lw=1.6, alpha=0.7, zorder=3,
+                label=f"{name}: {score:.2f}")
+    traps = {u for u in g.vertices if len(g.out[u]) == 1 and u not in g.end_set}
+    for v in g.vertices:
+        x, y = pos[v]
+        fill = ("#ffd0d0" if v in traps else "#d0f0d0" if v in g.end_set
+                else "#ffe9a8" if v == g.begin else "#eef")
+        ax.scatter([x], [-y], s=120, c=fill, edgecolors="#c00" if v in traps else "#333",
+                   zorder=4)
+        ax.text(x, -y, str(v), fontsize=5, ha="center", va="center", zorder=5)
+    ax.set_title("red circles: trap vertices (one way out); green: ends; red links: raised",
+                 fontsize=8)
+    if paths:
+        ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=4,
+                  frameon=False)
+    ax.axis("off")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def render_svg(g: Graph, record: dict | None = None) -> str:
+    """An SVG drawing: vertices in layers (by depth from the begin), links with their base
+    weight (and ``+raise`` from the record), trap vertices (one out-link) in red, ends in
+    green, and with a record each student's path in its own colour."""
+    dx, dy, pad = 90, 60, 40
+    pos, layers, tall = _layout(g, dx, dy, pad)
+    width = pad * 2 + max(layers) * dx
+    height = pad * 2 + (tall - 1) * dy + (60 if record else 20)
+    raised, paths = _game_paths(g, record)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="9">',
            '<rect width="100%" height="100%" fill="white"/>']

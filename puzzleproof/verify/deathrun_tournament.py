@@ -25,11 +25,12 @@ import math
 import os
 import statistics
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from puzzleproof import procs
 from puzzleproof.models.deathrun import Graph, generate_graph, make_graph, play_game
 from puzzleproof.verify.crosscheck import _trim_torn_tail, load_records
 from puzzleproof.verify.deathrun_workers import (DEFAULT_INIT_TIMEOUT, DEFAULT_MOVE_TIMEOUT,
@@ -167,12 +168,15 @@ def run_games(specs: Sequence[GameSpec], *, jobs: int = 1,
 
     if jobs <= 1:
         try:
-            for s in specs:
-                accept(play_spec(s, move_timeout, init_timeout))
+            with procs.sigterm_exits():
+                for s in specs:
+                    accept(play_spec(s, move_timeout, init_timeout))
         finally:
             close_workers()
         return out
-    with ProcessPoolExecutor(max_workers=jobs) as ex:
+    # workers die with this process (their bot workers with them); SIGTERM kills them and
+    # raises SystemExit(143) here, after the records already accepted
+    with procs.sigterm_exits(), procs.process_pool(jobs) as ex:
         queue = list(specs)
         futures: dict[Future, GameSpec] = {}
         try:
@@ -187,6 +191,7 @@ def run_games(specs: Sequence[GameSpec], *, jobs: int = 1,
         except BaseException:
             for f in futures:
                 f.cancel()
+            procs.kill_pool_workers(ex)  # games in play are not waited for
             ex.shutdown(wait=True, cancel_futures=True)
             raise
     return out
@@ -231,6 +236,17 @@ def run_tournament(criminals: Sequence[str], students: Sequence[str], n_graphs: 
             old = [r for r in load_records(path) if r.get("type") == "deathrun-game"]
     ids = {s.game_id for s in specs}
     old = [r for r in old if r.get("game_id") in ids]
+    by_id = {s.game_id: s for s in specs}
+    for r in old:
+        s = by_id[r["game_id"]]
+        bots = [x.get("bot") for x in r.get("seats", []) if isinstance(x, dict)]
+        if (bots != list(s.criminals) + list(s.students) or r.get("seed") != s.seed
+                or r.get("graph") != s.graph):
+            from puzzleproof.errors import InputError
+
+            raise InputError(f"game {r['game_id']} there was played by other bots, on another "
+                             "graph or with another seed: resume with the options that began "
+                             "the run, or write to another file", str(path))
     done = {r["game_id"] for r in old}
     todo = [s for s in specs if s.game_id not in done]
     sink = open(path, "a", encoding="utf-8") if path is not None else None
