@@ -312,11 +312,23 @@ register(PuzzleInfo(
             "criminals, bots judged in tournaments",
     suffixes=(".json",),
     read="puzzleproof.formats.deathrun:read_instances",
-    methods=(MethodInfo("robust", True, "worst-case dynamic program: a certified bound on "
-                                        "the student's cost"),
+    methods=(MethodInfo("robust", True, "worst-case dynamic program over (vertex, budget "
+                                        "left): a certified bound on a student's cost, and "
+                                        "the student bot that keeps it"),
+             MethodInfo("toll-round", True, "single-round toll optimum (enumeration, checked "
+                                            "by a MIP): what one raise could earn"),
+             MethodInfo("fh-lp", True, "Fulkerson-Harding LP: how far a budget can lengthen a "
+                                       "shortest path"),
              MethodInfo("greedy", False, "student on the current shortest path"),
-             MethodInfo("cautious", False, "student avoiding trap vertices ahead")),
-    default_methods=("robust", "greedy", "cautious"),
+             MethodInfo("cautious", False, "student avoiding trap vertices ahead"),
+             MethodInfo("random", False, "a random student or criminal"),
+             MethodInfo("toll", False, "criminal playing the single-round toll optimum with a "
+                                       "budget plan"),
+             MethodInfo("gap-toll", False, "criminal raising the crowded link just below the "
+                                           "students' detour"),
+             MethodInfo("crowd", False, "criminal spending on the crowded link students cannot "
+                                        "avoid")),
+    default_methods=("robust", "greedy", "cautious", "random", "toll", "gap-toll", "crowd"),
     cli="puzzleproof.cli.deathrun",
     written={"deathrun-game": "a Death Run game record",
              "deathrun-crosscheck": "a Death Run cross-check summary",
