@@ -18,8 +18,19 @@ from puzzleproof.cli.common import (EXIT_HELP, Exit, check_group, convert_group,
                                     crosscheck_group, generate_group, render_group, say,
                                     solve_group)
 from puzzleproof.errors import PuzzleproofError
+from puzzleproof.formats.hashi import MAX_SIDE as HASHI_MAX_SIDE
+from puzzleproof.formats.numbers import SIZE_ENV
+from puzzleproof.models.cityclose import MAX_CITIES
+from puzzleproof.models.deathrun import MAX_EDGES, MAX_VERTICES
 
 __all__ = ["cli", "main"]
+
+
+def _set_max_size(factor: float | None) -> None:
+    """``--max-size``: every reader (and every worker process, through the environment)
+    multiplies its size limits by ``factor``."""
+    if factor is not None:
+        os.environ[SIZE_ENV] = repr(factor)
 
 
 def _puzzle_lines() -> str:
@@ -30,6 +41,14 @@ def _puzzle_lines() -> str:
              epilog=EXIT_HELP)
 @click.version_option(__version__, prog_name="puzzleproof")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.option("--max-size", type=click.FloatRange(min=1), default=None, metavar="FACTOR",
+              expose_value=False, is_eager=True, callback=lambda _c, _p, v: _set_max_size(v),
+              help="Lift the size limits deliberately: multiply them by FACTOR (or set "
+                   f"{SIZE_ENV}=FACTOR). A declared size is checked before anything is "
+                   "allocated: Skynet N <= 500 nodes, L <= 1000 links, E <= 20 gateways "
+                   f"(CodinGame's); Hashi width and height <= {HASHI_MAX_SIDE}. City closing "
+                   f"(<= {MAX_CITIES} cities) and Death Run (<= {MAX_VERTICES:,} vertices, "
+                   f"{MAX_EDGES:,} links) have fixed limits.")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """Solve puzzles and small games exactly, prove the answers, and judge the heuristic

@@ -312,6 +312,8 @@ def _owner(path: str) -> str | None:
 
 
 def _article(what: str) -> str:
+    if what.startswith(("a ", "an ")):  # 'a skynet game record' already has its article
+        return what
     if what.endswith("s") and not what.endswith("ss") and " " in what:
         return what
     return ("an " if what[:1].lower() in "aeiou" else "a ") + what

@@ -253,12 +253,7 @@ def check_skynet(map_arg: str, strategy: str, rule: str | None, start: int | Non
     text, source, _ = read_source(map_arg)
     m = sfmt.read_map(text, source)
     stext, ssource, _ = read_source(strategy)
-    try:
-        data = json.loads(stext)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        where = (exc.lineno, exc.colno) if isinstance(exc, json.JSONDecodeError) else (None, None)
-        raise InputError(f"invalid JSON: {getattr(exc, 'msg', 'nested too deeply')}", ssource,
-                         *where) from None
+    data = sfmt.read_strategy(stext, ssource, m)  # its shape and types; the replay judges it
     kind = data.get("type") if isinstance(data, dict) else None
     if isinstance(data, dict) and isinstance(data.get("map"), dict):
         recorded = sfmt.read_map(json.dumps(data["map"]), ssource)

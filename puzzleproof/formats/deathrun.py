@@ -20,6 +20,7 @@ import json
 from typing import Any
 
 from puzzleproof.errors import InputError
+from puzzleproof.formats.numbers import load_json
 from puzzleproof.models.deathrun import (MAX_EDGES, MAX_VERTICES, RECORD_TYPE, SCHEMA_VERSION,
                                          Graph, make_graph)
 
@@ -34,13 +35,8 @@ def _load_json(text: str, source: str | None, line_offset: int = 0) -> Any:
     if len(text) > MAX_TEXT:
         raise InputError(f"the file is {len(text)} characters; at most {MAX_TEXT} are read",
                          source)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", source, exc.lineno + line_offset,
-                         exc.colno) from None
-    except RecursionError:
-        raise InputError("not valid JSON: nested too deeply", source) from None
+    # strict: duplicate keys, numbers too long or not finite, nesting too deep are errors
+    return load_json(text, source, line_offset, syntax="not valid JSON")
 
 
 def _edge_line(text: str, k: int) -> int | None:
@@ -183,10 +179,11 @@ def read_records(text: str, source: str | None = None) -> list[dict]:
         raise InputError(f"the file is {len(text)} characters; at most {MAX_TEXT} are read",
                          source)
     try:
-        obj = json.loads(s)
+        obj = load_json(s, source, syntax="not valid JSON")
         return [_check_record(obj, source, "", None)]
-    except json.JSONDecodeError:
-        pass
+    except InputError as exc:
+        if not getattr(exc, "syntax_error", False):
+            raise  # a duplicate key, a huge number: not a reason to try JSONL
     out = []
     for i, line in enumerate(text.splitlines()):
         if not line.strip():
@@ -215,9 +212,9 @@ def kind_of(text: str) -> str | None:
         first = s.split("\n", 1)[0]
         try:
             obj = json.loads(first)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             return None
-    except RecursionError:
+    except (ValueError, RecursionError):  # a huge number, deep nesting: the reader says so
         return None
     if not isinstance(obj, dict):
         return None

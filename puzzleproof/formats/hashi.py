@@ -33,9 +33,11 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from puzzleproof.errors import InputError
+from puzzleproof.formats.numbers import check_size, json_int, load_json, parse_int
 from puzzleproof.models.hashi import BridgeLine, Island, Puzzle, clue_from_char, clue_to_char
 
 __all__ = [
+    "MAX_SIDE",
     "FORMATS",
     "WRITE_FORMATS",
     "SOLUTION_FORMATS",
@@ -53,6 +55,11 @@ __all__ = [
 FORMATS = ("codingame", "grid", "has", "tatham", "puzzlink", "json", "jsonl")
 WRITE_FORMATS = ("codingame", "grid", "has", "tatham", "puzzlink", "json")
 SOLUTION_FORMATS = ("codingame", "json")
+
+#: The widest and tallest grid read (times ``--max-size``), checked before anything is
+#: allocated: above the largest published sets (Coelho et al.'s 34x34 with 400 islands) and
+#: the largest grid ``generate hashi`` makes (200x200).
+MAX_SIDE = 200
 
 
 @dataclass
@@ -74,8 +81,19 @@ class SolutionLine:
     cols: tuple[int, ...] = ()
 
 
-_PUZZLINK_RE = re.compile(r"(?:^|[?/])(hashi|hashikake|bridges)/(\d+)/(\d+)/([^\s/?#&]*)")
-_TATHAM_RE = re.compile(r"^(\d+)x(\d+)([^:\s]*):(\S*)$")
+_PUZZLINK_RE = re.compile(r"(?:^|[?/])(hashi|hashikake|bridges)/(\d+)/(\d+)/([^\s/?#&]*)",
+                          re.ASCII)
+_TATHAM_RE = re.compile(r"^(\d+)x(\d+)([^:\s]*):(\S*)$", re.ASCII)
+
+
+def _ascii_int(token: str) -> bool:
+    return token.isascii() and token.isdigit()
+
+
+def _check_dims(width: int, height: int, line: int | None = 1, col: int | None = 1) -> None:
+    """Refuse a grid beyond :data:`MAX_SIDE` (times ``--max-size``) before allocating it."""
+    check_size(width, MAX_SIDE, "the width", line=line, col=col)
+    check_size(height, MAX_SIDE, "the height", line=line, col=col)
 
 
 # -- detection ----------------------------------------------------------------------------
@@ -92,7 +110,7 @@ def detect_format(text: str) -> str:
             try:
                 json.loads(lines[0])
                 return "jsonl"
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # the reader then says what is wrong
                 pass
         return "json"
     if _PUZZLINK_RE.search(s) and "\n" not in s:
@@ -101,12 +119,12 @@ def detect_format(text: str) -> str:
         return "tatham"
     lines = [ln.strip() for ln in s.splitlines() if ln.strip()]
     first = lines[0].split()
-    if len(first) == 3 and all(t.isdigit() for t in first):
+    if len(first) == 3 and all(t.isdigit() for t in first):  # the reader checks each digit
         return "has"
     is_grid = all(re.fullmatch(r"[.0-9A-G?]+", ln) for ln in lines)
     if len(first) == 1 and first[0].isdigit():
         # CodinGame's header is two integers; a one-column grid may start with a digit too
-        if len(lines) > 1 and lines[1].isdigit() and (
+        if len(lines) > 1 and _ascii_int(lines[1]) and len(lines[1]) < 10 and (
                 len(lines) == 2 + int(lines[1]) or any(len(ln) > 1 for ln in lines)):
             return "codingame"
         if not is_grid:
@@ -191,9 +209,7 @@ def _content_lines(text: str) -> list[tuple[int, str]]:
 
 
 def _int_at(token: str, line: int, col: int, what: str) -> int:
-    if not re.fullmatch(r"[+-]?\d+", token):
-        raise InputError(f"expected {what} (an integer), found {token!r}", line=line, col=col)
-    return int(token)
+    return parse_int(token, what, line=line, col=col)
 
 
 def _tokens(line_text: str) -> list[tuple[str, int]]:
@@ -235,6 +251,7 @@ def _read_codingame(text: str, max_bridges: int | None) -> Puzzle:
     if width < 1 or height < 1:
         raise InputError(f"width and height must be positive, found {width} and {height}",
                          line=lw, col=1)
+    _check_dims(width, height, lw, 1)
     rows = [(ln, 1 + len(t) - len(t.lstrip()), t.strip()) for ln, t in lines[2:]]
     if len(rows) != height:
         last = lines[-1][0]
@@ -245,6 +262,9 @@ def _read_codingame(text: str, max_bridges: int | None) -> Puzzle:
 
 def _read_grid(text: str, max_bridges: int | None) -> Puzzle:
     rows = [(ln, 1 + len(t) - len(t.lstrip()), t.strip()) for ln, t in _content_lines(text)]
+    if not rows:
+        raise InputError("empty input; expected the rows of a Hashi grid", line=1, col=1)
+    _check_dims(len(rows[0][2]), len(rows), rows[0][0], 1)
     return _rows_to_puzzle(rows, len(rows[0][2]), max_bridges or 2)
 
 
@@ -259,6 +279,7 @@ def _read_has(text: str, max_bridges: int | None) -> Puzzle:
     if nrows < 1 or ncols < 1:
         raise InputError(f"rows and columns must be positive, found {nrows} and {ncols}",
                          line=lines[0][0], col=1)
+    _check_dims(ncols, nrows, lines[0][0], 1)
     body = lines[1:]
     if len(body) != nrows:
         raise InputError(f"expected {nrows} grid rows, found {len(body)}",
@@ -290,14 +311,18 @@ def _read_tatham(text: str, max_bridges: int | None) -> Puzzle:
     m = _TATHAM_RE.match(s)
     if not m:
         raise InputError("expected a Tatham game ID 'WxHm2:<desc>'", line=1, col=1)
-    width, height, params, desc = int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)
-    mb = re.search(r"m(\d+)", params)
-    maxb = max_bridges or (int(mb.group(1)) if mb else 2)
+    width = parse_int(m.group(1), "the width", line=1, col=1)
+    height = parse_int(m.group(2), "the height", line=1, col=m.start(2) + 1)
+    params, desc = m.group(3), m.group(4)
+    mb = re.search(r"m(\d+)", params, re.ASCII)
+    maxb = max_bridges or (parse_int(mb.group(1), "the most bridges per pair", line=1,
+                                     col=m.start(3) + mb.start(1) + 1) if mb else 2)
     if not 1 <= maxb <= 4:
         raise InputError(f"max bridges m{maxb} out of range: expected m1 to m4", line=1,
                          col=len(m.group(1)) + len(m.group(2)) + 2 + (mb.start() if mb else 0))
     if width < 1 or height < 1:
         raise InputError(f"size must be positive, found {width}x{height}", line=1, col=1)
+    _check_dims(width, height)
     offset = m.start(4) + 1
     islands, pos, total = [], 0, width * height
     for i, ch in enumerate(desc):
@@ -331,9 +356,12 @@ def _read_puzzlink(text: str, max_bridges: int | None) -> Puzzle:
     m = _PUZZLINK_RE.search(s)
     if not m:
         raise InputError("expected a puzz.link URL 'p?hashi/<cols>/<rows>/<body>'", line=1, col=1)
-    cols, rows, body = int(m.group(2)), int(m.group(3)), m.group(4)
+    cols = parse_int(m.group(2), "the number of columns", line=1, col=m.start(2) + 1)
+    rows = parse_int(m.group(3), "the number of rows", line=1, col=m.start(3) + 1)
+    body = m.group(4)
     if cols < 1 or rows < 1:
         raise InputError(f"size must be positive, found {cols}x{rows}", line=1, col=m.start(2) + 1)
+    _check_dims(cols, rows, 1, m.start(2) + 1)
     maxb = max_bridges or 2
     offset = m.start(4) + 1
     islands, pos, i, total = [], 0, 0, cols * rows
@@ -382,11 +410,15 @@ def _record_from_obj(obj: Any, source: str, line: int | None, idx: int,
     meta = {k: v for k, v in obj.items() if k not in ("grid", "islands", "solution")}
     try:
         if "grid" in obj or "islands" in obj:
-            maxb = max_bridges or int(obj.get("max_bridges", 2))
+            maxb = max_bridges or json_int(obj.get("max_bridges", 2), "'max_bridges'", 1, 4)
+            for key in ("width", "height"):
+                if key in obj:
+                    check_size(json_int(obj[key], f"'{key}'", 1), MAX_SIDE, f"'{key}'")
             if "grid" in obj:
                 grid = obj["grid"]
                 if not (isinstance(grid, list) and grid and all(isinstance(r, str) for r in grid)):
                     raise InputError("'grid' must be a non-empty list of strings")
+                _check_dims(len(grid[0]), len(grid), line, None)
                 rows = [(line or 0, 1, r) for r in grid]
                 width = len(grid[0])
                 try:
@@ -400,15 +432,23 @@ def _record_from_obj(obj: Any, source: str, line: int | None, idx: int,
                 if not isinstance(isl, list) or not all(
                         isinstance(t, list) and len(t) == 3 for t in isl):
                     raise InputError("'islands' must be a list of [x, y, clue]")
-                puzzle = Puzzle(int(obj["width"]), int(obj["height"]),
-                                tuple(Island(int(x), int(y), None if c is None else int(c))
-                                      for x, y, c in isl), maxb)
+                for key in ("width", "height"):
+                    if key not in obj:
+                        raise InputError(f"an 'islands' list needs '{key}'")
+                puzzle = Puzzle(obj["width"], obj["height"],
+                                tuple(Island(json_int(x, f"islands[{k}]'s x", 0),
+                                             json_int(y, f"islands[{k}]'s y", 0),
+                                             None if c is None else
+                                             json_int(c, f"islands[{k}]'s clue", 1))
+                                      for k, (x, y, c) in enumerate(isl)), maxb)
             for key in ("width", "height"):
                 if key in obj and obj[key] != getattr(puzzle, key):
                     raise InputError(f"'{key}' is {obj[key]} but the grid's is "
                                      f"{getattr(puzzle, key)}")
         elif "game_id" in obj:
-            puzzle = _read_tatham(str(obj["game_id"]), max_bridges)
+            if not isinstance(obj["game_id"], str):
+                raise InputError("'game_id' must be a string (a Tatham game ID)")
+            puzzle = _read_tatham(obj["game_id"], max_bridges)
         else:
             raise InputError("expected a 'grid', 'islands' or 'game_id' field")
         solution = None
@@ -422,20 +462,14 @@ def _record_from_obj(obj: Any, source: str, line: int | None, idx: int,
 
 
 def _read_json(text: str, source: str, max_bridges: int | None) -> HashiRecord:
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg}", source, exc.lineno, exc.colno) from None
+    obj = load_json(text, source)
     return _record_from_obj(obj, source, None, 0, max_bridges)
 
 
 def _read_jsonl(text: str, source: str, max_bridges: int | None) -> list[HashiRecord]:
     out = []
     for ln, t in _content_lines(text):
-        try:
-            obj = json.loads(t)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg}", source, ln, exc.colno) from None
+        obj = load_json(t, source, ln - 1)
         out.append(_record_from_obj(obj, source, ln, len(out), max_bridges))
     return out
 
@@ -521,7 +555,8 @@ def _solution_from_json(data: Any, line: int | None = None) -> list[SolutionLine
         raise InputError("expected a list of [x1, y1, x2, y2, n] bridges", line=line)
     out = []
     for k, b in enumerate(data):
-        if not (isinstance(b, list) and len(b) == 5 and all(isinstance(v, int) for v in b)):
+        if not (isinstance(b, list) and len(b) == 5
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in b)):
             raise InputError(f"bridge {k + 1}: expected [x1, y1, x2, y2, n] of integers, "
                              f"found {json.dumps(b)}", line=line)
         out.append(SolutionLine(tuple(b), line))  # type: ignore[arg-type]
@@ -533,12 +568,7 @@ def read_solution(text: str, source: str = "<string>") -> list[SolutionLine]:
     s = text.strip()
     try:
         if s.startswith(("[", "{")):
-            try:
-                data = json.loads(s)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON: {exc.msg}", line=exc.lineno,
-                                 col=exc.colno) from None
-            return _solution_from_json(data)
+            return _solution_from_json(load_json(text, source))
         out = []
         for ln, t in _content_lines(text):
             if t.lstrip().startswith("#"):

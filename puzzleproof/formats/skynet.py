@@ -23,10 +23,13 @@ import re
 from typing import Any
 
 from puzzleproof.errors import InputError
-from puzzleproof.models.skynet import GameRecord, SkynetMap, Turn
+from puzzleproof.formats.numbers import (check_size, json_int, json_number, load_json,
+                                        parse_float, parse_int)
+from puzzleproof.models.skynet import RULES, GameRecord, SkynetMap, Turn
 
-__all__ = ["MAP_FORMATS", "read_map", "write_map", "detect_map_format", "record_to_json", "render_svg",
-           "record_from_json", "init_block", "read_instances"]
+__all__ = ["MAP_FORMATS", "MAX_NODES", "MAX_LINKS", "MAX_GATEWAYS", "read_map", "write_map",
+           "detect_map_format", "record_to_json", "render_svg", "record_from_json", "init_block", "read_instances", "read_strategy",
+           "STRATEGY_TYPES"]
 
 MAP_FORMATS = ("codingame", "custom", "json")
 
@@ -43,6 +46,12 @@ def detect_map_format(text: str) -> str:
     return "codingame"
 
 
+#: Size limits, CodinGame's (times ``--max-size``), checked before anything is allocated.
+MAX_NODES = 500
+MAX_LINKS = 1000
+MAX_GATEWAYS = 20
+
+
 class _Tokens:
     """Integer tokens with their line and column, for located errors."""
 
@@ -53,33 +62,42 @@ class _Tokens:
         self.pos = 0
         self.last_line = len(text.splitlines())
 
-    def take(self, what: str) -> int:
+    def _next(self, what: str) -> tuple[str, int, int]:
         if self.pos >= len(self.items):
             raise InputError(f"expected {what}, found the end of the input",
                              line=self.last_line + 1, col=1)
-        tok, ln, col = self.items[self.pos]
+        item = self.items[self.pos]
         self.pos += 1
-        if not re.fullmatch(r"-?\d+", tok):
-            raise InputError(f"expected {what} (an integer), found {tok!r}", line=ln, col=col)
-        return int(tok)
+        return item
+
+    def take(self, what: str, lo: int | None = None, hi: int | None = None) -> int:
+        tok, ln, col = self._next(what)
+        return parse_int(tok, what, lo, hi, line=ln, col=col)
 
     def take_float(self, what: str) -> float:
-        if self.pos >= len(self.items):
-            raise InputError(f"expected {what}, found the end of the input",
-                             line=self.last_line + 1, col=1)
-        tok, ln, col = self.items[self.pos]
-        self.pos += 1
-        try:
-            return float(tok)
-        except ValueError:
-            raise InputError(f"expected {what} (a number), found {tok!r}", line=ln,
-                             col=col) from None
+        tok, ln, col = self._next(what)
+        return parse_float(tok, what, line=ln, col=col)
 
     def where(self) -> tuple[int, int]:
         if self.pos == 0:
             return 1, 1
         _, ln, col = self.items[self.pos - 1]
         return ln, col
+
+    def fail(self, message: str) -> InputError:
+        """An error at the token read last."""
+        ln, col = self.where()
+        return InputError(message, line=ln, col=col)
+
+    def in_range(self, value: int, n: int, what: str) -> None:
+        """A node number read last must be one of the map's ``0..n-1``."""
+        if not 0 <= value < n:
+            raise self.fail(f"{what} out of range 0..{n - 1}")
+
+    def size(self, what: str, lo: int, base: int) -> int:
+        value = self.take(what, lo)
+        ln, col = self.where()
+        return check_size(value, base, what, line=ln, col=col)
 
     def rest(self) -> list[tuple[str, int, int]]:
         return self.items[self.pos:]
@@ -95,30 +113,55 @@ def _build(toks: _Tokens, make) -> SkynetMap:
 
 
 def _links(toks: _Tokens, count: int, n: int) -> list[tuple[int, int]]:
-    out = []
+    """``count`` links, each checked where it is written (range, loop, repeat)."""
+    out: list[tuple[int, int]] = []
+    seen: set[tuple[int, int]] = set()
     for k in range(count):
         u = toks.take(f"link {k + 1}'s first node")
+        toks.in_range(u, n, f"link {k + 1}: node {u}")
         v = toks.take(f"link {k + 1}'s second node")
-        for x in (u, v):
-            if not 0 <= x < n:
-                ln, col = toks.where()
-                raise InputError(f"link {k + 1}: node {x} out of range 0..{n - 1}", line=ln,
-                                 col=col)
+        toks.in_range(v, n, f"link {k + 1}: node {v}")
+        if u == v:
+            raise toks.fail(f"link {k + 1}: {u}-{v} joins a node to itself")
+        key = (min(u, v), max(u, v))
+        if key in seen:
+            raise toks.fail(f"link {k + 1}: {u}-{v} appears twice")
+        seen.add(key)
         out.append((u, v))
     return out
 
 
+def _gateways(toks: _Tokens, count: int, n: int) -> list[int]:
+    gates: list[int] = []
+    for k in range(count):
+        g = toks.take(f"gateway {k + 1}")
+        toks.in_range(g, n, f"gateway {g}")
+        if g in gates:
+            raise toks.fail(f"gateway {g} is listed twice")
+        gates.append(g)
+    return gates
+
+
+def _start(toks: _Tokens, n: int, gates: list[int], what: str) -> int:
+    s = toks.take(what)
+    toks.in_range(s, n, f"start {s}")
+    if s in gates:
+        raise toks.fail(f"the agent starts on gateway {s}; expected a node that is not a "
+                        "gateway")
+    return s
+
+
 def _read_codingame(text: str) -> SkynetMap:
     t = _Tokens(text)
-    n, l, e = t.take("N (nodes)"), t.take("L (links)"), t.take("E (gateways)")
-    if n < 1 or l < 0 or e < 1:
-        raise InputError(f"expected N >= 1, L >= 0, E >= 1, found {n} {l} {e}", line=1, col=1)
+    n = t.size("N (nodes)", 1, MAX_NODES)
+    l = t.size("L (links)", 0, MAX_LINKS)
+    e = t.size("E (gateways)", 1, MAX_GATEWAYS)
     links = _links(t, l, n)
-    gates = [t.take(f"gateway {k + 1}") for k in range(e)]
-    start = t.take("the agent's start SI") if t.rest() else None
+    gates = _gateways(t, e, n)
+    start = _start(t, n, gates, "the agent's start SI") if t.rest() else None
     if t.rest():
         tok, ln, col = t.rest()[0]
-        raise InputError(f"unexpected {tok!r} after the start node", line=ln, col=col)
+        raise InputError(f"unexpected {tok[:40]!r} after the start node", line=ln, col=col)
     return _build(t, lambda: SkynetMap(n, tuple(links), frozenset(gates), start,
                                        gateway_order=tuple(gates)))
 
@@ -126,37 +169,76 @@ def _read_codingame(text: str) -> SkynetMap:
 def _read_custom(text: str) -> SkynetMap:
     t = _Tokens(text)
     t.pos = 1  # the first word (LOCKED)
-    n = t.take("N (nodes)")
-    if n < 1:
-        raise InputError(f"expected N >= 1, found {n}", line=t.where()[0], col=1)
+    n = t.size("N (nodes)", 1, MAX_NODES)
     coords = tuple((t.take_float(f"node {k}'s x"), t.take_float(f"node {k}'s y"))
                    for k in range(n))
-    l = t.take("L (links)")
+    l = t.size("L (links)", 0, MAX_LINKS)
     links = _links(t, l, n)
     start = t.take("the agent's start")
-    e = t.take("E (gateways)")
-    gates = [t.take(f"gateway {k + 1}") for k in range(e)]
+    t.in_range(start, n, f"start {start}")
+    start_at = t.where()
+    e = t.size("E (gateways)", 1, MAX_GATEWAYS)
+    gates = _gateways(t, e, n)
+    if start in gates:
+        raise InputError(f"the agent starts on gateway {start}; expected a node that is not a "
+                         "gateway", line=start_at[0], col=start_at[1])
     if t.rest():
         tok, ln, col = t.rest()[0]
-        raise InputError(f"unexpected {tok!r} after the gateways", line=ln, col=col)
+        raise InputError(f"unexpected {tok[:40]!r} after the gateways", line=ln, col=col)
     return _build(t, lambda: SkynetMap(n, tuple(links), frozenset(gates), start, coords,
                                        gateway_order=tuple(gates)))
 
 
-def _map_from_obj(obj: Any) -> SkynetMap:
+def _pair(value: Any, what: str, lo: int | None = None, hi: int | None = None) -> tuple:
+    if not isinstance(value, list) or len(value) != 2:
+        raise InputError(f"expected {what} (a list of two numbers), found "
+                         f"{json.dumps(value)[:40]}")
+    return (json_int(value[0], what, lo, hi), json_int(value[1], what, lo, hi))
+
+
+def _map_from_obj(obj: Any, where: str = "") -> SkynetMap:
+    """A map object, each field checked strictly (errors name the field: ``'links'[3]``)."""
+    at = f"{where}." if where else ""
     if not isinstance(obj, dict):
-        raise InputError("expected a JSON object for a Skynet map")
-    try:
-        coords = obj.get("coords")
-        return SkynetMap(int(obj["nodes"]), tuple((int(a), int(b)) for a, b in obj["links"]),
-                         frozenset(int(g) for g in obj["gateways"]),
-                         None if obj.get("start") is None else int(obj["start"]),
-                         None if coords is None else tuple((float(x), float(y))
-                                                           for x, y in coords),
-                         obj.get("name"), tuple(int(g) for g in obj["gateways"]))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"malformed Skynet map object: expected 'nodes', 'links', 'gateways' "
-                         f"({type(exc).__name__}: {exc})") from None
+        raise InputError(f"expected a JSON object for a Skynet map{' in ' + where if where else ''}"
+                         f" with 'nodes', 'links' and 'gateways', found {json.dumps(obj)[:40]}")
+    for key in ("nodes", "links", "gateways"):
+        if key not in obj:
+            raise InputError(f"the Skynet map{' in ' + where if where else ''} has no {key!r} "
+                             "(expected 'nodes', 'links', 'gateways')")
+    n = check_size(json_int(obj["nodes"], f"'{at}nodes'", 1), MAX_NODES, f"'{at}nodes'")
+    links, gates = obj["links"], obj["gateways"]
+    if not isinstance(links, list):
+        raise InputError(f"expected '{at}links' to be a list of [u, v]")
+    if not isinstance(gates, list):
+        raise InputError(f"expected '{at}gateways' to be a list of nodes")
+    check_size(len(links), MAX_LINKS, f"the number of '{at}links'")
+    check_size(len(gates), MAX_GATEWAYS, f"the number of '{at}gateways'")
+    pairs = [_pair(x, f"'{at}links'[{k}] (nodes 0..{n - 1})", 0, n - 1)
+             for k, x in enumerate(links)]
+    gs = [json_int(g, f"'{at}gateways'[{k}] (a node 0..{n - 1})", 0, n - 1)
+          for k, g in enumerate(gates)]
+    if len(set(gs)) != len(gs):
+        raise InputError(f"'{at}gateways' lists a gateway twice")
+    start = obj.get("start")
+    if start is not None:
+        start = json_int(start, f"'{at}start' (a node 0..{n - 1})", 0, n - 1)
+    coords = obj.get("coords")
+    if coords is not None:
+        if not isinstance(coords, list) or len(coords) != n:
+            raise InputError(f"expected '{at}coords' to be a list of {n} [x, y]")
+        coords = tuple(tuple(json_number(c, f"'{at}coords'[{k}]") for c in _xy(xy, k, at))
+                       for k, xy in enumerate(coords))
+    name = obj.get("name")
+    if name is not None and not isinstance(name, str):
+        raise InputError(f"expected '{at}name' to be a string")
+    return SkynetMap(n, tuple(pairs), frozenset(gs), start, coords, name, tuple(gs))
+
+
+def _xy(value: Any, k: int, at: str) -> list:
+    if not isinstance(value, list) or len(value) != 2:
+        raise InputError(f"expected '{at}coords'[{k}] to be [x, y]")
+    return value
 
 
 def read_map(text: str, source: str = "<string>", fmt: str | None = None) -> SkynetMap:
@@ -164,14 +246,11 @@ def read_map(text: str, source: str = "<string>", fmt: str | None = None) -> Sky
     try:
         fmt = fmt or detect_map_format(text)
         if fmt == "json":
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON: {exc.msg}", line=exc.lineno,
-                                 col=exc.colno) from None
+            obj = load_json(text, source)
             if isinstance(obj, dict) and obj.get("type") == "skynet-game":
-                obj = obj["map"]
-            m = _map_from_obj(obj)
+                m = _map_from_obj(obj.get("map"), "the game record's 'map'")
+            else:
+                m = _map_from_obj(obj)
         elif fmt == "custom":
             m = _read_custom(text)
         elif fmt == "codingame":
@@ -238,29 +317,152 @@ def record_to_json(r: GameRecord) -> dict:
 
 
 def record_from_json(text: str, source: str = "<string>") -> GameRecord:
+    """Read a game record; every field is checked (errors name the file and the field)."""
     try:
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg}", line=exc.lineno, col=exc.colno) from None
+        obj = load_json(text, source)
         if not isinstance(obj, dict) or obj.get("type") != "skynet-game":
             raise InputError("expected a game record (a JSON object with \"type\": "
                              "\"skynet-game\")")
-        m = _map_from_obj(obj["map"])
-        turns = [Turn(int(t["agent_at"]), None if t.get("cut") is None else
-                      (int(t["cut"][0]), int(t["cut"][1])),
-                      None if t.get("agent_moved_to") is None else int(t["agent_moved_to"]))
-                 for t in obj["turns"]]
-        record = GameRecord(m, obj["rule"], int(obj["start"]), turns, obj.get("result"),
-                            obj.get("reason"), obj.get("bot"), obj.get("agent"),
-                            obj.get("detail"), list(obj.get("turn_seconds", [])))
+        m = _map_from_obj(obj.get("map"), "the game record's 'map'")
+        rule = obj.get("rule")
+        if rule not in RULES:
+            raise InputError(f"expected 'rule' to be one of {', '.join(RULES)}, found "
+                             f"{json.dumps(rule)[:40]}")
+        start = json_int(obj.get("start"), "'start'")
+        turns_obj = obj.get("turns")
+        if not isinstance(turns_obj, list):
+            raise InputError("expected 'turns' to be a list of {\"agent_at\", \"cut\", "
+                             "\"agent_moved_to\"}")
+        turns = []
+        for k, t in enumerate(turns_obj):
+            what = f"'turns'[{k}]"
+            if not isinstance(t, dict):
+                raise InputError(f"expected {what} to be an object with 'agent_at', 'cut' and "
+                                 "'agent_moved_to'")
+            cut = t.get("cut")
+            moved = t.get("agent_moved_to")
+            turns.append(Turn(json_int(t.get("agent_at"), f"{what}.agent_at"),
+                              None if cut is None else _pair(cut, f"{what}.cut"),
+                              None if moved is None else json_int(moved,
+                                                                  f"{what}.agent_moved_to")))
+        texts = {}
+        for key in ("result", "reason", "bot", "agent", "detail"):
+            value = obj.get(key)
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"expected {key!r} to be a string, found "
+                                 f"{json.dumps(value)[:40]}")
+            texts[key] = value
+        seconds = obj.get("turn_seconds", [])
+        if not isinstance(seconds, list):
+            raise InputError("expected 'turn_seconds' to be a list of numbers")
+        seconds = [json_number(x, f"'turn_seconds'[{k}]") for k, x in enumerate(seconds)]
+        record = GameRecord(m, rule, start, turns, texts["result"], texts["reason"],
+                            texts["bot"], texts["agent"], texts["detail"], seconds)
         if isinstance(obj.get("stderr"), str):  # an external program's (capped) stderr
             record.stderr = obj["stderr"]  # type: ignore[attr-defined]
         return record
     except InputError as exc:
         raise exc.located(source) from None
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise InputError(f"malformed game record ({type(exc).__name__}: {exc})", source) from None
+
+
+STRATEGY_TYPES = ("skynet-player-strategy", "skynet-agent-strategy", "skynet-agent-escape")
+
+
+def read_strategy(text: str, source: str = "<string>", m: SkynetMap | None = None) -> dict:
+    """Read a strategy certificate (see :mod:`puzzleproof.models.skynet_strategy`) and check
+    its shape, every field with its type (node numbers in range when the map ``m`` is given):
+    a malformed certificate is an InputError naming the file and the field (``nodes["t0"].cut``),
+    so that the replay judges only well-formed strategies. Whether it wins is the replay's
+    question, not this one's."""
+    try:
+        data = load_json(text, source)
+        if not isinstance(data, dict) or data.get("type") not in STRATEGY_TYPES:
+            raise InputError("expected a strategy object with \"type\": "
+                             + ", ".join(f'"{t}"' for t in STRATEGY_TYPES))
+        hi = None if m is None else m.n - 1
+        node = f" (a node 0..{hi})" if hi is not None else ""
+        for key in ("rule",):
+            if key in data and data[key] not in RULES:
+                raise InputError(f"expected 'rule' to be one of {', '.join(RULES)}, found "
+                                 f"{json.dumps(data[key])[:40]}")
+        if data.get("start") is not None:
+            json_int(data["start"], f"'start'{node}", 0, hi)
+        if "map" in data:
+            _map_from_obj(data["map"], "the strategy's 'map'")
+        if data["type"] == "skynet-agent-escape":
+            json_int(data.get("horizon"), "'horizon' (a number of cuts)", 0)
+        nodes, root = data.get("nodes"), data.get("root")
+        if not isinstance(nodes, dict):
+            raise InputError("expected 'nodes' to be an object {id: node}")
+        if not isinstance(root, str):
+            raise InputError(f"expected 'root' to be a node id (a string), found "
+                             f"{json.dumps(root)[:40]}")
+        player = data["type"] == "skynet-player-strategy"
+        for nid, nd in nodes.items():
+            at = f"nodes[{json.dumps(nid)[:40]}]"
+            if not isinstance(nd, dict):
+                raise InputError(f"expected {at} to be an object")
+            json_int(nd.get("agent"), f"{at}.agent{node}", 0, hi)
+            if player:
+                _pair(nd.get("cut"), f"{at}.cut (two nodes"
+                      + (f" 0..{hi})" if hi is not None else ")"), 0, hi)
+                nxt = nd.get("next", {})
+                if not isinstance(nxt, dict):
+                    raise InputError(f"expected {at}.next to be an object {{node: id}}")
+                for move, child in nxt.items():
+                    parse_int(move, f"a move in {at}.next{node}", 0, hi)
+                    if not isinstance(child, str):
+                        raise InputError(f"expected {at}.next[{json.dumps(move)[:20]}] to be a "
+                                         "node id (a string)")
+            else:
+                replies = nd.get("replies", {})
+                if not isinstance(replies, dict):
+                    raise InputError(f"expected {at}.replies to be an object {{\"u-v\": reply}}")
+                for cut, reply in replies.items():
+                    rat = f"{at}.replies[{json.dumps(cut)[:20]}]"
+                    ends = cut.split("-")
+                    if len(ends) != 2:
+                        raise InputError(f"expected a cut 'u-v' as a key of {at}.replies, "
+                                         f"found {json.dumps(cut)[:40]}")
+                    for e in ends:
+                        parse_int(e, f"a node of the cut {json.dumps(cut)[:20]} in {at}.replies",
+                                  0, hi)
+                    if not isinstance(reply, dict):
+                        raise InputError(f"expected {rat} to be {{\"move\", \"next\"}}")
+                    if reply.get("move") is not None:
+                        json_int(reply["move"], f"{rat}.move{node}", 0, hi)
+                    if reply.get("next") is not None and not isinstance(reply["next"], str):
+                        raise InputError(f"expected {rat}.next to be a node id or null")
+        return data
+    except InputError as exc:
+        raise exc.located(source) from None
+
+
+def _ring_layout(m: SkynetMap) -> dict[int, tuple[float, float]]:
+    """Nodes on rings by their distance from the start (node 0 without one), each ring in
+    the order its nodes were reached; unreached nodes on an outer ring. Pure Python: large
+    maps are drawn without scipy."""
+    import math
+
+    root = m.start if m.start is not None else 0
+    dist = {root: 0}
+    order = [root]
+    for u in order:
+        for v in m.neighbours[u]:
+            if v not in dist:
+                dist[v] = dist[u] + 1
+                order.append(v)
+    outer = max(dist.values()) + 1
+    order += [v for v in range(m.n) if v not in dist]
+    rings: dict[int, list[int]] = {}
+    for v in order:
+        rings.setdefault(dist.get(v, outer), []).append(v)
+    pos = {}
+    for r, members in rings.items():
+        for k, v in enumerate(members):
+            angle = 2 * math.pi * k / len(members)
+            pos[v] = (r * math.cos(angle), r * math.sin(angle))
+    return pos
 
 
 def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640,
@@ -273,6 +475,8 @@ def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640,
 
     if m.coords is not None:
         pos = {i: m.coords[i] for i in range(m.n)}
+    elif m.n >= 500:  # networkx's spring layout needs scipy from 500 nodes on
+        pos = _ring_layout(m)
     else:
         import networkx as nx
 

@@ -193,9 +193,9 @@ def clue_from_char(ch: str) -> int | None:
     """``1``-``9`` -> 1-9, ``A``-``G`` -> 10-16, ``?`` -> no clue; anything else raises."""
     if ch == "?":
         return None
-    if ch.isdigit():
+    if len(ch) == 1 and ch in "0123456789":  # ASCII only: not '²' nor Arabic-Indic digits
         return int(ch)
-    if "A" <= ch <= "G":
+    if len(ch) == 1 and "A" <= ch <= "G":
         return 10 + ord(ch) - ord("A")
     raise InputError(f"expected '.', a clue 1-9 or A-G, or '?', found {ch!r}")
 
