@@ -120,11 +120,11 @@ def _bots(values: Sequence[str], role: str) -> list[str]:
 
 def _label(bot: str) -> str:
     """A bot's name for a table: a file by its last folder and name."""
-    if ".py" in bot:
-        p = Path(bot.split(".py:", 1)[0] + ".py")
-        cls = bot.split(".py:", 1)[1] if ".py:" in bot else ""
-        return "/".join(p.parts[-2:]) + (f":{cls}" if cls else "")
-    return bot
+    if ".py" not in bot:
+        return bot
+    path, cls = (bot.split(".py:", 1)[0] + ".py", bot.split(".py:", 1)[1]) if ".py:" in bot \
+        else (bot, "")
+    return "/".join(Path(path).parts[-2:]) + (f":{cls}" if cls else "")
 
 
 def _robust_bound(g, total_budget: float = TOTAL_BUDGET, step: float = STEP) -> float:
@@ -261,17 +261,35 @@ def _print_game(rec: dict, where: str, g) -> None:
     _print_invalid(rec.get("invalid_moves", []))
 
 
+def _rounds_text(rounds: list[int]) -> str:
+    """``[0, 1, 2, 3, 5]`` -> ``"init, rounds 1-3, 5"``."""
+    parts, rs = [], sorted(set(r for r in rounds if r))
+    k = 0
+    while k < len(rs):
+        j = k
+        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
+            j += 1
+        parts.append(str(rs[k]) if j == k else f"{rs[k]}-{rs[j]}")
+        k = j + 1
+    text = ("round " if len(rs) == 1 else "rounds ") + ", ".join(parts) if rs else ""
+    return ", ".join(x for x in ("init" if 0 in rounds else "", text) if x)
+
+
 def _print_invalid(moves: list[dict], limit: int = 20, game: bool = False) -> None:
+    """The invalid moves, one line per game, seat and reason with the rounds it held in."""
     if not moves:
         return
+    groups: dict[tuple, list[int]] = {}
+    for m in moves:
+        groups.setdefault((m.get("game_id") if game else None, m["seat"], m["bot"],
+                           m["reason"]), []).append(m.get("round", 0))
     out.print(f"{plural(len(moves), 'invalid move')}:", markup=False)
-    for m in moves[:limit]:
-        at = "init" if m.get("round") == 0 else f"round {m.get('round')}"
-        gid = f"game {m['game_id']}, " if game and "game_id" in m else ""
-        out.print(f"  {gid}seat {m['seat']} ({_label(m['bot'])}), {at}: {m['reason']}",
+    for (gid, seat, bot, reason), rounds in list(groups.items())[:limit]:
+        where = f"game {gid}, " if gid is not None else ""
+        out.print(f"  {where}seat {seat} ({_label(bot)}), {_rounds_text(rounds)}: {reason}",
                   markup=False)
-    if len(moves) > limit:
-        out.print(f"  ... and {len(moves) - limit} more", markup=False)
+    if len(groups) > limit:
+        out.print(f"  ... and {len(groups) - limit} more", markup=False)
 
 
 # -- deathrun tournament ------------------------------------------------------------------
@@ -332,18 +350,6 @@ def _run(crims, studs, graphs, seed, jobs, output, resume, move_timeout, init_ti
     return report
 
 
-TOURNAMENT_SEATING = """\b
-Seating (every pairing plays on the same graphs):
-  students are judged in mixed fields: each game seats two of each of four
-  student bots under test (the groups of four rotate through every 4-bot
-  combination of the pool; a pool under four is repeated to four), in a seat
-  order rotated from graph to graph, facing criminal pairs drawn in rotation
-  from the ordered pairs of the criminal pool;
-  criminals are judged in pairs of two different bots, in both seat orders,
-  each pair facing the same fixed mixed student field (two of each of the
-  first four student bots)."""
-
-
 @deathrun_group.command(name="tournament")
 @click.option("--criminals", "criminals", multiple=True, required=True, metavar="BOT,BOT,...",
               help="The criminal pool, comma-separated (repeatable). " + BOTS_HELP)
@@ -375,7 +381,16 @@ def deathrun_tournament(criminals, students, count, graph_files, seed, jobs, out
     higher is better). Records are appended to -o as games finish; --resume continues a
     killed run with nothing lost or repeated. Exit 0 when the tournament ran.
 
-    TOURNAMENT_SEATING
+    \b
+    Seating (every pairing plays on the same graphs):
+      students are judged in mixed fields: each game seats two of each of four
+      student bots under test (the groups of four rotate through every 4-bot
+      combination of the pool; a pool under four is repeated to four), in a seat
+      order rotated from graph to graph, facing criminal pairs drawn in rotation
+      from the ordered pairs of the criminal pool;
+      criminals are judged in pairs of two different bots, in both seat orders,
+      each pair facing the same fixed mixed student field (two of each of the
+      first four student bots).
 
     \b
     Examples:
@@ -415,10 +430,6 @@ def deathrun_tournament(criminals, students, count, graph_files, seed, jobs, out
     _print_summary(report.summary)
     _print_invalid(report.invalid, limit=10, game=True)
     raise Exit(0)
-
-
-deathrun_tournament.help = (deathrun_tournament.help or "").replace("TOURNAMENT_SEATING",
-                                                                    TOURNAMENT_SEATING)
 
 
 def _print_summary(summary: dict[str, list[dict]]) -> None:
@@ -773,7 +784,7 @@ def crosscheck_deathrun(inputs, students, criminals, count, seed, jobs, output, 
         f["criminals"] = [s["bot"] for s in by_id[f["game_id"]]["seats"]
                           if s["role"] == "criminal"]
         if f["bot"] == "robust":
-            failures.append({"kind": "robust-above-bound", **f,
+            failures.append({**f, "kind": "robust-above-bound",
                              "record": by_id[f["game_id"]]})
     findings = _confirm_evidence(graphs, names, evidence)
     failures += [{"kind": "finding-no-longer-holds", **x} for x in findings if not x["holds"]]
@@ -902,7 +913,7 @@ def _print_crosscheck(summary: dict, report, output: str | None) -> None:
                           + ("" if x["holds"] else "  NO LONGER HOLDS"), markup=False)
             else:
                 out.print(f"  {x['graph']}: {x['detail']}", markup=False)
-    for f in summary["failures"]:
+    for f in summary["failures"][:10]:
         if f["kind"] == "robust-above-bound":
             out.print(f"FAILED: the robust student paid {f['cost']:.4f} > its certified bound "
                       f"{f['bound']:.4f} in game {f['game_id']} (graph {f['graph']}, seed "
