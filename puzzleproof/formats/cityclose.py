@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from puzzleproof.errors import InputError, PuzzleproofError
+from puzzleproof.formats.numbers import load_json
 from puzzleproof.models.cityclose import MAX_CITIES, CityMap, is_connected_mask
 
 __all__ = ["MAP_FORMATS", "MAX_LINKS", "detect_format", "sniff", "read_map", "read_instances",
@@ -89,7 +90,7 @@ def detect_format(text: str) -> str | None:
     if head.startswith("{"):
         try:
             obj = json.loads(text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # huge numbers, deep nesting too
             return None
         return "json" if _json_map_obj(obj) else None
     if "<graphml" in head:
@@ -242,12 +243,7 @@ def _number(v: Any, where: str, b: _Builder) -> float:
 
 
 def _read_json(text: str, source: str, name: str | None) -> CityMap:
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"bad JSON: {exc.msg}", source, exc.lineno, exc.colno) from None
-    except RecursionError:
-        raise InputError("bad JSON: nested too deeply", source) from None
+    obj = load_json(text, source, syntax="bad JSON")  # strict: duplicate keys, 1e999, nesting
     b = _Builder(source)
     if not isinstance(obj, dict):
         raise b.err("expected a JSON object with 'cities' (or 'nodes') and 'edges'")
@@ -461,12 +457,7 @@ def read_order(text: str, source: str = "<string>", key: str | None = None) -> O
     if not stripped:
         raise InputError("empty order: expected city names", source)
     if stripped[0] in "[{":
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"bad JSON: {exc.msg}", source, exc.lineno, exc.colno) from None
-        except RecursionError:
-            raise InputError("bad JSON: nested too deeply", source) from None
+        obj = load_json(text, source, syntax="bad JSON")  # strict: duplicate keys, 1e999, nesting
         where = "order"
         if key is not None:
             if not isinstance(obj, dict) or key not in obj:
