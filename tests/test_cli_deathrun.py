@@ -265,3 +265,16 @@ def test_generate_then_solve(capsys, tmp_path):
 def test_help_has_examples(path, capsys):
     code, out, _ = run(capsys, *path, "--help")
     assert code == 0 and "Examples:" in out and "puzzleproof" in out
+
+
+def test_tournament_survives_a_crashing_bot_file(capsys, tmp_path):
+    bad = tmp_path / "student.py"
+    bad.write_text("class BaseStudent:\n"
+                   "    def __init__(self, edge_list, begin, ends):\n"
+                   "        raise RuntimeError('no start')\n")
+    code, out, err = run(capsys, "deathrun", "tournament", "--criminals", "toll",
+                         "--students", f"{bad},greedy", "-n", 2, "-j", 1)
+    assert code == 0, err
+    assert "2 games on 2 graphs" in out
+    assert "student.py), init: init failed" in out or "student.py), init:" in out
+    assert "RuntimeError" in out
