@@ -219,15 +219,15 @@ class TestFailures:
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and any(_alive(p) for p in workers + children):
             time.sleep(0.1)
-        assert not [p for p in workers if _alive(p)], "a worker outlived its parent"
-        # Known gap (issue 15): a child the bot forked can outlive a parent killed by
-        # SIGKILL on this machine; it is killed with its process group when the pool closes
-        # normally (test_forked_children_are_killed). Clean it up here.
-        for p in children:
+        left = [p for p in workers + children if _alive(p)]
+        for p in left:  # so that a failure leaves nothing running either
             try:
                 os.kill(p, 9)
             except OSError:
                 pass
+        assert not [p for p in workers if p in left], "a worker outlived its parent"
+        assert not [p for p in children if p in left], \
+            "a child the bot forked outlived the parent killed with SIGKILL"
 
 
 class TestFiles:

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import random
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator
 
+from puzzleproof import procs
 from puzzleproof.encoders import hashi_solver
 from puzzleproof.models.hashi import BridgeLine, Island, Puzzle
 from puzzleproof.result import Result, Status
@@ -185,7 +185,12 @@ def generate(p: GenParams, jobs: int = 1, on_attempt=None) -> Iterator[Generated
     kept = 0
     k = 0
     chunk = 8
-    pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    # workers die with this process; SIGTERM kills them and raises SystemExit(143) here, so the
+    # caller's ``finally`` writes what was kept
+    pool = procs.process_pool(jobs) if jobs > 1 else None
+    stop_on_sigterm = procs.sigterm_exits()
+    stop_on_sigterm.__enter__()
+    finished = False
     try:
         while kept < p.count and k < limit:
             n_batches = jobs * 2 if pool else 1
@@ -203,6 +208,10 @@ def generate(p: GenParams, jobs: int = 1, on_attempt=None) -> Iterator[Generated
                     if got is not None and kept < p.count:
                         kept += 1
                         yield got
+        finished = True
     finally:
+        stop_on_sigterm.__exit__(None, None, None)
         if pool:
+            if not finished:  # stopped early: running batches are not awaited
+                procs.kill_pool_workers(pool)
             pool.shutdown(wait=False, cancel_futures=True)

@@ -14,9 +14,18 @@ state leaks between games and games replay exactly. A bot that raises, returns g
 (``move_timeout``, default 1 s; ``init_timeout``, 5 s, covers loading and ``__init__``) gets
 an invalid move with the reason; a bot that timed out has its worker's whole process group
 killed (a replacement is started for the next game) and its later moves in that game are
-invalid. Workers die with their parent (``PR_SET_PDEATHSIG`` on Linux and a watchdog that
-polls the parent's pid) and take their process group with them; processes a bot forked are
-killed when its game ends.
+invalid. A bot that runs out of memory (each worker has an address-space limit,
+``memory_limit``, default 768 MB as on CodinGame) gets the verdict "memory limit" and its worker
+is replaced; one that closes or replaces its stdout, or prints, gets an invalid move saying so;
+its stderr goes nowhere (megabytes of it cost nothing).
+
+No process is left behind (see :mod:`puzzleproof.procs`): workers die with their parent
+(``PR_SET_PDEATHSIG`` on Linux, and a watchdog that polls the parent's pid) and take with them
+their process group and every descendant (on Linux a worker is a child subreaper, so a bot's
+orphaned grandchildren stay its descendants); the parent's guardian process kills the
+workers' groups if the parent is killed, SIGKILL included; processes a bot forked are killed
+when its game ends. What escapes: a grandchild that calls ``setsid`` *and* whose worker is
+killed with SIGKILL directly (not through its parent), as that leaves nobody who knows it.
 
 >>> parse_bot("greedy", "student").builtin, parse_bot("x.py:Mine", "criminal", check=False).cls
 ('greedy', 'Mine')
@@ -31,18 +40,21 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from puzzleproof import procs
+
 __all__ = ["BotSpec", "parse_bot", "WorkerPool", "FilePlayer", "make_player",
-           "DEFAULT_MOVE_TIMEOUT", "DEFAULT_INIT_TIMEOUT"]
+           "DEFAULT_MOVE_TIMEOUT", "DEFAULT_INIT_TIMEOUT", "DEFAULT_MEMORY_LIMIT_MB"]
 
 DEFAULT_MOVE_TIMEOUT = 1.0
 DEFAULT_INIT_TIMEOUT = 5.0
+#: a bot worker's address space (RLIMIT_AS), as CodinGame's memory limit
+DEFAULT_MEMORY_LIMIT_MB = 768
 DEFAULT_CLASS = {"criminal": "BaseCriminal", "student": "BaseStudent"}
 
 
@@ -167,9 +179,19 @@ def _group_members() -> list[int]:
     return out
 
 
+def _strays() -> list[int]:
+    """What a bot started: the other members of this worker's process group, and its
+    descendants (on Linux the worker is a child subreaper, so orphans stay descendants even
+    when they left the group)."""
+    from puzzleproof import procs
+
+    me = os.getpid()
+    return sorted(set(_group_members()) | set(procs.descendants(me)) - {me})
+
+
 def _kill_strays() -> None:
-    """Kill every other process in this worker's group (what a bot forked), and reap."""
-    for pid in _group_members():
+    """Kill every process a bot started (see :func:`_strays`), and reap."""
+    for pid in _strays():
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
@@ -183,32 +205,27 @@ def _kill_strays() -> None:
             break
 
 
+def _exit_all(code: int = 1) -> None:
+    """End this worker and everything its bots started."""
+    try:
+        for pid in _strays():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+    finally:
+        os._exit(code)
+
+
 def _die_with_parent(parent: int) -> None:
-    def bye(*_: Any) -> None:
-        try:
-            os.killpg(os.getpgrp(), signal.SIGKILL)
-        finally:
-            os._exit(1)
+    """SIGTERM (the parent-death signal on Linux, or from anyone) and a parent found gone (the
+    watchdog, for other systems and as a second line) end the worker and its bots' processes."""
+    from puzzleproof import procs
 
-    signal.signal(signal.SIGTERM, bye)
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent:
-        bye()
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
-                bye()
-
-    threading.Thread(target=watch, daemon=True).start()
+    signal.signal(signal.SIGTERM, lambda *_: _exit_all(1))
+    procs.set_child_subreaper()
+    procs.die_with_parent(parent, signal.SIGTERM, on_death=_exit_all, watchdog=True)
 
 
 def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in the worker
@@ -237,16 +254,31 @@ def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in th
     before_modules: set[str] = set()
     bot_dir = ""
 
-    def printed() -> bool:
+    capture_id = (os.fstat(capture.fileno()).st_dev, os.fstat(capture.fileno()).st_ino)
+
+    def printed() -> str | None:
+        """None, ``"printed"`` (the bot wrote to stdout) or ``"closed"`` (it closed or
+        replaced fd 1, which is then restored)."""
         try:
             sys.stdout.flush()
         except Exception:
             pass
-        if os.fstat(1).st_size:
+        try:
+            st = os.fstat(1)
+            same = (st.st_dev, st.st_ino) == capture_id
+        except OSError:
+            same = False
+        if not same:
+            os.dup2(capture.fileno(), 1)
+            sys.stdout = open(1, "w", closefd=False)
             os.ftruncate(1, 0)
             os.lseek(1, 0, 0)
-            return True
-        return False
+            return "closed"
+        if st.st_size:
+            os.ftruncate(1, 0)
+            os.lseek(1, 0, 0)
+            return "printed"
+        return None
 
     def cleanup() -> None:
         nonlocal bot
@@ -267,12 +299,12 @@ def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in th
     while True:
         try:
             msg = conn.recv()
-        except (EOFError, OSError):
-            os._exit(0)
+        except (EOFError, OSError):  # the parent is gone: take the bots' processes along
+            _exit_all(0)
         kind = msg[0]
         if kind == "quit":
             cleanup()
-            os._exit(0)
+            _exit_all(0)
         if kind == "end":
             cleanup()
             conn.send(("ok", None))
@@ -296,6 +328,9 @@ def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in th
                 cls = getattr(mod, cls_name)
                 bot = cls(edge_list, begin, ends)
                 reply = ("ok", None)
+            except MemoryError:
+                bot = None
+                reply = ("memory", "init failed: memory limit reached (MemoryError)")
             except BaseException as exc:  # noqa: BLE001 - SystemExit too
                 bot = None
                 reply = ("error", f"init failed: {type(exc).__name__}: {exc}"[:300])
@@ -310,9 +345,15 @@ def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in th
             try:
                 res = bot.strategy(*msg[1])
                 reply = ("ok", _plain(res))
+            except MemoryError:
+                res = None
+                reply = ("memory", "memory limit reached (MemoryError)")
             except BaseException as exc:  # noqa: BLE001
                 reply = ("error", f"crash: {type(exc).__name__}: {exc}"[:300])
-            if printed():
+            out = printed()
+            if out == "closed" and reply[0] != "memory":
+                reply = ("error", "closed its stdout (the output channel is the move)")
+            elif out and reply[0] != "memory":
                 reply = ("error", "printed to stdout (the output channel is the move)")
             try:
                 conn.send(reply)
@@ -327,19 +368,32 @@ def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in th
 
 
 class _Worker:
-    def __init__(self) -> None:
+    def __init__(self, memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB) -> None:
         parent_sock, child_sock = socket.socketpair()
         fd = child_sock.fileno()
         env = dict(os.environ)
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH")
                                     else "")
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            env.setdefault(var, "1")  # thread pools would eat the address-space limit
         code = ("import sys; from puzzleproof.verify.deathrun_workers import _worker_main; "
                 f"_worker_main({fd}, {os.getpid()})")
-        self.proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(fd,),
-                                     start_new_session=True, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                     env=env, close_fds=True)
+        # its own session (so its own process group, which is what gets killed), the memory
+        # limit and the parent-death signal before exec, and the group listed with the guardian
+        preexec, self.notes = procs.child_setup(memory_limit)
+        for n in self.notes:
+            procs.note(n)
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(fd,),
+                                         start_new_session=True, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                         env=env, close_fds=True, preexec_fn=preexec)
+        except BaseException:
+            child_sock.close()
+            parent_sock.close()
+            raise
+        procs.guardian_register(self.proc.pid)
         child_sock.close()
         self.sock = parent_sock
         self.conn = Connection(os.dup(parent_sock.fileno()))
@@ -364,12 +418,10 @@ class _Worker:
             return "died", f"the bot's process ended (exit code {code})"
 
     def kill(self) -> None:
+        """Kill the worker's process group and what is still attached to it, and reap it."""
         if self.alive:
             self.alive = False
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
+        procs.kill_tree(self.proc.pid, reaped=self.proc.returncode is not None)
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -399,9 +451,11 @@ class WorkerPool:
     """
 
     def __init__(self, move_timeout: float = DEFAULT_MOVE_TIMEOUT,
-                 init_timeout: float = DEFAULT_INIT_TIMEOUT) -> None:
+                 init_timeout: float = DEFAULT_INIT_TIMEOUT,
+                 memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB) -> None:
         self.move_timeout = move_timeout
         self.init_timeout = init_timeout
+        self.memory_limit = memory_limit
         self.idle: list[_Worker] = []
         self.busy: list[_Worker] = []
         self.started = 0
@@ -416,7 +470,7 @@ class WorkerPool:
                 self.busy.append(w)
                 return w
             w.kill()
-        w = _Worker()
+        w = _Worker(self.memory_limit)
         self.started += 1
         self.busy.append(w)
         return w
@@ -477,7 +531,9 @@ class FilePlayer(_import_player_base()):  # type: ignore[misc]
              seed_text), self.pool.init_timeout)
         if status in ("ok", "ok-printed"):
             return None
-        if status == "timeout":
+        if status == "memory":
+            self.dead = self._memory(detail)
+        elif status == "timeout":
             self.dead = f"init timeout: no answer within {self.pool.init_timeout:g} s"
         elif status == "died":
             self.dead = f"init failed: {detail}"
@@ -500,6 +556,9 @@ class FilePlayer(_import_player_base()):  # type: ignore[misc]
                 return None, "garbage output: " + ", ".join(
                     x[1] if isinstance(x, tuple) else repr(x) for x in detail)[:200]
             return detail, None
+        if status == "memory":
+            self.dead = f"memory limit in round {self.round}"
+            return None, self._memory(detail)
         if status == "timeout":
             self.dead = f"timed out in round {self.round}"
             return None, f"timeout: no answer within {self.pool.move_timeout:g} s"
@@ -507,6 +566,13 @@ class FilePlayer(_import_player_base()):  # type: ignore[misc]
             self.dead = f"its process died in round {self.round}"
             return None, f"crash: {detail}"
         return None, str(detail)
+
+    def _memory(self, detail: Any) -> str:
+        """The verdict for a bot that ran out of memory; its worker is not reused."""
+        if self.worker is not None:
+            self.worker.kill()
+        limit = self.pool.memory_limit
+        return (f"memory limit: {detail}" + (f" (limit {limit:g} MB)" if limit else ""))
 
     def close(self):
         if self.worker is not None:

@@ -7,8 +7,11 @@ call. The program's stderr is drained as it comes and kept up to a cap (the firs
 32 KB, with a marker saying how much was cut), so a program that writes megabytes of debug
 output neither blocks nor fills memory. However a run ends, :meth:`ExternalProgram.close`
 kills the whole process group (SIGTERM, a short grace, then SIGKILL) and reaps the program,
-so a bot that forks ``sleep 100`` leaves nothing running. (A descendant that starts a session
-of its own leaves the group and escapes: process groups are the containment here, not a
+so a bot that forks ``sleep 100`` leaves nothing running; descendants that left the group but
+are still attached to the program by parent links are killed too. If this process itself is
+killed, the program gets the kernel's parent-death signal (Linux) and the guardian of
+:mod:`puzzleproof.procs` kills its whole group, SIGKILL included. (A descendant that starts a
+session of its own *and* is orphaned escapes: process groups are the containment here, not a
 sandbox; the program runs with the user's rights.)
 
 When a run ends early, :class:`ProgramEnded` carries a short, stable ``reason``:
@@ -51,6 +54,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
+
+from puzzleproof import procs
 
 __all__ = ["ExternalProgram", "ProgramEnded", "UnsupportedPlatform", "ExitInfo",
            "REASONS", "DEFAULT_MEMORY_LIMIT_MB", "STDERR_KEEP_BYTES", "MAX_LINE_BYTES",
@@ -183,18 +188,11 @@ class ExternalProgram:
         self._closed = False
         self._sel: selectors.BaseSelector | None = None
         self.proc: subprocess.Popen | None = None
-        preexec = None
-        if self.memory_limit is not None:
-            try:
-                import resource
-                limit_bytes = int(self.memory_limit * 1024 * 1024)
-                rl = resource.RLIMIT_AS
-
-                def preexec() -> None:  # in the child, before exec: no Python locks needed
-                    resource.setrlimit(rl, (limit_bytes, limit_bytes))
-            except (ImportError, AttributeError):
-                self.notes.append("no RLIMIT_AS on this platform: the memory limit is not "
-                                  "enforced")
+        # in the child before exec: the memory limit and the parent-death signal; after the
+        # start its process group is listed with the guardian (which kills the group if this
+        # process is killed, SIGKILL included)
+        preexec, more_notes = procs.child_setup(self.memory_limit)
+        self.notes.extend(n for n in more_notes if n not in self.notes)
         try:
             self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -206,6 +204,7 @@ class ExternalProgram:
             raise ProgramEnded("cannot-start", f"cannot start {self.command[0]!r}: {what}") \
                 from None
         self.pid = self.proc.pid
+        procs.guardian_register(self.pid)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             os.set_blocking(f.fileno(), False)  # type: ignore[union-attr]
         self._sel = selectors.DefaultSelector()
@@ -434,6 +433,9 @@ class ExternalProgram:
         running = not self._reap(False)
         if running:
             self.exit.killed_by_us = True
+        # its descendants now, while their parent links still lead to it (one that leaves the
+        # process group is found this way only)
+        strays = procs.descendants(self.pid) if running else []
         try:
             os.killpg(self.pid, signal.SIGTERM)  # the group: the program and its children
         except (ProcessLookupError, PermissionError):
@@ -441,14 +443,9 @@ class ExternalProgram:
         end = time.monotonic() + KILL_GRACE_SECONDS
         while time.monotonic() < end and not self._reap(False):
             self._drain_quietly(_TICK)
-        try:
-            os.killpg(self.pid, signal.SIGKILL)  # whatever ignored SIGTERM, children too
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        # whatever ignored SIGTERM, children too, and descendants that left the group but are
+        # still attached to the program; then off the guardian's list
+        procs.kill_tree(self.pid, reaped=self.exit.returncode is not None, also=strays)
         self._reap(True)
         self._drain_quietly(0.0)
 

@@ -1,0 +1,450 @@
+"""Process hygiene: a run that ends, however it ends, leaves no process behind.
+
+Every process the package starts is covered by one of these helpers:
+
+- **Pool workers** (:func:`process_pool`, or ``initializer=``:func:`pool_worker_init` for any
+  ``multiprocessing`` pool) die with their parent: on Linux the kernel sends them SIGKILL when
+  the parent dies (``prctl(PR_SET_PDEATHSIG)``), and the worker checks its parent right after
+  asking for it, in case the parent died in between; on other POSIX systems a watchdog thread
+  polls ``os.getppid()`` twice a second instead.
+- **The main process of a batch command** (:func:`sigterm_exits`) answers SIGTERM by killing
+  its pool workers at once and raising ``SystemExit(143)``, so the command's ``finally``
+  blocks run: records already appended stay whole, files being gathered are written, external
+  programs are stopped. A second SIGTERM exits at once.
+- **External programs and bot workers** (:func:`child_setup`, :func:`kill_tree`) start in a
+  session of their own (so a process group of their own), with the parent-death signal and a
+  memory limit set before ``exec``; they are stopped by killing the whole group, and any
+  descendant still attached by its parent links. A small **guardian** process (one per
+  process that starts such programs, stdlib only, in its own session) holds the list of those
+  process groups over a pipe; when the pipe closes - every holder gone, including by
+  SIGKILL - it kills the groups still listed. So even a ``kill -9`` of the command takes a
+  bot's own children (``bash -c 'sleep 100; ...'``) with it.
+
+What remains impossible: a descendant that starts a session of its own (``setsid``) leaves the
+process group and is found only while its chain of parents to the program is intact (or, for
+Death Run bot workers, which are child subreapers on Linux, while that worker lives); a
+process that escapes that way when its program is SIGKILLed survives. Parent-death signals
+follow the *thread* that started the child: the package starts pools and programs from the
+thread that uses them. Nothing here is a sandbox: programs run with the user's rights.
+
+Platforms: Linux has all of it. Other POSIX systems (macOS) have sessions, process groups and
+the guardian but no parent-death signal (the watchdog polls instead) and may ignore the memory
+limit. Windows has none of these; there each helper degrades to plain behaviour and says so in
+one line on stderr (:func:`note`), never silently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from typing import Any, Callable, Iterator
+
+__all__ = ["note", "set_parent_death_signal", "set_child_subreaper", "die_with_parent",
+           "pool_worker_init", "process_pool", "sigterm_exits", "child_setup", "kill_tree",
+           "guardian_register", "guardian_unregister", "helper_pids", "descendants",
+           "EXIT_SIGTERM"]
+
+#: The exit code of a run ended by SIGTERM (128 + 15, as a shell reports it).
+EXIT_SIGTERM = 143
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+_LINUX = sys.platform.startswith("linux")
+_POSIX = os.name == "posix"
+
+_said: set[str] = set()
+
+
+def note(text: str) -> None:
+    """Say ``text`` once per process, as one line on stderr (how a missing feature is told)."""
+    if text in _said:
+        return
+    _said.add(text)
+    try:
+        os.write(2, f"puzzleproof: note: {text}\n".encode())
+    except OSError:
+        pass
+
+
+# --------------------------------------------------------------------------------------------
+# Kernel features
+
+
+_libc_cache: list[Any] = []
+
+
+def _libc() -> Any:
+    """The C library (Linux), loaded once; None where there is no ``prctl``."""
+    if not _LINUX:
+        return None
+    if not _libc_cache:
+        try:
+            import ctypes
+
+            lib = ctypes.CDLL(None, use_errno=True)
+            lib.prctl  # noqa: B018 - raises AttributeError when absent
+        except (OSError, AttributeError, ImportError):
+            lib = None
+        _libc_cache.append(lib)
+    return _libc_cache[0]
+
+
+def _prctl(option: int, arg: int) -> bool:
+    lib = _libc()
+    return lib is not None and lib.prctl(option, arg, 0, 0, 0) == 0
+
+
+def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
+    """Ask the kernel to send ``sig`` to this process when its parent dies (Linux only)."""
+    return _prctl(_PR_SET_PDEATHSIG, int(sig))
+
+
+def set_child_subreaper() -> bool:
+    """Adopt orphaned descendants of this process instead of init (Linux only), so that they
+    stay findable by their parent links."""
+    return _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def die_with_parent(parent: int | None = None, sig: int = signal.SIGKILL,
+                    on_death: Callable[[], None] | None = None,
+                    watchdog: bool | None = None, poll: float = 0.5) -> bool:
+    """Make this process end when ``parent`` (default: the current parent) dies.
+
+    Sets the parent-death signal, then checks the parent pid (the parent may have died before
+    the signal was set). ``on_death`` is what is done when the parent is found gone (default:
+    kill this process with ``sig``). The watchdog thread that polls the parent pid runs where
+    there is no parent-death signal, or always with ``watchdog=True``. Returns whether the
+    kernel's signal is set.
+    """
+    parent = os.getppid() if parent is None else parent
+
+    def gone() -> None:
+        if on_death is not None:
+            on_death()
+        os.kill(os.getpid(), sig)
+        os._exit(EXIT_SIGTERM)
+
+    kernel = set_parent_death_signal(sig)
+    if _POSIX and os.getppid() != parent:
+        gone()
+    if _POSIX and (watchdog or (watchdog is None and not kernel)):
+        def watch() -> None:
+            while True:
+                time.sleep(poll)
+                if os.getppid() != parent:
+                    gone()
+
+        threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+    return kernel
+
+
+# --------------------------------------------------------------------------------------------
+# Pools
+
+
+def pool_worker_init(parent: int, start_method: str | None = None) -> None:
+    """Initializer for pool workers: die with the parent, and leave the parent's SIGTERM
+    handler (inherited by ``fork``) behind."""
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except (ValueError, OSError):
+        pass
+    if not _POSIX:
+        return
+    if start_method == "forkserver":
+        parent = os.getppid()  # workers are children of the fork server, which dies with us
+    die_with_parent(parent, signal.SIGKILL)
+
+
+_POOLS: "weakref.WeakSet[Any]" = weakref.WeakSet()
+
+
+def _pool_support_note() -> None:
+    if not _POSIX:
+        note(f"on {sys.platform} pool workers cannot be tied to this process: if it is killed, "
+             "end them by hand (parent-death signals and process groups are POSIX/Linux)")
+    elif not _LINUX:
+        note(f"on {sys.platform} pool workers notice a killed parent by polling (within 0.5 s); "
+             "only Linux is tested")
+
+
+def process_pool(jobs: int, **kwargs: Any):
+    """A :class:`~concurrent.futures.ProcessPoolExecutor` whose workers die with this process
+    and are killed by :func:`sigterm_exits`'s handler."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _pool_support_note()
+    method = multiprocessing.get_start_method(allow_none=True)
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=pool_worker_init,
+                               initargs=(os.getpid(), method), **kwargs)
+    _POOLS.add(pool)
+    return pool
+
+
+def register_pool(pool: Any) -> Any:
+    """Have :func:`sigterm_exits` kill ``pool``'s workers too (a ``multiprocessing.Pool`` or an
+    executor made elsewhere); returns ``pool``."""
+    _POOLS.add(pool)
+    return pool
+
+
+def _pool_processes(pool: Any) -> list[Any]:
+    procs = getattr(pool, "_processes", None)  # ProcessPoolExecutor: dict; Pool: list
+    if procs is None:
+        procs = getattr(pool, "_pool", None)
+    if isinstance(procs, dict):
+        procs = list(procs.values())
+    try:
+        return list(procs or [])
+    except RuntimeError:  # changed size while we looked
+        return []
+
+
+def kill_pool_workers(pool: Any = None) -> int:
+    """SIGKILL every worker of ``pool`` (default: of every pool made here); returns how many
+    were signalled."""
+    n = 0
+    for pool in ([pool] if pool is not None else list(_POOLS)):
+        for p in _pool_processes(pool):
+            try:
+                if p.pid is not None:
+                    os.kill(p.pid, signal.SIGKILL)
+                    n += 1
+            except (OSError, AttributeError):
+                pass
+    return n
+
+
+_terminating = [False]
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    kill_pool_workers()
+    if _terminating[0]:
+        os._exit(EXIT_SIGTERM)
+    _terminating[0] = True
+    try:
+        os.write(2, b"puzzleproof: terminated (SIGTERM); workers stopped, what was written "
+                    b"is kept\n")
+    except OSError:
+        pass
+    raise SystemExit(EXIT_SIGTERM)
+
+
+@contextlib.contextmanager
+def sigterm_exits() -> Iterator[None]:
+    """Within the block, SIGTERM kills the pools' workers and raises ``SystemExit(143)`` in the
+    main thread (so ``finally`` blocks write what is done); a second SIGTERM exits at once.
+
+    Installed only in the main thread and only over the default handler (a handler the caller
+    set is left alone); nested uses are harmless.
+    """
+    if not hasattr(signal, "SIGTERM") or threading.current_thread() is not \
+            threading.main_thread():
+        yield
+        return
+    try:
+        before = signal.getsignal(signal.SIGTERM)
+    except (ValueError, OSError):
+        yield
+        return
+    if before is not signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError, OSError):
+            if signal.getsignal(signal.SIGTERM) is _on_sigterm:
+                signal.signal(signal.SIGTERM, before)
+
+
+# --------------------------------------------------------------------------------------------
+# The guardian: kills the registered process groups when this process (and every process it
+# forked that holds the pipe) is gone.
+
+_GUARDIAN_CODE = r"""
+import os, signal
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+groups, buf = set(), b""
+while True:
+    try:
+        chunk = os.read(0, 65536)
+    except InterruptedError:
+        continue
+    except OSError:
+        break
+    if not chunk:
+        break
+    buf += chunk
+    *lines, buf = buf.split(b"\n")
+    for ln in lines:
+        try:
+            (groups.add if ln[:1] == b"+" else groups.discard)(int(ln[1:]))
+        except ValueError:
+            pass
+for g in groups:
+    try:
+        os.killpg(g, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+# (owner pid, write fd, guardian Popen): a forked child uses its parent's guardian
+_guardian: list[Any] = []
+_guardian_lock = threading.Lock()
+
+
+def _guardian_fd() -> int | None:
+    if not _POSIX:
+        return None
+    with _guardian_lock:
+        if _guardian:
+            return _guardian[1]
+        try:
+            r, w = os.pipe()
+            proc = subprocess.Popen([sys.executable, "-S", "-c", _GUARDIAN_CODE], stdin=r,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    start_new_session=True, close_fds=True)
+            os.close(r)
+        except OSError as exc:
+            note(f"no guardian process ({exc}): if this run is killed with SIGKILL, children "
+                 "of the programs it runs may survive")
+            _guardian.extend([os.getpid(), None, None])
+            return None
+        _guardian.extend([os.getpid(), w, proc])
+        return w
+
+
+def _guardian_send(line: str, fd: int | None = None) -> None:
+    fd = _guardian_fd() if fd is None else fd
+    if fd is None:
+        return
+    try:
+        os.write(fd, line.encode())
+    except OSError:
+        pass
+
+
+def guardian_register(pgid: int) -> None:
+    """List process group ``pgid`` for killing when this process is gone."""
+    _guardian_send(f"+{pgid}\n")
+
+
+def guardian_unregister(pgid: int) -> None:
+    """Take ``pgid`` off the list (its group was killed)."""
+    if _guardian and _guardian[1] is not None:
+        _guardian_send(f"-{pgid}\n", _guardian[1])
+
+
+def helper_pids() -> list[int]:
+    """Pids of this process's own helpers that live as long as it does (the guardian)."""
+    if _guardian and _guardian[2] is not None and _guardian[0] == os.getpid():
+        return [_guardian[2].pid]
+    return []
+
+
+# --------------------------------------------------------------------------------------------
+# External programs
+
+
+def child_setup(memory_limit_mb: float | None = None, death_signal: int | None = signal.SIGKILL
+                ) -> tuple[Callable[[], None] | None, list[str]]:
+    """``(preexec_fn, notes)`` for ``subprocess.Popen(..., start_new_session=True)``; after the
+    start, list the child's group with :func:`guardian_register` (``proc.pid``).
+
+    In the child, before ``exec``: the memory limit (``RLIMIT_AS``) and the parent-death signal
+    (and a check that the parent still lives, or the child ends at once: it cannot have forked
+    yet). ``notes`` says what this platform cannot do.
+    """
+    notes: list[str] = []
+    if not _POSIX:
+        return None, [f"on {sys.platform} programs run without process groups, memory limit "
+                      "or parent-death signal (POSIX features); only Linux is tested"]
+    limit = None
+    if memory_limit_mb:
+        try:
+            import resource
+
+            limit = (resource.RLIMIT_AS, int(memory_limit_mb * 1024 * 1024))
+        except (ImportError, AttributeError):
+            notes.append("no RLIMIT_AS on this platform: the memory limit is not enforced")
+        if limit and not _LINUX:
+            notes.append(f"on {sys.platform} the memory limit may not be enforced (RLIMIT_AS); "
+                         "only Linux is tested")
+    if death_signal and not _LINUX:
+        notes.append(f"on {sys.platform} a program is not killed by the kernel when this "
+                     "process dies (no parent-death signal); the guardian still kills its "
+                     "process group")
+    parent = os.getpid()
+    libc = _libc() if death_signal else None  # loaded here, not in the child
+
+    def setup() -> None:  # in the child, before exec
+        if limit is not None:
+            import resource
+
+            resource.setrlimit(limit[0], (limit[1], limit[1]))
+        if death_signal and libc is not None:
+            libc.prctl(_PR_SET_PDEATHSIG, int(death_signal), 0, 0, 0)
+            if os.getppid() != parent:
+                os._exit(127)
+
+    return setup, notes
+
+
+def _ppid_table() -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return kids
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        kids.setdefault(ppid, []).append(int(name))
+    return kids
+
+
+def descendants(pid: int) -> list[int]:
+    """Pids of ``pid``'s descendants by parent links (Linux ``/proc``; empty elsewhere)."""
+    kids = _ppid_table()
+    out: list[int] = []
+    todo = list(kids.get(pid, []))
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(kids.get(p, []))
+    return out
+
+
+def kill_tree(pid: int, pgid: int | None = None, reaped: bool = False,
+              also: list[int] | tuple[int, ...] = ()) -> None:
+    """SIGKILL process group ``pgid`` (default ``pid``'s own, as a session leader's) and, while
+    ``pid`` is not yet reaped, ``pid`` and every descendant still attached to it; then take the
+    group off the guardian's list; ``also``: more pids to kill (descendants found before the
+    program was asked to end). Does not reap ``pid`` (its owner does)."""
+    if not _POSIX:
+        if not reaped:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+        return
+    pgid = pid if pgid is None else pgid
+    strays = [] if reaped else [pid] + (descendants(pid) if _LINUX else [])
+    with contextlib.suppress(OSError):
+        os.killpg(pgid, signal.SIGKILL)
+    for p in strays + [p for p in also if p not in strays]:
+        with contextlib.suppress(OSError):
+            os.kill(p, signal.SIGKILL)
+    guardian_unregister(pgid)

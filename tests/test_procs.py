@@ -1,0 +1,404 @@
+"""Process hygiene: a killed batch command, a misbehaving bot or a killed bot runner leaves no
+process behind, and every misbehaving bot gets its verdict within its limit."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, shared_path
+from puzzleproof import procs
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="/proc, process groups and parent-death signals are "
+                                       "tested on Linux")
+
+PY = sys.executable
+GRACE = 5.0  # "none of its descendants survives 5 s later"
+
+
+# --------------------------------------------------------------------------------------------
+# /proc helpers: processes are named by (pid, start time) so a reused pid is not mistaken
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, ppid, start time) of a process, None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            f = fh.read().rsplit(b")", 1)[1].split()
+        return f[0].decode(), int(f[1]), int(f[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _tree(root: int) -> set[tuple[int, int]]:
+    """The live descendants of ``root``, by parent links, as (pid, start time)."""
+    kids: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            st = _stat(int(name))
+            if st and st[0] not in ("Z", "X"):
+                kids.setdefault(st[1], []).append(int(name))
+    out, todo = set(), list(kids.get(root, []))
+    while todo:
+        p = todo.pop()
+        st = _stat(p)
+        if st:
+            out.add((p, st[2]))
+        todo.extend(kids.get(p, []))
+    return out
+
+
+def _alive(proc: tuple[int, int]) -> bool:
+    st = _stat(proc[0])
+    return st is not None and st[2] == proc[1] and st[0] not in ("Z", "X")
+
+
+def _wait_gone(procs_: set[tuple[int, int]], within: float = GRACE) -> tuple[list, float]:
+    """Wait until none of ``procs_`` lives; (the ones still alive, seconds waited)."""
+    t0 = time.monotonic()
+    while True:
+        left = [p for p in procs_ if _alive(p)]
+        if not left or time.monotonic() - t0 > within:
+            return left, time.monotonic() - t0
+        time.sleep(0.02)
+
+
+def _kill_all(procs_) -> None:
+    for pid, _ in procs_:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _cli(args: list[str], cwd: Path) -> subprocess.Popen:
+    err = open(cwd / "stderr.txt", "wb")
+    return subprocess.Popen([PY, "-m", "puzzleproof", *args], cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=err, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def _wait_for(pred, within: float, what: str) -> None:
+    end = time.monotonic() + within
+    while not pred():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _whole_jsonl(path: Path) -> int:
+    """The number of records of a JSONL file, asserting each line is whole."""
+    if not path.exists():
+        return 0
+    text = path.read_text()
+    assert text == "" or text.endswith("\n"), "a torn last line"
+    for line in text.splitlines():
+        json.loads(line)
+    return len(text.splitlines())
+
+
+# --------------------------------------------------------------------------------------------
+# Batch commands killed mid-run
+
+
+def _crosscheck_args(tmp: Path) -> list[str]:
+    folder = shared_path("instances/hashi/coelho2019/400")
+    files = sorted(str(p) for p in folder.glob("*.has"))[:20]  # ~1 min on 2 workers
+    return ["crosscheck", *files, "-j", "2", "-o", str(tmp / "out.jsonl"), "-q"]
+
+
+def _generate_args(tmp: Path) -> list[str]:
+    return ["generate", "hashi", "--size", "25x25", "-n", "50", "-j", "2", "--seed", "3",
+            "-o", str(tmp / "out.jsonl"), "-q"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+@pytest.mark.parametrize("command", ["crosscheck", "generate"])
+def test_killed_batch_command_leaves_no_process(tmp_path, command, sig):
+    """Kill the command by pid once its two pool workers run (crosscheck: once records are
+    being written): within 5 s none of its descendants lives. SIGTERM exits 143 and leaves
+    the output with whole records only (crosscheck: what was written before; generate: the
+    puzzles kept so far)."""
+    args = (_crosscheck_args if command == "crosscheck" else _generate_args)(tmp_path)
+    out = tmp_path / "out.jsonl"
+    proc = _cli(args, tmp_path)
+    seen: set[tuple[int, int]] = set()
+    try:
+        def workers_run() -> bool:
+            seen.update(_tree(proc.pid))
+            assert proc.poll() is None, (tmp_path / "stderr.txt").read_text()
+            return len(seen) >= 2
+
+        _wait_for(workers_run, 60, "the pool workers")
+        if command == "crosscheck":
+            _wait_for(lambda: out.exists() and out.stat().st_size > 0, 60, "a record")
+        else:
+            time.sleep(1.0)
+        seen.update(_tree(proc.pid))
+        t_kill = time.monotonic()
+        proc.send_signal(sig)
+        code = proc.wait(timeout=30)
+        left, _ = _wait_gone(seen)
+        took = time.monotonic() - t_kill
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    _kill_all(left)
+    assert not left, f"{len(left)} of {len(seen)} descendants alive {GRACE:g} s after {sig.name}"
+    print(f"{command} {sig.name}: the command and its {len(seen)} descendants all gone "
+          f"{took:.3f} s after the signal")
+    if sig == signal.SIGTERM:
+        assert code == 143, (tmp_path / "stderr.txt").read_text()
+        assert "terminated (SIGTERM)" in (tmp_path / "stderr.txt").read_text()
+        n = _whole_jsonl(out)
+        if command == "crosscheck":
+            assert n >= 1
+    else:
+        assert code == -signal.SIGKILL
+        _whole_jsonl(out)
+
+
+def test_pool_workers_die_with_a_killed_library_caller(tmp_path):
+    """A pool made by :func:`procs.process_pool` in a process killed with SIGKILL: the workers
+    go with it (the kernel's parent-death signal)."""
+    script = tmp_path / "parent.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(ROOT)!r})
+        from puzzleproof import procs
+        pool = procs.process_pool(2)
+        futs = [pool.submit(time.sleep, 100) for _ in range(2)]
+        time.sleep(0.5)
+        print(*[p.pid for p in pool._processes.values()], flush=True)
+        time.sleep(100)
+    """))
+    proc = subprocess.Popen([PY, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(x) for x in proc.stdout.readline().split()]  # type: ignore[union-attr]
+        workers = {(p, _stat(p)[2]) for p in pids}  # type: ignore[index]
+    finally:
+        proc.kill()
+        proc.wait()
+    left, took = _wait_gone(workers)
+    _kill_all(left)
+    assert len(workers) == 2 and not left
+    assert took < 1.0
+
+
+def test_sigterm_handler_is_scoped_to_the_main_thread_default():
+    """The handler goes in only over the default, and is taken out after."""
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    with procs.sigterm_exits():
+        assert signal.getsignal(signal.SIGTERM) is procs._on_sigterm
+        with procs.sigterm_exits():  # nested: harmless
+            pass
+        assert signal.getsignal(signal.SIGTERM) is procs._on_sigterm
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    mine = lambda *_: None  # noqa: E731
+    signal.signal(signal.SIGTERM, mine)
+    try:
+        with procs.sigterm_exits():
+            assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+# --------------------------------------------------------------------------------------------
+# External programs: shell bots and a killed runner
+
+
+def _marked(marker: str) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            cmd = Path(f"/proc/{d}/cmdline").read_bytes()
+        except OSError:
+            continue
+        st = _stat(int(d))
+        if st and st[0] not in ("Z", "X") and marker.encode() in cmd:
+            out.append(int(d))
+    return out
+
+
+def _none_marked(marker: str, within: float = 3.0) -> bool:
+    end = time.monotonic() + within
+    while _marked(marker):
+        if time.monotonic() > end:
+            for p in _marked(marker):
+                os.kill(p, signal.SIGKILL)
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.fixture(scope="module")
+def ep1_map():
+    from puzzleproof.formats.skynet import read_map
+
+    p = shared_path("instances/skynet/ep2/01-robust-double-gateways.txt")
+    return read_map(p.read_text(), p.name)
+
+
+@pytest.mark.parametrize("name,shell", [
+    # bash waits for sleep (not the last command, so it is a child, not an exec)
+    ("sleep-then-answer", "(exec -a {m} sleep 100); echo 0 1"),
+    # a child that leaves the process group (its own session) but stays attached to bash
+    ("setsid-child", PY + " -c 'import os, time; os.setsid(); time.sleep(100)' {m} & sleep 100"),
+    # a background child and bash answering nothing, then exiting: the group outlives bash
+    ("orphaned-child", "(exec -a {m} sleep 100) & exit 0"),
+])
+def test_shell_bot_children_die_with_it(ep1_map, name, shell):
+    """``bash -c 'sleep 100; ...'``-style Skynet bots: the verdict comes within the start-up
+    limit and nothing the bot started survives the game."""
+    from puzzleproof.verify.skynet_agents import make_agent
+    from puzzleproof.verify.skynet_referee import play_external
+
+    marker = f"pp-test-{uuid.uuid4().hex}"
+    cmd = ["bash", "-c", shell.format(m=marker)]
+    t0 = time.monotonic()
+    r = play_external(ep1_map, "ep2", cmd, make_agent("article"), move_timeout=0.3,
+                      init_timeout=1.0, memory_limit=200)
+    took = time.monotonic() - t0
+    assert r.result == "LOSS" and r.reason in ("init-timeout", "exited", "closed-stdout"), \
+        (r.reason, r.detail)
+    assert took < 3.0, took
+    assert _none_marked(marker), f"{name}: left running"
+
+
+def test_killed_runner_takes_the_bots_children(tmp_path):
+    """The process running an external bot is killed with SIGKILL: the bot dies by the
+    parent-death signal and its own children by the guardian, which kills the bot's group."""
+    marker = f"pp-test-{uuid.uuid4().hex}"
+    script = tmp_path / "runner.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(ROOT)!r})
+        from puzzleproof.verify.external import ExternalProgram
+        p = ExternalProgram(["bash", "-c", "(exec -a {marker} sleep 100) & "
+                             "(exec -a {marker} sleep 100) & sleep 100"])
+        time.sleep(0.5)
+        print(p.pid, flush=True)
+        time.sleep(100)
+    """))
+    proc = subprocess.Popen([PY, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        bot = int(proc.stdout.readline())  # type: ignore[union-attr,arg-type]
+        seen = _tree(proc.pid)
+        assert len(_marked(marker)) == 3 and bot in {p for p, _ in seen}  # bash, 2 sleeps
+    finally:
+        proc.kill()
+        proc.wait()
+    left, took = _wait_gone(seen)
+    _kill_all(left)
+    assert not left and _none_marked(marker, 0.5), f"left: {left}"
+    assert took < 2.0
+
+
+# --------------------------------------------------------------------------------------------
+# Death Run bot files
+
+
+DEATHRUN_BOTS = '''
+import os, sys, time
+
+class Greedy:
+    """Allocates without bound."""
+    def __init__(self, edge_list, begin, ends):
+        self.hoard = []
+    def strategy(self, updates, counts, budget):
+        while True:
+            self.hoard.append(bytearray(10 ** 7))
+
+class CloseStdout:
+    def __init__(self, edge_list, begin, ends):
+        pass
+    def strategy(self, updates, counts, budget):
+        os.close(1)
+        return (0, 1, 1)
+
+class Noisy:
+    """Writes 8 MB to stderr every move, then plays."""
+    def __init__(self, edge_list, begin, ends):
+        pass
+    def strategy(self, updates, counts, budget):
+        chunk = "x" * 1023 + "\\n"
+        for _ in range(8 * 1024):
+            sys.stderr.write(chunk)
+        return (0, 1, 1)
+
+class ForkSleep:
+    """Forks a child that starts its own session and sleeps (pid beside this file)."""
+    def __init__(self, edge_list, begin, ends):
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            time.sleep(120)
+            os._exit(0)
+        with open(os.path.join(os.path.dirname(__file__), "child.pid"), "a") as fh:
+            fh.write(f"{pid}\\n")
+    def strategy(self, updates, counts, budget):
+        return (0, 1, 1)
+'''
+
+
+@pytest.fixture()
+def dr_bots(tmp_path: Path) -> Path:
+    (tmp_path / "bots.py").write_text(DEATHRUN_BOTS)
+    return tmp_path
+
+
+def _dr_game(pool, spec):
+    from puzzleproof.models.deathrun import make_graph, play_game
+    from puzzleproof.verify.deathrun_workers import make_player
+
+    g = make_graph([(0, 1, 2), (0, 2, 3), (1, 3, 4), (1, 4, 5), (2, 3, 1)], 0, [3, 4])
+    crim = [make_player(spec, "criminal", pool)]
+    studs = [make_player("greedy", "student"), make_player("greedy", "student")]
+    return play_game(g, crim, studs, seed=0)
+
+
+@pytest.mark.parametrize("bot,needle,limit_s", [
+    ("Greedy", "memory limit", 10.0),
+    ("CloseStdout", "closed its stdout", 5.0),
+    ("Noisy", None, 10.0),
+    ("ForkSleep", None, 5.0),
+])
+def test_deathrun_misbehaving_bot(dr_bots, bot, needle, limit_s):
+    """Each gets its verdict within its limit, and no process of it is left."""
+    from puzzleproof.models.deathrun import replay
+    from puzzleproof.verify.deathrun_workers import WorkerPool
+
+    before = _tree(os.getpid())
+    t0 = time.monotonic()
+    with WorkerPool(move_timeout=2.0, memory_limit=300) as pool:
+        rec = _dr_game(pool, str(dr_bots / f"bots.py:{bot}"))
+        workers = {(p, _stat(p)[2]) for p in pool.pids() if _stat(p)}  # type: ignore[index]
+    took = time.monotonic() - t0
+    assert took < limit_s, took
+    moves = [rr["criminals"][0] for rr in rec["rounds"]]
+    if needle:
+        assert not moves[0]["valid"] and needle in moves[0]["reason"], moves[0]
+    else:
+        assert all(m["valid"] for m in moves), moves[:2]
+    if bot == "Greedy":
+        assert "limit 300 MB" in moves[0]["reason"]
+        assert all(not m["valid"] for m in moves)
+    assert replay(rec) == []
+    if bot == "ForkSleep":  # left the group with setsid, but still the worker's child
+        child = int((dr_bots / "child.pid").read_text())
+        assert _stat(child) is None or _stat(child)[0] in ("Z", "X")  # type: ignore[index]
+    left, _ = _wait_gone((_tree(os.getpid()) - before) | workers, 3.0)
+    _kill_all(left)
+    assert not left
