@@ -26,11 +26,12 @@ from __future__ import annotations
 import json
 import os
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from puzzleproof import procs
 from puzzleproof.result import Result
 
 __all__ = ["Instance", "Method", "PuzzleKind", "CrosscheckReport", "run_crosscheck",
@@ -254,6 +255,9 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
     jobs = max(1, jobs or os.cpu_count() or 1)
     total = len(tasks)
     finished = 0
+    # SIGTERM: workers killed, SystemExit(143) raised here, the sink closed with whole records
+    stop_on_sigterm = procs.sigterm_exits()
+    stop_on_sigterm.__enter__()
     try:
         if jobs == 1:
             for inst, m in tasks:
@@ -261,7 +265,7 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
                 finished = _accept(rec, records, emit, pending_per_inst, by_inst, close_instance,
                                    finished, total, progress)
         else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
+            with procs.process_pool(jobs) as pool:  # workers die with this process
                 futures: dict[Future, tuple[Instance, str]] = {}
                 queue = list(tasks)
                 try:
@@ -279,6 +283,7 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
                 except BaseException:
                     for fut in futures:
                         fut.cancel()
+                    procs.kill_pool_workers(pool)  # running tasks are not waited for
                     pool.shutdown(wait=False, cancel_futures=True)
                     raise
     except KeyboardInterrupt:
@@ -286,6 +291,7 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
     finally:
         if sink is not None:
             sink.close()
+        stop_on_sigterm.__exit__(None, None, None)
     report.new_records = finished
     return report
 
