@@ -71,3 +71,30 @@ class Result:
         data["status"] = self.status.value
         data["type"] = "result"
         return data
+
+
+def limit_name(deadline: float | None, params: dict) -> str:
+    """Which limit stopped a run: ``"time-limit"`` when the wall clock has passed
+    ``deadline`` (a ``time.monotonic()`` value), else the budget the parameters name."""
+    import time
+
+    if deadline is not None and time.monotonic() >= deadline - 1e-3:
+        return "time-limit"
+    if params.get("conflict_budget") or params.get("conflicts"):
+        return "conflict-budget"
+    if params.get("max_nodes"):
+        return "node-budget"
+    return "time-limit" if deadline is not None else "limit"
+
+
+def which_limit(time_limit: float | None, deadline: float | None, params: dict) -> str:
+    """The limit that stopped a run, in words for a note: ``time limit (0.5 s)``,
+    ``conflict budget (1000)``, ``node budget (2000000)``."""
+    name = limit_name(deadline, params)
+    if name == "time-limit" and time_limit is not None:
+        return f"time limit ({time_limit:g} s)"
+    if name == "conflict-budget":
+        return f"conflict budget ({params.get('conflict_budget') or params.get('conflicts')})"
+    if name == "node-budget":
+        return f"node budget ({params['max_nodes']})"
+    return "limit"

@@ -90,7 +90,10 @@ def test_corrupted_certificates_fail():
 def test_budget_gives_unknown():
     m = official_maps()[4]
     r = solve(m, "ep2", max_nodes=50)
-    assert r.status is Status.UNKNOWN and r.answer is None
+    assert r.status is Status.UNKNOWN and "verdict" not in r.answer
+    assert r.answer["note"] == "node budget (50) reached"
+    r = solve(m, "ep2", time_limit=0.05)
+    assert r.status is Status.UNKNOWN and r.answer["note"] == "time limit (0.05 s) reached"
 
 
 def test_check_skynet_command(capsys, tmp_path):

@@ -21,7 +21,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from puzzleproof.encoders.cuts import LIMIT, SAT, UNSAT, lazy_cut_loop
 from puzzleproof.models.hashi import Puzzle, check_solution, counts_to_lines, impossibility_reasons
-from puzzleproof.result import Result, Status
+from puzzleproof.result import Result, Status, limit_name, which_limit
 
 __all__ = ["HashiBackend", "upper_bounds", "separate", "blocking_clause", "solve_with", "MODES"]
 
@@ -117,25 +117,6 @@ def plural_rounds(n: int) -> str:
     return f"{n} cut round" + ("" if n == 1 else "s")
 
 
-def _limit_name(deadline: float | None, params: dict) -> str:
-    """Which limit stopped the run: the wall clock when it has passed, else the budget."""
-    if deadline is not None and time.monotonic() >= deadline - 1e-3:
-        return "time-limit"
-    if params.get("conflict_budget") or params.get("conflicts"):
-        return "conflict-budget"
-    return "time-limit" if deadline is not None else "limit"
-
-
-def _which_limit(time_limit: float | None, deadline: float | None, params: dict) -> str:
-    name = _limit_name(deadline, params)
-    if name == "time-limit" and time_limit is not None:
-        return f"time limit ({time_limit:g} s)"
-    if name == "conflict-budget":
-        budget = params.get("conflict_budget") or params.get("conflicts")
-        return f"conflict budget ({budget})"
-    return "limit"
-
-
 def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *,
                mode: str = "solve", max_solutions: int = 2, time_limit: float | None = None,
                params: dict | None = None, seed: int | None = None,
@@ -200,20 +181,20 @@ def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *
             certificate = {"proof": f"{backend.name}: no connected solution after {rounds} "
                                     f"cut rounds and {cuts} cuts"}
         else:
-            certificate = {"note": f"{_which_limit(time_limit, deadline, params)} ran out "
-                                   f"after {plural_rounds(rounds)}", "limit": _limit_name(
+            certificate = {"note": f"{which_limit(time_limit, deadline, params)} ran out "
+                                   f"after {plural_rounds(rounds)}", "limit": limit_name(
                                        deadline, params)}
     elif mode == "solve":
         status = Status.SOLVED
     elif limit_hit:
         status = Status.UNKNOWN
         certificate = {"note": f"{len(solutions)} solution(s) found and checked; the "
-                               f"{_which_limit(time_limit, deadline, params)} ran out after "
+                               f"{which_limit(time_limit, deadline, params)} ran out after "
                                f"{plural_rounds(rounds)} before the "
                                f"{'uniqueness' if mode == 'unique' else 'enumeration'} "
                                "question was settled",
                        "solutions_found": len(solutions),
-                       "limit": _limit_name(deadline, params)}
+                       "limit": limit_name(deadline, params)}
         if mode == "all":
             certificate["solutions"] = lines
     else:

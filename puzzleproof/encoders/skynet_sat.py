@@ -68,7 +68,7 @@ from puzzleproof.encoders.skynet_contain import ContainSearch
 from puzzleproof.encoders.skynet_fence import FenceSearch, fenced_map
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import strategy_depth
-from puzzleproof.result import Result, Status
+from puzzleproof.result import Result, Status, which_limit
 
 # the CEGAR's pieces, importable from here as before
 __all__ = ["Reduced", "Proposer", "Refuter", "PolicyCheck", "TNode", "SolverCache",
@@ -119,6 +119,8 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
                note: str | None = None) -> Result:
         stats["conflicts"] = budget.used
         stats["sat_calls"] = budget.calls
+        if note and status is Status.UNKNOWN and note.startswith("limit reached"):
+            note = which_limit(time_limit, budget.deadline, params) + note[len("limit"):]
         if note:
             answer["note"] = note
         return Result("skynet", status, dict(answer), cert, solver="sat-cegar",

@@ -28,7 +28,7 @@ from typing import Any
 
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import check_agent_strategy, check_player_strategy
-from puzzleproof.result import Result, Status
+from puzzleproof.result import Result, Status, which_limit
 
 __all__ = ["ExplicitSolver", "solve", "check_player_strategy", "check_agent_strategy"]
 
@@ -313,10 +313,10 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
                     else solver.agent_strategy(s, full))
     except _Budget:
         known = {} if verdict is None else {"verdict": "WIN" if verdict else "LOSS"}
-        return Result("skynet", Status.UNKNOWN, known or None,
-                      {"note": "node or time budget spent"
-                               + ("" if verdict is None else " (the verdict was settled; the "
-                                  "value or the certificate was not)")},
+        known["note"] = (f"{which_limit(time_limit, solver.deadline, params)} reached"
+                         + ("" if verdict is None else " (the verdict was settled; the "
+                            "value or the certificate was not)"))
+        return Result("skynet", Status.UNKNOWN, known, None,
                       solver="explicit", params=params, wall_time=time.monotonic() - t0,
                       stats={"states": solver.nodes}, instance=m.name)
     status = Status.WIN if verdict else Status.LOSS
