@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,3 +24,70 @@ def shared_path(rel: str) -> Path:
             pytest.fail(msg)
         pytest.skip(msg)
     return path
+
+
+# --------------------------------------------------------------------------------------------
+# No test leaves a process behind (issue 15): the test run's own descendants are compared at
+# its start and end; a process that appeared and still lives after a grace period fails the
+# session (it is then killed, so the failure itself leaves nothing running either).
+
+_LEFT_BEHIND_GRACE = 5.0
+
+
+def _live_descendants(root: int) -> dict[tuple[int, int], str]:
+    """Live (not zombie) descendants of ``root`` by parent links: (pid, start time) -> cmd."""
+    table: dict[int, tuple[int, int, str]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                f = fh.read().rsplit(b")", 1)[1].split()
+            if f[0] in (b"Z", b"X"):
+                continue
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            table[int(name)] = (int(f[1]), int(f[19]), cmd[:160])
+        except (OSError, IndexError, ValueError):
+            continue
+    kids: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in table.items():
+        kids.setdefault(ppid, []).append(pid)
+    out, todo = {}, list(kids.get(root, []))
+    while todo:
+        p = todo.pop()
+        if p in table:
+            out[(p, table[p][1])] = table[p][2]
+        todo.extend(kids.get(p, []))
+    return out
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_left_behind():
+    if not sys.platform.startswith("linux"):
+        yield
+        return
+    me = os.getpid()
+    before = set(_live_descendants(me))
+    yield
+    from puzzleproof import procs
+
+    def new() -> dict[tuple[int, int], str]:
+        helpers = set(procs.helper_pids())  # the guardian lives as long as this process
+        return {k: c for k, c in _live_descendants(me).items()
+                if k not in before and k[0] not in helpers}
+
+    end = time.monotonic() + _LEFT_BEHIND_GRACE
+    left = new()
+    while left and time.monotonic() < end:
+        time.sleep(0.1)
+        left = new()
+    if left:
+        for pid, _ in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        pytest.fail(f"{len(left)} process(es) started by the tests still alive at the end: "
+                    + "; ".join(f"{p} {c}" for (p, _), c in sorted(left.items())[:10]),
+                    pytrace=False)
