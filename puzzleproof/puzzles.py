@@ -301,7 +301,7 @@ register(PuzzleInfo(
              MethodInfo("beam", False, "the article's beam search (width 10)"),
              MethodInfo("greedy", False, "the article's greedy: the lowest Wiener number "
                                          "next")),
-    default_methods=("exact", "beam", "greedy"),
+    default_methods=("exact", "merged-beam", "beam", "greedy"),
     cli="puzzleproof.cli.cityclose",
     written={"cityclose-order": "a city-closing order"},
 ))

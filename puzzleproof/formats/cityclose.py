@@ -43,8 +43,8 @@ from puzzleproof.models.cityclose import MAX_CITIES, CityMap, is_connected_mask
 
 __all__ = ["MAP_FORMATS", "MAX_LINKS", "detect_format", "sniff", "read_map", "read_instances",
            "OrderInput",
-           "read_order", "order_document", "order_json", "render_svg", "plot_steps",
-           "map_to_json"]
+           "read_order", "order_document", "order_json", "render_svg", "render_png",
+           "plot_steps", "map_to_json", "write_map", "map_digest"]
 
 MAP_FORMATS = ("json", "edges", "graphml", "gml")
 #: The most links a map may have (checked before anything is built).
@@ -131,11 +131,65 @@ def sniff(text: str) -> bool:
 
 # -- building ------------------------------------------------------------------------------
 
-class _Builder:
-    """Collects cities and links with their locations, then checks and builds the map."""
+_WS = re.compile(r"\s*")
+_PATH = re.compile(r"([A-Za-z_][\w]*)|\[(\d+)\]")
 
-    def __init__(self, source: str) -> None:
+
+def _json_locate(text: str, where: str) -> tuple[int | None, int | None]:
+    """The line and column of the JSON value at ``where`` (``edges[3]``, ``cities[0].lat``,
+    ``start.p1``) in ``text``, or ``(None, None)`` when it cannot be found.
+
+    >>> _json_locate('{"a": 1,\\n "edges": [[1, 2],\\n  [3, 4]]}', "edges[1]")
+    (3, 3)
+    """
+    from json.decoder import scanstring
+
+    path: list[str | int] = [a if a else int(b) for a, b in _PATH.findall(where)]
+    dec = json.JSONDecoder()
+    pos = _WS.match(text, 0).end()
+    try:
+        for key in path:
+            if text[pos] == "{" and isinstance(key, str):
+                pos = _WS.match(text, pos + 1).end()
+                while True:
+                    if text[pos] != '"':
+                        return None, None
+                    k, pos = scanstring(text, pos + 1)
+                    pos = _WS.match(text, pos).end() + 1  # the ':'
+                    pos = _WS.match(text, pos).end()
+                    if k == key:
+                        break
+                    _, pos = dec.raw_decode(text, pos)
+                    pos = _WS.match(text, pos).end()
+                    if text[pos] != ",":
+                        return None, None
+                    pos = _WS.match(text, pos + 1).end()
+            elif text[pos] == "[" and isinstance(key, int):
+                pos = _WS.match(text, pos + 1).end()
+                for _ in range(key):
+                    _, pos = dec.raw_decode(text, pos)
+                    pos = _WS.match(text, pos).end()
+                    if text[pos] != ",":
+                        return None, None
+                    pos = _WS.match(text, pos + 1).end()
+                if text[pos] == "]":
+                    return None, None
+            else:
+                return None, None
+    except (IndexError, ValueError, RecursionError):
+        return None, None
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+class _Builder:
+    """Collects cities and links with their locations, then checks and builds the map.
+    ``text`` (JSON maps) lets an error at a field (``edges[3]``) name its line and column."""
+
+    def __init__(self, source: str, text: str | None = None) -> None:
         self.source = source
+        self.text = text
+        self.loc: list[tuple[int | None, str | None]] = []
         self.names: list[str] = []
         self.index: dict[str, int] = {}
         self.aliases: list[list[str]] = []
@@ -146,7 +200,10 @@ class _Builder:
         self.marked: set[int] = set()
 
     def err(self, msg: str, line: int | None = None, where: str | None = None) -> InputError:
-        return InputError(f"{where}: {msg}" if where else msg, self.source, line)
+        col = None
+        if line is None and where and self.text is not None:
+            line, col = _json_locate(self.text, where)
+        return InputError(f"{where}: {msg}" if where else msg, self.source, line, col)
 
     def add_city(self, name: Any, line: int | None = None, where: str | None = None,
                  aliases: Sequence[str] = (), coords: tuple[float, float] | None = None,
@@ -173,6 +230,7 @@ class _Builder:
                 self.index[k] = i
                 good_aliases.append(a.strip())
         self.aliases.append(good_aliases)
+        self.loc.append((line, where))
         self.coords.append(coords)
         self.tags.append(tuple(tags))
         return i
@@ -218,13 +276,16 @@ class _Builder:
                 frontier = nb & ~seen
                 seen |= frontier
             cut = next(i for i in range(n) if not seen >> i & 1)
+            line, where = self.loc[cut]
             raise self.err(f"the map is disconnected: {self.names[cut]} cannot be reached from "
-                           f"{self.names[0]}")
+                           f"{self.names[0]}", line, where)
         coords = None
         if any(c is not None for c in self.coords):
             missing = [self.names[i] for i, c in enumerate(self.coords) if c is None]
             if missing:
-                raise self.err(f"coordinates given for some cities but not for {missing[0]}")
+                line, where = self.loc[self.names.index(missing[0])]
+                raise self.err(f"coordinates given for some cities but not for {missing[0]}",
+                               line, where)
             coords = tuple(self.coords)  # type: ignore[arg-type]
         try:
             return CityMap(tuple(self.names), tuple(self.link_list), coords,
@@ -244,7 +305,7 @@ def _number(v: Any, where: str, b: _Builder) -> float:
 
 def _read_json(text: str, source: str, name: str | None) -> CityMap:
     obj = load_json(text, source, syntax="bad JSON")  # strict: duplicate keys, 1e999, nesting
-    b = _Builder(source)
+    b = _Builder(source, text)
     if not isinstance(obj, dict):
         raise b.err("expected a JSON object with 'cities' (or 'nodes') and 'edges'")
     key = "cities" if "cities" in obj else "nodes"
@@ -359,7 +420,9 @@ def _read_nx(text: str, source: str, name: str | None, fmt: str) -> CityMap:
         elif "y" in data and "x" in data:
             coords = (_number(data["y"], f"node {node}.y", b),
                       _number(data["x"], f"node {node}.x", b))
-        alias = [str(node)] if isinstance(node, (str, int)) and str(node) != nm else []
+        # GML ids are the writer's numbering (0, 1, ...), not names: aliasing them would
+        # clash with cities named by numbers
+        alias = [str(node)] if isinstance(node, str) and node != nm else []
         b.add_city(nm, None, f"node {node}", alias, coords)
         key_of[node] = nm
     for u, v in g.edges():
@@ -399,6 +462,14 @@ def read_instances(text: str, source: str = "<string>", fmt: str | None = None) 
     from puzzleproof.puzzles import Loaded
 
     if fmt is None and detect_format(text) is None:
+        if text.lstrip()[:1] in ("{", "["):
+            try:
+                json.loads(text)
+            except json.JSONDecodeError as exc:  # bad JSON is bad whoever reads it
+                raise InputError(f"bad JSON: {exc.msg}", source, exc.lineno,
+                                 exc.colno) from None
+            except (ValueError, RecursionError):
+                pass
         raise InputError("not a city map: expected a JSON map with 'cities'/'nodes' and "
                          "'edges', an edge list of names, GraphML or GML", source, 1)
     m = read_map(text, source, fmt)
@@ -430,6 +501,63 @@ def map_to_json(m: CityMap) -> str:
     if m.marked:
         obj["keep"] = [m.names[i] for i in sorted(m.marked)]
     return json.dumps(obj, indent=1) + "\n"
+
+
+def write_map(m: CityMap, fmt: str) -> str:
+    """The map in ``fmt`` (one of :data:`MAP_FORMATS`), as text :func:`read_map` reads back
+    to the same cities and links: ``json`` keeps coordinates and marked cities; ``graphml``
+    and ``gml`` (through networkx) keep coordinates as ``lat``/``lng``; ``edges`` keeps names
+    and links only (a ``# cityclose`` first line, one link a line, tab-separated when a name
+    holds a blank or a comma); every format keeps the cities' order (it decides greedy's
+    ties).
+
+    >>> m = read_map("a b\\nb c\\n", "m.txt")
+    >>> write_map(m, "edges")
+    '# cityclose m\\na\\nb\\nc\\n# links\\na b\\nb c\\n'
+    >>> read_map(write_map(m, "gml")).links == m.links
+    True
+    """
+    if fmt == "json":
+        return map_to_json(m)
+    if fmt == "edges":
+        for nm in m.names:
+            if "#" in nm or "\t" in nm or "\n" in nm:
+                raise InputError(f"the edge-list format cannot hold the city name {nm!r} "
+                                 "(it has '#', a tab or a line break); write json, graphml or "
+                                 "gml")
+        tab = any(" " in nm or "," in nm for nm in m.names)
+        sep = "\t" if tab else " "
+        head = "# cityclose" + (f" {m.name}" if m.name and "\n" not in m.name else "")
+        # the cities first, one a line, so their order (which decides greedy's ties) is kept
+        lines = [head, *m.names, "# links"]
+        lines += [f"{m.names[u]}{sep}{m.names[v]}" for u, v in m.links]
+        return "\n".join(lines) + "\n"
+    if fmt in ("graphml", "gml"):
+        import networkx as nx
+
+        g = nx.Graph()
+        if m.name:
+            g.graph["name"] = m.name
+        for i, nm in enumerate(m.names):
+            data: dict[str, Any] = {"name": nm}
+            if m.coords is not None:
+                data["lat"], data["lng"] = float(m.coords[i][0]), float(m.coords[i][1])
+            g.add_node(nm, **data)
+        g.add_edges_from((m.names[u], m.names[v]) for u, v in m.links)
+        gen = nx.generate_graphml(g) if fmt == "graphml" else nx.generate_gml(g)
+        return "\n".join(gen) + "\n"
+    raise InputError(f"unknown map format {fmt!r}; expected one of {', '.join(MAP_FORMATS)}")
+
+
+def map_digest(m: CityMap) -> str:
+    """A short fingerprint of the map's cities and links (names case-insensitive, any order,
+    any format): an order file records it so that ``check`` can tell another map."""
+    import hashlib
+
+    names = sorted(nm.casefold() for nm in m.names)
+    links = sorted("\t".join(sorted((m.names[u].casefold(), m.names[v].casefold())))
+                   for u, v in m.links)
+    return hashlib.sha256("\n".join(names + ["--"] + links).encode()).hexdigest()[:16]
 
 
 # -- orders --------------------------------------------------------------------------------
@@ -545,10 +673,11 @@ def _esc(s: str) -> str:
 
 
 def render_svg(m: CityMap, order: Sequence[str] | None = None, size: int = 720,
-               seed: int = 1) -> str:
+               seed: int = 1, title: str | None = None) -> str:
     """The map as SVG text: cities placed by their coordinates (lat/lng projected) or by a
     spring layout with a fixed seed; with ``order``, each city labelled with the step that
-    closes it (cities left drawn in red). Unknown names in ``order`` are ignored."""
+    closes it (cities left drawn in red). Unknown names in ``order`` are ignored. ``title``
+    replaces the map's name as the heading."""
     pts = _layout(m, seed)
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
@@ -570,8 +699,8 @@ def render_svg(m: CityMap, order: Sequence[str] | None = None, size: int = 720,
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
            f'<rect width="{width}" height="{height}" fill="white"/>']
-    if m.name:
-        out.append(f'<text x="8" y="16" font-size="13">{_esc(m.name)}</text>')
+    if title or m.name:
+        out.append(f'<text x="8" y="16" font-size="13">{_esc(title or m.name or "")}</text>')
     for u, v in m.links:
         (ax, ay), (bx, by) = at(u), at(v)
         out.append(f'<line x1="{ax:.1f}" y1="{ay:.1f}" x2="{bx:.1f}" y2="{by:.1f}" '
@@ -592,6 +721,59 @@ def render_svg(m: CityMap, order: Sequence[str] | None = None, size: int = 720,
     return "\n".join(out) + "\n"
 
 
+def _steps(m: CityMap, order: Sequence[str] | None) -> dict[int, int]:
+    step: dict[int, int] = {}
+    for k, c in enumerate(order or [], start=1):
+        i = m.index(c) if isinstance(c, str) else None
+        if i is not None and i not in step:
+            step[i] = k
+    return step
+
+
+def render_png(m: CityMap, order: Sequence[str] | None = None, seed: int = 1,
+               title: str | None = None) -> bytes:
+    """The picture of :func:`render_svg` as PNG bytes, drawn with matplotlib (the same
+    layout, colours and labels)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PuzzleproofError("PNG needs matplotlib, which is not installed (pip install "
+                               "matplotlib); write .svg instead") from None
+    import io
+
+    pts = _layout(m, seed)
+    step = _steps(m, order)
+    total = max(step.values(), default=0)
+    fig, ax = plt.subplots(figsize=(9, 9 * 0.75))
+    for u, v in m.links:
+        ax.plot([pts[u][0], pts[v][0]], [-pts[u][1], -pts[v][1]], color="#999999",
+                linewidth=1.2, zorder=1)
+    for i in range(m.n):
+        if order is None:
+            fill, label = "#4477aa", m.names[i]
+        elif i in step:
+            t = step[i] / max(total, 1)
+            fill = ((230 - 150 * t) / 255, (230 - 120 * t) / 255, (255 - 60 * t) / 255)
+            label = f"{m.names[i]} ({step[i]})"
+        else:
+            fill, label = "#cc3311", f"{m.names[i]} (left)"
+        ax.scatter([pts[i][0]], [-pts[i][1]], s=70, color=fill, edgecolors="#333333",
+                   zorder=2)
+        ax.annotate(label, (pts[i][0], -pts[i][1]), xytext=(5, 5), textcoords="offset points",
+                    fontsize=8, zorder=3)
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.axis("off")
+    heading = title or m.name
+    if heading:
+        ax.set_title(heading, fontsize=11)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
 def plot_steps(runs: dict[str, Sequence[int]], path: str, title: str | None = None) -> None:
     """Plot the Wiener number per step of several methods (``{method: [W_0, W_1, ...]}``) and
     the per-step advantage of each over the first (``W_first - W_method``), as the article
@@ -610,8 +792,10 @@ def plot_steps(runs: dict[str, Sequence[int]], path: str, title: str | None = No
     fmt = "svg" if str(path).lower().endswith(".svg") else "png"
     fig, ax = plt.subplots(figsize=(8, 4.5))
     names = list(runs)
+    colour = {}
     for nm in names:
-        ax.plot(range(len(runs[nm])), runs[nm], marker=".", label=nm)
+        (line,) = ax.plot(range(len(runs[nm])), runs[nm], marker=".", label=nm)
+        colour[nm] = line.get_color()
     ax.set_xlabel("cities closed")
     ax.set_ylabel("Wiener number")
     if len(names) > 1:
@@ -619,7 +803,8 @@ def plot_steps(runs: dict[str, Sequence[int]], path: str, title: str | None = No
         base = runs[names[0]]
         for nm in names[1:]:
             adv = [a - b for a, b in zip(base, runs[nm])]
-            ax2.plot(range(len(adv)), adv, linestyle="--", label=f"{names[0]} - {nm}")
+            ax2.plot(range(len(adv)), adv, linestyle="--", color=colour[nm], alpha=0.8,
+                     label=f"{names[0]} - {nm}")
         ax2.axhline(0, color="#888", linewidth=0.5)
         ax2.set_ylabel("advantage (Δ Wiener)")
         ax2.legend(loc="center right")
