@@ -77,7 +77,8 @@ class Generated:
     attempt: int = 0
 
     def to_record(self) -> dict:
-        return {"type": "hashi", "name": self.puzzle.name, "width": self.puzzle.width,
+        return {"type": "hashi", "schema_version": 1, "name": self.puzzle.name,
+                "width": self.puzzle.width,
                 "height": self.puzzle.height, "max_bridges": self.puzzle.max_bridges,
                 "grid": self.puzzle.to_rows(), "solution": [list(b) for b in self.solution],
                 "measures": self.measures}

@@ -168,8 +168,8 @@ def find_disagreements(kind: PuzzleKind, inst: Instance, recs: Sequence[dict]) -
     out: list[dict] = []
 
     def add(what: str, methods: list[str], evidence: dict) -> None:
-        out.append({"type": "disagreement", "schema_version": 1, "instance": inst.id, "kind": what,
-                    "methods": methods, "evidence": evidence})
+        out.append({"type": "disagreement", "schema_version": 1, "instance": inst.id,
+                    "kind": what, "methods": methods, "evidence": evidence})
 
     good = [r for r in recs if r["status"] in SOLVED_STATUSES and r["answer"] is not None
             and r["check_ok"]]
@@ -253,7 +253,8 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
         found = find_disagreements(kind, inst, recs)
         for d in found:
             emit(d)
-        emit({"type": "instance-done", "schema_version": 1, "instance": inst.id, "disagreements": len(found)})
+        emit({"type": "instance-done", "schema_version": 1, "instance": inst.id,
+              "disagreements": len(found)})
         disagreements.extend(found)
 
     # instances whose records were all there but whose verdict was never written
