@@ -336,9 +336,39 @@ def detect_puzzles(args: list[str]) -> tuple[list[str], list[str]]:
             elif not walked:
                 problems.append(str(exc))
             continue
-        if c.is_instance and c.puzzle:
+        if c.puzzle and (c.is_instance or not walked):
+            # an instance, or a file the project wrote for one puzzle named on the command
+            # line (a game record, a strategy: 'check RECORD', 'render RECORD')
             found.add(c.puzzle)
     return [p for p in registry.names() if p in found], problems
+
+
+def _options_for(cmd: click.Command, args: list[str], takes_value: set[str]
+                 ) -> tuple[list[str], list[str]]:
+    """``args`` without the options ``cmd`` does not know (each dropped with its value when
+    the option takes one), and the names dropped: in a mixed run, ``--time-limit`` means
+    nothing to a puzzle whose command has no such option."""
+    known: set[str] = set()
+    for param in cmd.params:
+        if isinstance(param, click.Option):
+            known.update(param.opts)
+            known.update(param.secondary_opts)
+    known.update(("-h", "--help"))
+    kept: list[str] = []
+    dropped: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a.startswith("-") and a != "-" and a != "--":
+            name = a.split("=", 1)[0]
+            if name not in known:
+                dropped.append(name)
+                skip = name in takes_value and "=" not in a
+                continue
+        kept.append(a)
+    return kept, dropped
 
 
 # -- verbs: 'VERB [PUZZLE] INPUTS...' -----------------------------------------------------
@@ -403,13 +433,19 @@ class PuzzleVerb(click.Group):
         rest = list(ctx.protected_args[1:] + ctx.args) if hasattr(ctx, "protected_args") \
             else list(ctx.args[1:])
         worst = 0
+        takes = self._value_options()
         for k, name in enumerate(several):
             cmd = self.get_command(ctx, name)
             if k:
                 out.print("")
             out.print(f"== {registry.get(name).title} ==", markup=False)
+            args, dropped = _options_for(cmd, rest, takes)
+            if dropped:
+                say(f"note: {', '.join(dict.fromkeys(dropped))} "
+                    f"{'does' if len(set(dropped)) == 1 else 'do'} not apply to "
+                    f"{registry.get(name).title}; ignored there")
             with ctx:
-                sub = cmd.make_context(name, list(rest), parent=ctx)
+                sub = cmd.make_context(name, args, parent=ctx)
                 sub.meta["puzzleproof.mixed"] = True
                 try:
                     with sub:
