@@ -809,11 +809,11 @@ def crosscheck_cityclose(inputs, method, width, tiebreak, output, force, resume,
         code = run_and_report(PUZZLE, kind, instances, chosen, output, force, resume, jobs,
                               time_limit, False, quiet)
     recs = dict(keep.recs)
-    if output and Path(output).exists():
-        ids = {i.id for i in instances}
+    if output and Path(output).exists():  # instances done by an earlier run (--resume)
+        missing = {i.id for i in instances} - set(recs)
         for rec in records_of(output):
-            if rec.get("type") == "record" and rec["instance"] in ids \
-                    and rec["instance"] not in recs and rec["method"] in chosen:
+            if rec.get("type") == "record" and rec["instance"] in missing \
+                    and rec["method"] in chosen:
                 recs.setdefault(rec["instance"], []).append(rec)
     rows = [_gap_row(i.id, maps[i.id], recs.get(i.id, []), chosen, rules) for i in instances]
     if as_json:
@@ -938,8 +938,10 @@ def _print_gaps(rows: list[dict], chosen: list[str]) -> None:
               help="Random maps to draw at most.")
 @time_limit_option(60.0, "to prove each drawn map's optimum (maps not proved are dropped)")
 @rules_options
-@output_option("A .json file (one map) or a folder (one NAME.json a map). Without it one "
-               "map goes to stdout.")
+@click.option("-o", "--output", type=click.Path(), default=None,
+              help="A .json file (one map) or a folder (one NAME.json a map; created when "
+                   "missing). Without it one map goes to stdout. Never overwrites an existing "
+                   "file unless --force.")
 @force_option
 @quiet_option
 def generate_cityclose(shape, cities, count, seed, min_gap, max_attempts, time_limit, output,

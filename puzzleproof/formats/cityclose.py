@@ -470,6 +470,9 @@ def read_instances(text: str, source: str = "<string>", fmt: str | None = None) 
                                  exc.colno) from None
             except (ValueError, RecursionError):
                 pass
+        if not any(ln.split("#", 1)[0].strip() for ln in text.splitlines()):
+            raise InputError("empty map: expected at least one city (the file holds only "
+                             "blank lines and comments)", source, 1)
         raise InputError("not a city map: expected a JSON map with 'cities'/'nodes' and "
                          "'edges', an edge list of names, GraphML or GML", source, 1)
     m = read_map(text, source, fmt)
