@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 
+#: The longest message an error keeps (its middle is cut beyond it).
+MAX_MESSAGE = 500
+
+
 class PuzzleproofError(Exception):
     """Base class of every error that the command turns into one line and exit code 2."""
 
@@ -19,6 +23,8 @@ class InputError(PuzzleproofError):
 
     def __init__(self, message: str, source: str | None = None, line: int | None = None,
                  col: int | None = None) -> None:
+        if len(message) > MAX_MESSAGE:  # a pasted 5,000-digit token stays one readable line
+            message = message[:MAX_MESSAGE - 100] + " [...] " + message[-93:]
         self.message = message
         self.source = source
         self.line = line

@@ -542,6 +542,8 @@ def crosscheck(inputs, method, solver_cmds, output, force, resume, jobs, time_li
         else:
             seen[key] = 0
         instances.append(Instance(key, rec.puzzle, rec.solution))
+    if bad and not instances:
+        raise Exit(2)  # nothing could be read: no table, and no empty -o file left behind
     code = run_and_report("hashi", kind, instances, chosen, output, force, resume, jobs,
                           time_limit, as_json, quiet)
     raise Exit(max(code, 2 if bad else 0))

@@ -1,0 +1,422 @@
+"""Hostile inputs for every reader and every verb x puzzle, shared by ``tests/test_fuzz.py``
+(short, deterministic) and ``benchmarks/fuzz.py`` (the long run before a release).
+
+A *case* is a command (verb, puzzle, argument template), the files it reads (seeded from the
+shipped instances, then mutated: truncation, byte flips, huge and negative numbers, wrong
+JSON types, non-ASCII digits, deep nesting, duplicate keys...) and the exit codes it may
+end with. :func:`run_case` runs it as a subprocess in a fresh folder with a timeout and
+returns the problems found (empty: it held):
+
+- the exit code is 0, 1 or 2 (and the command ended within the timeout);
+- stderr holds no ``Traceback`` and no ``internal error``;
+- an error (exit 2) is said on one line: ``puzzleproof: error: ...``, no more than one such
+  line per input and no continuation lines;
+- no ``-o`` output file is left half-written: no temporary files beside it, and what exists
+  is whole (JSON parses, an SVG ends with ``</svg>``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+SEEDS = Path(__file__).resolve().parent / "fuzz_seeds"
+CORPUS = Path(__file__).resolve().parent / "fuzz_corpus"
+
+# -- seeds -------------------------------------------------------------------------------------
+
+#: Per puzzle, the instance files mutated (relative to the project; ``shared/`` to ../shared).
+INSTANCE_SEEDS = {
+    "hashi": ["instances/hashi/small-5x5.txt", "instances/hashi/adjacent-islands-6x6.has",
+              "instances/hashi/four-bridges-7x7.tatham", "instances/hashi/puzzlink-5x5.url",
+              "shared/hashi/coelho2019/100/Hs_16_100_25_00_001.has",
+              "@hashi-json", "@hashi-jsonl"],
+    "skynet": ["shared/skynet/ep2/01-robust-double-gateways.txt",
+               "shared/skynet/ep2/02-linked-double-gateways.txt",
+               "shared/skynet/custom/forum-12-nodes.txt", "@skynet-json"],
+    "cityclose": ["instances/cityclose/ring14-s1-0.json",
+                  "shared/cityclose/two-spies-roundabout.json", "@cityclose-edges"],
+    "deathrun": ["instances/deathrun/graphs/gap-s1-1.json"],
+}
+
+#: Per puzzle, the answer a check reads for the first instance seed, mutated in turn.
+ANSWER_SEEDS = {
+    "hashi": ("instances/hashi/small-5x5.txt", "seeds/hashi-small-5x5.sol"),
+    "skynet": ("shared/skynet/ep2/01-robust-double-gateways.txt",
+               "seeds/skynet-01.strategy.json"),
+    "cityclose": ("instances/cityclose/ring14-s1-0.json",
+                  "seeds/cityclose-ring14-s1-0.order.json"),
+    "deathrun": (None, "seeds/deathrun-gap-s1-1.record.json"),
+}
+
+_INLINE = {
+    "@hashi-json": ('{"type": "hashi", "width": 5, "height": 3, "max_bridges": 2,\n'
+                    ' "grid": ["2.3.1", ".....", "1.3.2"], "name": "inline"}\n', "p.json"),
+    "@hashi-jsonl": ('{"width": 3, "height": 1, "grid": ["2.2"]}\n'
+                     '{"islands": [[0, 0, 1], [0, 2, 1]], "width": 1, "height": 3, '
+                     '"max_bridges": 2}\n', "set.jsonl"),
+    "@skynet-json": ('{"type": "skynet", "nodes": 4, "links": [[0, 1], [0, 2], [1, 3], '
+                     '[2, 3]],\n "gateways": [3], "start": 0, "coords": [[0, 0], [1, 0], '
+                     '[0, 1], [1, 1]]}\n', "map.json"),
+    "@cityclose-edges": ("# cityclose tiny\na b\nb c\nc d\nd a\na c\n", "tiny.txt"),
+}
+
+
+def seed_path(rel: str) -> Path | None:
+    if rel.startswith("shared/"):
+        p = SHARED / "instances" / rel[len("shared/"):]
+    elif rel.startswith("seeds/"):
+        p = SEEDS / rel[len("seeds/"):]
+    else:
+        p = ROOT / rel
+    return p if p.is_file() else None
+
+
+def seed_text(rel: str) -> tuple[str, str] | None:
+    """``(text, file name)`` of a seed, or None when it is absent (../shared missing)."""
+    if rel in _INLINE:
+        return _INLINE[rel]
+    p = seed_path(rel)
+    if p is None:
+        return None
+    return p.read_text(encoding="utf-8"), p.name
+
+
+def available_seeds(puzzle: str) -> list[str]:
+    return [s for s in INSTANCE_SEEDS[puzzle] if seed_text(s) is not None]
+
+
+# -- mutations ---------------------------------------------------------------------------------
+
+_NUM = re.compile(r"-?\d+(?:\.\d+)?")
+_BAD_DIGITS = ["²", "٢", "５", "١٢", "𝟚"]
+_HUGE = ["1" + "0" * 30, "9" * 5000, "1e999", "-1e999", "1000000000", "-1", "-2147483649",
+         "0", "inf", "nan", "NaN", "Infinity", "2.5", "1e3", "0x10", "true", "+7", "007"]
+_JSON_VALUES = ["[]", "{}", '"3"', "true", "false", "null", "2.5", "-1", "1e999",
+                "1" + "0" * 40, '[1, 2, 3]', '{"a": 1}', '"\\u0000"', '"٣"']
+
+
+def _numbers(text: str) -> list[re.Match]:
+    return list(_NUM.finditer(text))
+
+
+def m_truncate(text: str, rnd: random.Random) -> str:
+    return text[:rnd.randrange(len(text) + 1)] if text else text
+
+
+def m_byte_flip(text: str, rnd: random.Random) -> str:
+    if not text:
+        return "\x00"
+    i = rnd.randrange(len(text))
+    ch = rnd.choice(["\x00", "\xff", "\udcff", "\n", " ", "{", "]", '"', "-", "9", ".", ",", "é",
+                     chr(rnd.randrange(32, 127))])
+    return text[:i] + ch + text[i + 1:]
+
+
+def m_huge_number(text: str, rnd: random.Random) -> str:
+    nums = _numbers(text)
+    if not nums:
+        return text + " " + rnd.choice(_HUGE)
+    m = rnd.choice(nums)
+    return text[:m.start()] + rnd.choice(_HUGE) + text[m.end():]
+
+
+def m_negative(text: str, rnd: random.Random) -> str:
+    nums = _numbers(text)
+    if not nums:
+        return text
+    m = rnd.choice(nums)
+    return text[:m.start()] + "-" + m.group().lstrip("-") + text[m.end():]
+
+
+def m_non_ascii_digit(text: str, rnd: random.Random) -> str:
+    idx = [i for i, ch in enumerate(text) if ch.isascii() and ch.isdigit()]
+    if not idx:
+        return text + rnd.choice(_BAD_DIGITS)
+    i = rnd.choice(idx)
+    return text[:i] + rnd.choice(_BAD_DIGITS) + text[i + 1:]
+
+
+def m_wrong_json_type(text: str, rnd: random.Random) -> str:
+    """Replace one JSON value (a number, string, list or literal) by one of another type."""
+    spans = [m.span() for m in re.finditer(r'-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*"'
+                                           r'|true|false|null|\[[^\[\]]*\]', text)]
+    # keep keys: a string followed by ':' is a key
+    spans = [(a, b) for a, b in spans if not text[b:b + 3].lstrip().startswith(":")]
+    if not spans:
+        return text
+    a, b = rnd.choice(spans)
+    return text[:a] + rnd.choice(_JSON_VALUES) + text[b:]
+
+
+def m_deep_nesting(text: str, rnd: random.Random) -> str:
+    depth = rnd.choice([50, 2000, 100_000])
+    inner = rnd.choice(["[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth])
+    s = text.lstrip()
+    if s.startswith("{") and rnd.random() < 0.7:
+        k = s.index("{") + 1
+        return s[:k] + f'"deep": {inner}, ' + s[k:]
+    return inner
+
+
+def m_duplicate_key(text: str, rnd: random.Random) -> str:
+    keys = list(re.finditer(r'"([^"\\]{1,40})"\s*:\s*', text))
+    if not keys:
+        return text
+    m = rnd.choice(keys)
+    return text[:m.start()] + f'"{m.group(1)}": {rnd.choice(_JSON_VALUES)}, ' + text[m.start():]
+
+
+def m_drop_line(text: str, rnd: random.Random) -> str:
+    lines = text.splitlines(keepends=True)
+    if not lines:
+        return text
+    del lines[rnd.randrange(len(lines))]
+    return "".join(lines)
+
+
+def m_repeat_line(text: str, rnd: random.Random) -> str:
+    lines = text.splitlines(keepends=True)
+    if not lines:
+        return text
+    i = rnd.randrange(len(lines))
+    return "".join(lines[:i + 1] + lines[i:i + 1] * rnd.choice([1, 2, 50]) + lines[i + 1:])
+
+
+def m_bom_crlf(text: str, rnd: random.Random) -> str:
+    return rnd.choice(["\ufeff" + text, text.replace("\n", "\r\n"), text.replace("\n", "\r"),
+                       text + "\n\n\n", "  " + text.replace("\n", " \t\n")])
+
+
+def m_empty(text: str, rnd: random.Random) -> str:
+    return rnd.choice(["", " ", "\n", "{}", "[]", "null", "0", "-", "\ufeff"])
+
+
+MUTATORS = {f.__name__[2:]: f for f in (
+    m_truncate, m_byte_flip, m_huge_number, m_negative, m_non_ascii_digit, m_wrong_json_type,
+    m_deep_nesting, m_duplicate_key, m_drop_line, m_repeat_line, m_bom_crlf, m_empty)}
+
+
+def mutate(text: str, names: list[str], seed: int) -> str:
+    rnd = random.Random(seed)
+    for name in names:
+        text = MUTATORS[name](text, rnd)
+    return text
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+#: Argument templates per (verb, puzzle): ``{in}`` the instance, ``{ans}`` the answer.
+COMMANDS: dict[tuple[str, str], list[str]] = {
+    ("solve", "hashi"): ["solve", "hashi", "{in}", "--time-limit", "2", "-q"],
+    ("check", "hashi"): ["check", "hashi", "{in}", "{ans}"],
+    ("render", "hashi"): ["render", "hashi", "{in}", "-o", "out.svg"],
+    ("crosscheck", "hashi"): ["crosscheck", "hashi", "{in}", "--time-limit", "2", "-q",
+                              "-j", "1", "-o", "out.jsonl"],
+    ("convert", "hashi"): ["convert", "hashi", "{in}", "--format", "json", "-o", "out.json"],
+    ("solve", "skynet"): ["solve", "skynet", "{in}", "--time-limit", "2", "-q"],
+    ("check", "skynet"): ["check", "skynet", "{in}", "{ans}"],
+    ("render", "skynet"): ["render", "skynet", "{in}", "-o", "out.svg"],
+    ("crosscheck", "skynet"): ["crosscheck", "skynet", "{in}", "--time-limit", "2", "-q",
+                               "-j", "1", "-o", "out.jsonl"],
+    ("solve", "cityclose"): ["solve", "cityclose", "{in}", "--time-limit", "2", "-q"],
+    ("check", "cityclose"): ["check", "cityclose", "{in}", "{ans}", "--time-limit", "2"],
+    ("render", "cityclose"): ["render", "cityclose", "{in}", "-o", "out.svg"],
+    ("crosscheck", "cityclose"): ["crosscheck", "cityclose", "{in}", "--time-limit", "2", "-q",
+                                  "-j", "1", "-o", "out.jsonl"],
+    ("convert", "cityclose"): ["convert", "cityclose", "{in}", "--format", "json", "-o",
+                               "out.json"],
+    ("solve", "deathrun"): ["solve", "deathrun", "{in}"],
+    ("check", "deathrun"): ["check", "deathrun", "{ans}"],
+    ("render", "deathrun"): ["render", "deathrun", "{in}", "-o", "out.svg"],
+    ("crosscheck", "deathrun"): ["crosscheck", "deathrun", "{in}", "-q", "-j", "1", "-o",
+                                 "out.jsonl"],
+}
+
+#: Seconds a run may take before it counts as a hang (start-up included).
+TIMEOUT = 60.0
+
+
+@dataclass
+class Case:
+    """One run: the command, the files it reads (name -> text or bytes) and the exit codes
+    allowed (``0, 1, 2`` for a fuzzed input; a corpus case may pin one)."""
+
+    verb: str
+    puzzle: str
+    files: dict[str, str | bytes]
+    args: list[str] | None = None
+    expect: tuple[int, ...] = (0, 1, 2)
+    name: str = ""
+    note: str = ""
+    timeout: float = TIMEOUT
+    mutated: str = field(default="in")
+
+    def argv(self) -> list[str]:
+        template = self.args or COMMANDS[(self.verb, self.puzzle)]
+        names = {"in": self.files_named("in"), "ans": self.files_named("ans")}
+        return [names.get(a[1:-1], a) if a in ("{in}", "{ans}") else a for a in template]
+
+    def files_named(self, role: str) -> str:
+        for n in self.files:
+            if n.split(".", 1)[0] == role:
+                return n
+        return role
+
+    # -- the corpus ----------------------------------------------------------------------------
+    def to_json(self) -> str:
+        files = {}
+        for n, body in self.files.items():
+            if isinstance(body, bytes):
+                files[n] = {"base64": base64.b64encode(body).decode()}
+            else:
+                files[n] = {"text": body}
+        return json.dumps({"verb": self.verb, "puzzle": self.puzzle, "args": self.argv(),
+                           "expect": list(self.expect), "note": self.note, "files": files},
+                          indent=1, ensure_ascii=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, name: str = "") -> "Case":
+        obj = json.loads(text)
+        files = {n: (base64.b64decode(v["base64"]) if "base64" in v else v["text"])
+                 for n, v in obj["files"].items()}
+        return cls(obj["verb"], obj["puzzle"], files, obj["args"], tuple(obj["expect"]), name,
+                   obj.get("note", ""))
+
+
+def make_case(verb: str, puzzle: str, seed_rel: str, mutators: list[str], seed: int,
+              target: str = "in") -> Case | None:
+    """A case from a seed instance, its ``target`` file (``in`` or ``ans``) mutated."""
+    files: dict[str, str | bytes] = {}
+    if verb == "check":
+        inst_rel, ans_rel = ANSWER_SEEDS[puzzle]
+        if inst_rel is not None:
+            got = seed_text(inst_rel)
+            if got is None:
+                return None
+            files["in" + Path(got[1]).suffix] = got[0]
+        got_ans = seed_text(ans_rel)
+        if got_ans is None:
+            return None
+        files["ans" + "".join(Path(got_ans[1]).suffixes[-1:])] = got_ans[0]
+        if inst_rel is None:
+            target = "ans"
+    else:
+        got = seed_text(seed_rel)
+        if got is None:
+            return None
+        files["in" + Path(got[1]).suffix] = got[0]
+    for n in list(files):
+        if n.split(".", 1)[0] == target:
+            files[n] = mutate(files[n], mutators, seed)  # type: ignore[arg-type]
+    return Case(verb, puzzle, files, mutated=target,
+                note=f"{seed_rel if verb != 'check' else ANSWER_SEEDS[puzzle][1]} "
+                     f"{target} {'+'.join(mutators)} seed {seed}")
+
+
+def _write(folder: Path, name: str, body: str | bytes) -> None:
+    if isinstance(body, bytes):
+        (folder / name).write_bytes(body)
+    else:
+        # surrogates cannot be encoded: write them as the bytes a broken editor would
+        (folder / name).write_bytes(body.encode("utf-8", "surrogateescape"))
+
+
+@dataclass
+class Outcome:
+    code: int | None
+    seconds: float
+    stdout: str
+    stderr: str
+    problems: list[str]
+
+
+def run_case(case: Case, folder: Path) -> Outcome:
+    """Run ``case`` in ``folder`` (made empty by the caller); return what went wrong."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for n, body in case.files.items():
+        _write(folder, n, body)
+    argv = [sys.executable, "-m", "puzzleproof", *case.argv()]
+    t0 = time.monotonic()
+    problems: list[str] = []
+    try:
+        proc = subprocess.run(argv, cwd=folder, capture_output=True, timeout=case.timeout,
+                              stdin=subprocess.DEVNULL)
+        code: int | None = proc.returncode
+        out = proc.stdout.decode("utf-8", "replace")
+        err = proc.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as exc:
+        code, out = None, ""
+        err = (exc.stderr or b"").decode("utf-8", "replace")
+        problems.append(f"did not end within {case.timeout:g} s")
+    seconds = time.monotonic() - t0
+    if code is not None and code not in case.expect:
+        problems.append(f"exit {code}, expected {'/'.join(map(str, case.expect))}")
+    if "Traceback" in err:
+        problems.append("a traceback on stderr")
+    if "internal error" in err:
+        problems.append("an internal error: " + next(
+            (ln for ln in err.splitlines() if "internal error" in ln), "")[:300])
+    if code == 2:
+        problems += _one_line_error(err)
+    problems += _outputs_whole(folder, case)
+    return Outcome(code, seconds, out, err, problems)
+
+
+def _one_line_error(err: str) -> list[str]:
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "error" in ln.lower()]
+    if not errors:
+        return ["exit 2 without an error message"]
+    if any(len(ln) > 2000 for ln in errors):
+        return ["an error message of more than 2000 characters"]
+    # click's usage errors are 'Usage: ...', 'Try ...', 'Error: ...'; ours one line
+    ours = [ln for ln in lines if ln.startswith("puzzleproof: error:")]
+    if ours and len(lines) > 3 * len(ours) + 2:
+        return [f"an error message spread over {len(lines)} lines"]
+    return []
+
+
+def _outputs_whole(folder: Path, case: Case) -> list[str]:
+    problems = []
+    inputs = set(case.files)
+    for p in folder.iterdir():
+        if p.name in inputs:
+            continue
+        if p.name.startswith(".") and p.name.endswith(".tmp"):
+            problems.append(f"a temporary file left behind: {p.name}")
+            continue
+        if not p.is_file():
+            continue
+        data = p.read_bytes()
+        if not data:
+            problems.append(f"an empty output file: {p.name}")
+        elif p.suffix == ".svg" and not data.rstrip().endswith(b"</svg>"):
+            problems.append(f"a half-written picture: {p.name}")
+        elif p.suffix == ".json":
+            try:
+                json.loads(data)
+            except ValueError:
+                problems.append(f"a half-written JSON file: {p.name}")
+        elif p.suffix == ".jsonl":
+            for k, ln in enumerate(data.splitlines()):
+                try:
+                    json.loads(ln)
+                except ValueError:
+                    problems.append(f"{p.name} line {k + 1} is not whole JSON")
+                    break
+    return problems
+
+
+def corpus_cases() -> list[tuple[str, Case]]:
+    return [(p.stem, Case.from_json(p.read_text(encoding="utf-8"), p.stem))
+            for p in sorted(CORPUS.glob("*.json"))]
