@@ -614,7 +614,10 @@ def read_order(text: str, source: str = "<string>", key: str | None = None) -> O
                              source, None)
         for i, c in enumerate(order):
             if isinstance(c, bool) or not isinstance(c, str):
-                raise InputError(f"{where}[{i}]: expected a city name, found {c!r:.40}", source)
+                line, col = _json_locate(text, (f"{key}." if key is not None else "")
+                                         + ("order" if isinstance(obj, dict) else "") + f"[{i}]")
+                raise InputError(f"{where}[{i}]: expected a city name, found {c!r:.40}", source,
+                                 line, col)
         return OrderInput(list(order), wseq if isinstance(wseq, list) else None, total, key)
     names = []
     for raw in text.splitlines():
