@@ -151,6 +151,10 @@ def _one_map(arg: str, verb: str):
     return c.loaded[0], c.loaded[0].instance
 
 
+def _size(m) -> str:
+    return f"{plural(m.n, 'city', 'cities')}, {plural(len(m.links), 'link')}"
+
+
 def _peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
@@ -409,7 +413,7 @@ def _print_one(ld, m, rules, res: Result, time_limit, note: str | None) -> None:
     who = f"{res.solver} {res.solver_version}".strip()
     effort = _effort(res)
     out.print(f"{ld.name}: {_status_line(res, time_limit)}", markup=False)
-    out.print(f"  {m.n} cities, {len(m.links)} links; rules: {rules_text(rules)}; {who}"
+    out.print(f"  {_size(m)}; rules: {rules_text(rules)}; {who}"
               + (f", {effort}" if effort else "") + f", {res.wall_time:.3f} s", markup=False)
     a = res.answer
     if a is None:
@@ -426,7 +430,7 @@ def _print_one(ld, m, rules, res: Result, time_limit, note: str | None) -> None:
         table.add_row(str(k), city, str(m.n - k), str(w))
     out.print(table)
     out.print(f"left: {', '.join(a.get('left', []))}", markup=False)
-    out.print(f"total {a['total']} (the sum of {len(wseq)} Wiener numbers; average "
+    out.print(f"total {a['total']} (the sum of {plural(len(wseq), 'Wiener number')}; average "
               f"{a['total'] / len(wseq):.2f})", markup=False)
 
 
@@ -656,7 +660,7 @@ def _text_listing(m, order, title: str) -> str:
     from puzzleproof.models.cityclose import wiener
 
     step = _steps(m, order)
-    lines = [f"{title}: {m.n} cities, {len(m.links)} links, Wiener number {wiener(m)}"
+    lines = [f"{title}: {_size(m)}, Wiener number {wiener(m)}"
              + (" (coordinates given)" if m.coords else "")]
     width = max(len(nm) for nm in m.names)
     for i, nm in enumerate(m.names):
@@ -698,7 +702,7 @@ def convert_cityclose(map_arg, to_fmt, output, force) -> None:
     back = read_map(text, f"<{to_fmt}>", to_fmt)
     if back.names != m.names or set(back.links) != set(m.links):
         raise RuntimeError(f"the {to_fmt} text does not read back to the same map")
-    deliver(text, output, force, f" ({m.n} cities, {len(m.links)} links, {to_fmt})")
+    deliver(text, output, force, f" ({_size(m)}, {to_fmt})")
 
 
 # -- crosscheck -----------------------------------------------------------------------------
