@@ -212,10 +212,19 @@ def _walk(folder: Path) -> list[Path]:
                   and not any(part.startswith(".") for part in f.relative_to(folder).parts))
 
 
+def _is_path(arg: str, test: str) -> bool:
+    """``Path(arg).is_dir()`` (or ``is_file``, ``exists``), False for a string that cannot be
+    a file name (a Tatham game ID longer than the system allows: ENAMETOOLONG)."""
+    try:
+        return getattr(Path(arg), test)()
+    except (OSError, ValueError):
+        return False
+
+
 def _split_record(arg: str) -> tuple[str, int | None]:
     """``set.jsonl#3`` names the third record of ``set.jsonl`` (as tables print it)."""
     base, sep, k = arg.rpartition("#")
-    if sep and k.isdigit() and k.isascii() and len(k) < 10 and Path(base).is_file():
+    if sep and k.isdigit() and k.isascii() and len(k) < 10 and _is_path(base, "is_file"):
         return base, int(k)
     return arg, None
 
@@ -230,12 +239,12 @@ def expand(args: tuple[str, ...] | list[str]) -> list[tuple[str, bool]]:
         if arg == "":
             raise InputError("an empty argument; expected a file, a folder or a puzzle")
         p = Path(arg)
-        if any(ch in arg for ch in "*[") and not p.exists():
+        if any(ch in arg for ch in "*[") and not _is_path(arg, "exists"):
             hits = sorted(h for h in glob.glob(arg, recursive=True) if Path(h).is_file())
             if not hits:
                 raise InputError("the pattern matches no file", arg)
             found += [(h, False) for h in hits]
-        elif p.is_dir():
+        elif _is_path(arg, "is_dir"):
             files = _walk(p)
             if not files:
                 raise InputError("the folder holds no puzzle files (looked for "
