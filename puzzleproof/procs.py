@@ -7,10 +7,13 @@ Every process the package starts is covered by one of these helpers:
   the parent dies (``prctl(PR_SET_PDEATHSIG)``), and the worker checks its parent right after
   asking for it, in case the parent died in between; on other POSIX systems a watchdog thread
   polls ``os.getppid()`` twice a second instead.
-- **The main process of a batch command** (:func:`sigterm_exits`) answers SIGTERM by killing
-  its pool workers at once and raising ``SystemExit(143)``, so the command's ``finally``
-  blocks run: records already appended stay whole, files being gathered are written, external
-  programs are stopped. A second SIGTERM exits at once.
+- **The main process of a batch command that runs a pool** (:func:`sigterm_exits`) answers
+  SIGTERM by killing its pool workers at once and raising ``SystemExit(143)``, so the
+  command's ``finally`` blocks run: records already appended stay whole, files being gathered
+  are written, external programs are stopped. A second SIGTERM exits at once. (Without a pool
+  the default stays: a Python handler would wait until a solver's C code returns, and the
+  kernel's default ends the process at once; records are flushed one by one, and the guardian
+  below stops the programs it ran.)
 - **External programs and bot workers** (:func:`child_setup`, :func:`kill_tree`) start in a
   session of their own (so a process group of their own), with the parent-death signal and a
   memory limit set before ``exec``; they are stopped by killing the whole group, and any

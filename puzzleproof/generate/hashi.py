@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from dataclasses import asdict, dataclass, field
@@ -187,9 +188,10 @@ def generate(p: GenParams, jobs: int = 1, on_attempt=None) -> Iterator[Generated
     k = 0
     chunk = 8
     # workers die with this process; SIGTERM kills them and raises SystemExit(143) here, so the
-    # caller's ``finally`` writes what was kept
+    # caller's ``finally`` writes what was kept (without a pool the default stays: a Python
+    # handler would wait for the solver's C code)
     pool = procs.process_pool(jobs) if jobs > 1 else None
-    stop_on_sigterm = procs.sigterm_exits()
+    stop_on_sigterm = procs.sigterm_exits() if pool else contextlib.nullcontext()
     stop_on_sigterm.__enter__()
     finished = False
     try:

@@ -25,6 +25,7 @@ worker each.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -265,8 +266,10 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
     jobs = max(1, jobs or os.cpu_count() or 1)
     total = len(tasks)
     finished = 0
-    # SIGTERM: workers killed, SystemExit(143) raised here, the sink closed with whole records
-    stop_on_sigterm = procs.sigterm_exits()
+    # SIGTERM with a pool: workers killed, SystemExit(143) raised here, the sink closed with
+    # whole records. Without one the default stays (the process ends at once, even inside a
+    # solver's C code that a Python handler would wait for; records are flushed one by one)
+    stop_on_sigterm = procs.sigterm_exits() if jobs > 1 else contextlib.nullcontext()
     stop_on_sigterm.__enter__()
     try:
         if jobs == 1:
