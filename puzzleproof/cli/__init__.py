@@ -7,6 +7,7 @@ subcommands on them, found through the registry (:mod:`puzzleproof.puzzles`).
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 
@@ -82,7 +83,7 @@ for _info in registry.all_puzzles():
     for _group in getattr(_module, "GROUPS", ()):
         cli.add_command(_group)
 
-cli.help = (cli.help or "") + "\n\n\b\nPuzzles:\n" + _puzzle_lines()
+cli.help = inspect.cleandoc(cli.help or "") + "\n\n\b\nPuzzles:\n" + _puzzle_lines()
 
 
 def main(argv: list[str] | None = None) -> int:

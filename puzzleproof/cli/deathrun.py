@@ -951,10 +951,12 @@ def _print_crosscheck(summary: dict, report, output: str | None) -> None:
 @click.option("--criminals", "criminals", default="toll,toll", show_default=True,
               metavar="BOT,BOT", help="The criminal pair the greedy field plays against.")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Folder for NAME.json (the graph with its evidence). Files are never "
-                   "overwritten. Without it, one graph (-n 1) is printed on stdout.")
+              help="Folder for NAME.json (the graph with its evidence). Files are not "
+                   "overwritten unless --force. Without it, one graph (-n 1) is printed on "
+                   "stdout.")
+@force_option
 @quiet_option
-def generate_deathrun(count, seed, candidates, criminals, out_dir, quiet) -> None:
+def generate_deathrun(count, seed, candidates, criminals, out_dir, force, quiet) -> None:
     """Make Death Run graphs where greedy play is punished hardest: among seeded
     contest graphs, those where a field of greedy students pays the most above the
     robust student's certified bound (greedy cost - bound, widest first), each written
@@ -1004,8 +1006,9 @@ def generate_deathrun(count, seed, candidates, criminals, out_dir, quiet) -> Non
         _note_no_gap(texts)
         raise Exit(0)
     for name, _, _ in texts:
-        if (folder / f"{name}.json").exists():
-            raise InputError("exists; choose another folder or seed", str(folder / f"{name}.json"))
+        if (folder / f"{name}.json").exists() and not force:
+            raise InputError("exists; choose another folder or seed, or pass --force",
+                             str(folder / f"{name}.json"))
     folder.mkdir(parents=True, exist_ok=True)
     for name, text, ev in texts:
         path = folder / f"{name}.json"
