@@ -104,7 +104,8 @@ class TestSolve:
         code, out, _ = run(capsys, "solve", "cityclose", e30, "--time-limit", "1")
         assert code == 0
         first = out.splitlines()[0]
-        assert first.startswith("europe30: UNKNOWN: best order 1323")  # merged beam's 13239
+        # the merged beam's 13239, or greedy's 13343 when the beam ran out of its share
+        assert re.match(r"europe30: UNKNOWN: best order 13(239|343),", first), first
         assert "proved lower bound" in first and "the time limit of 1 s ran out" in first
         code, out, _ = run(capsys, "solve", "cityclose", e30, "--time-limit", "1", "--json")
         rec = json.loads(out)
@@ -364,7 +365,9 @@ def test_crosscheck_exact_unknown_is_no_disagreement(capsys):
     assert code == 0, out + err
     assert "UNKNOWN: europe30 exact" in out and "no disagreement" in out
     row = next(ln for ln in out.splitlines() if ln.startswith("│ europe30"))
-    assert re.search(r"\d+\.\.13239", row) and "13343 (<= +" in row
+    # the exact method's incumbent: the merged beam's 13239, or greedy's 13343 when the beam
+    # ran out of its share of the limit
+    assert re.search(r"\d+\.\.13(239|343)", row) and "13343 (<= +" in row
 
 
 def test_missed_solution_switch_is_per_kind():

@@ -361,8 +361,17 @@ def _small_minima(adj, n, upto, db, cap):
     return best, True
 
 
-def _bound_tables(m: CityMap, rules: Rules, small_upto: int, small_cap: int
+#: states per second of :func:`_small_minima` on this kind of machine (europe41: 1.5 M/s),
+#: taken low so that a deadline holds
+_SMALL_RATE = 1.2e6
+
+
+def _bound_tables(m: CityMap, rules: Rules, small_upto: int, small_cap: int,
+                  deadline: float | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Bound tables; the minimum Wiener numbers of small connected sets are searched within
+    ``deadline`` (a ``time.monotonic()`` value): without them the bound is weaker, never
+    wrong."""
     n = m.n
     deg = sorted((bin(a).count("1") for a in m.adj), reverse=True)
     emax = np.zeros(n + 1, dtype=np.int64)
@@ -374,8 +383,14 @@ def _bound_tables(m: CityMap, rules: Rules, small_upto: int, small_cap: int
     complete = False
     adj = np.array(m.adj, dtype=np.uint64)
     upto = min(small_upto, n)
+    budget = None if deadline is None else max(0.0, deadline - time.monotonic()) * _SMALL_RATE
     while upto > 1 and not complete:
-        best, complete = _small_minima(adj, n, upto, _DEBRUIJN, small_cap)
+        cap = small_cap if budget is None else int(min(small_cap, budget))
+        if cap < 1000:
+            break
+        best, complete = _small_minima(adj, n, upto, _DEBRUIJN, cap)
+        if budget is not None:
+            budget -= cap
         if complete:
             for i in range(1, upto + 1):
                 if best[i] < (1 << 60):
@@ -400,7 +415,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     per-size minima (capped at 3 million sets). Returns OPTIMAL, INFEASIBLE (proved: no order
     keeps the rules) or UNKNOWN with the best order and both bounds.
     """
-    from puzzleproof.verify.cityclose_heuristics import answer_of, merged_beam, prepare
+    from puzzleproof.verify.cityclose_heuristics import answer_of, greedy, merged_beam, prepare
 
     rules = rules or Rules()
     t0 = time.monotonic()
@@ -418,13 +433,19 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         chk = score_order(m, list(incumbent), rules)
         if chk.ok:
             ub_order, ub = list(incumbent), chk.total
+    # the set-up (incumbent, bound tables) takes at most half of a time limit, a quarter each
+    share = None if time_limit is None else time_limit / 4
     if ub_order is None:
-        mb = merged_beam(m, rules, width=width)
+        mb = merged_beam(m, rules, width=width, time_limit=share)
+        if mb.answer is None:  # out of its share: the greedy order (fast) as incumbent
+            mb = greedy(m, rules)
         if mb.answer is not None:
             ub_order = [m.index(c) for c in mb.answer["order"]]  # type: ignore[misc]
             ub = mb.answer["total"]
     ub_val = ub if ub is not None else (1 << 62)
-    emax, p2max, lbmin, small_complete = _bound_tables(m, rules, small_upto, 3_000_000)
+    emax, p2max, lbmin, small_complete = _bound_tables(
+        m, rules, small_upto, 3_000_000,
+        None if share is None else time.monotonic() + share)
     db = _DEBRUIJN
     adj = np.array(m.adj, dtype=np.uint64)
     keep = np.uint64(keep_mask)

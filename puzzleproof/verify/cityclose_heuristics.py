@@ -170,7 +170,8 @@ def _beam_search(m: CityMap, rules: Rules, width: int, merged: bool, name: str,
             if len(cache) > 200_000 else cache
         if time_limit is not None and time.monotonic() - t0 > time_limit:
             return _result(m, rules, name, Status.UNKNOWN, None, t0, params,
-                           {"stopped_at_step": step, "expanded": expanded})
+                           {"stopped_at_step": step, "expanded": expanded,
+                            "reason": f"time limit before closing {step + 1}"})
     total, mask, order, wseq = beams[0]
     return _result(m, rules, name, Status.SOLVED, answer_of(m, order, wseq), t0, params,
                    {"expanded": expanded})
@@ -244,7 +245,8 @@ def dp(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = Non
         parents.append(par)
         if time_limit is not None and time.monotonic() - t0 > time_limit:
             return _result(m, rules, "dp", Status.UNKNOWN, None, t0, {"time_limit": time_limit},
-                           {"states": states, "stopped_at_step": step})
+                           {"states": states, "stopped_at_step": step,
+                            "reason": f"time limit before closing {step + 1}"})
     end = min(layer, key=lambda k: (layer[k], k))
     best = layer[end]
     order: list[int] = []
