@@ -656,10 +656,10 @@ def render_cityclose(map_arg, order_arg, key, do_solve, method, time_limit, kind
 
 
 def _text_listing(m, order, title: str) -> str:
-    from puzzleproof.formats.cityclose import _steps
+    from puzzleproof.formats.cityclose_draw import closing_steps
     from puzzleproof.models.cityclose import wiener
 
-    step = _steps(m, order)
+    step = closing_steps(m, order)
     lines = [f"{title}: {_size(m)}, Wiener number {wiener(m)}"
              + (" (coordinates given)" if m.coords else "")]
     width = max(len(nm) for nm in m.names)
