@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzleproof import procs
+from puzzleproof.models.deathrun import BaseCriminal, BaseStudent
 
 __all__ = ["BotSpec", "parse_bot", "WorkerPool", "FilePlayer", "make_player",
            "DEFAULT_MOVE_TIMEOUT", "DEFAULT_INIT_TIMEOUT", "DEFAULT_MEMORY_LIMIT_MB"]
@@ -111,28 +112,6 @@ def parse_bot(text: str, role: str, check: bool = True) -> BotSpec:
 
 # --------------------------------------------------------------------------------------------
 # The worker process
-
-
-_BASES = '''
-class BaseCriminal:
-    def __init__(self, edge_list, begin, ends):
-        self.edge_list = edge_list
-        self.begin = begin
-        self.ends = ends
-
-    def strategy(self, edge_updates, vertex_count, budget):
-        return 0, 0, 0
-
-
-class BaseStudent:
-    def __init__(self, edge_list, begin, ends):
-        self.edge_list = edge_list
-        self.begin = begin
-        self.ends = ends
-
-    def strategy(self, edge_updates, vertex_count, current_vertex):
-        return current_vertex
-'''
 
 
 def _plain(x: Any, depth: int = 0) -> Any:
@@ -322,7 +301,9 @@ def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in th
                 name = f"_deathrun_bot_{counter}"
                 spec = importlib.util.spec_from_file_location(name, path)
                 mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-                exec(compile(_BASES, "<contest bases>", "exec"), mod.__dict__)
+                # the contest's base classes (models.deathrun), for files that use them
+                # without importing them; a file that defines its own replaces them
+                mod.__dict__.update(BaseCriminal=BaseCriminal, BaseStudent=BaseStudent)
                 sys.modules[name] = mod
                 spec.loader.exec_module(mod)  # type: ignore[union-attr]
                 cls = getattr(mod, cls_name)
