@@ -115,6 +115,15 @@ def test_pictures():
     assert render_ascii(p, [(0, 0, 2, 0, 2)]).splitlines()[0] == "2═══2"
     adj = Puzzle.from_rows(["12"])
     assert render_ascii(adj, [(0, 0, 1, 0, 1)], unicode=False).strip() == "1-2"
+    # 3 and 4 bridges: glyphs of their own (never a clue digit in ASCII), named in a legend
+    big = Puzzle.from_rows(["6.6", "...", "7.7"])
+    heavy = [(0, 0, 2, 0, 3), (0, 0, 0, 2, 3), (2, 0, 2, 2, 3), (0, 2, 2, 2, 4)]
+    uni, asc = render_ascii(big, heavy).splitlines(), render_ascii(big, heavy, unicode=False)
+    assert uni[:2] == ["6≡≡≡6", "⦀   ⦀"] and uni[4] == "7≣≣≣7"
+    assert uni[5] == "(≡ ⦀ 3 bridges, ≣ ┋ 4 bridges)"
+    assert asc.splitlines()[:2] == ["6###6", "#   #"] and asc.splitlines()[4] == "7%%%7"
+    assert not any(ch.isdigit() for row in asc.splitlines()[:5] for ch in row[1:-1])
+    assert "bridges)" not in render_ascii(p, sol)  # no legend without heavy bridges
     svg = render_svg(p, sol, title="a <title>")
     assert svg.startswith("<svg") and svg.count("<circle") == 4 and "a &lt;title&gt;" in svg
     assert svg.count("<line") == 3 + 3 + 3  # grid lines, then one line per bridge

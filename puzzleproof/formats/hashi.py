@@ -596,8 +596,11 @@ def write_solution(lines: Sequence[BridgeLine], fmt: str = "codingame") -> str:
 
 # -- pictures -----------------------------------------------------------------------------
 
-_GLYPHS = {True: {"h": ("─", "═", "≡", "≣"), "v": ("│", "║", "┃", "┃")},
-           False: {"h": ("-", "=", "3", "4"), "v": ("|", '"', "3", "4")}}
+#: bridge glyphs by count (1..4); 3 and 4 bridges (Tatham's m3/m4 variants) get shapes of
+#: their own that no clue uses: in ASCII, clue digits and bridge marks never share a character
+_GLYPHS = {True: {"h": ("─", "═", "≡", "≣"), "v": ("│", "║", "⦀", "┋")},
+           False: {"h": ("-", "=", "#", "%"), "v": ("|", '"', "#", "%")}}
+_LEGEND = {True: ("≡ ⦀ 3 bridges", "≣ ┋ 4 bridges"), False: ("# 3 bridges", "% 4 bridges")}
 
 
 def render_ascii(puzzle: Puzzle, solution: Sequence[BridgeLine] | None = None,
@@ -606,7 +609,9 @@ def render_ascii(puzzle: Puzzle, solution: Sequence[BridgeLine] | None = None,
 
     Cells sit on even columns and rows; the gaps between them show bridges between adjacent
     islands. Single and double bridges are ``─ ═`` and ``│ ║`` (``- =`` and ``| "`` with
-    ``unicode=False``); 3 and 4 bridges (Tatham's m3/m4) show as digits in ASCII.
+    ``unicode=False``); 3 and 4 bridges (Tatham's m3/m4) are ``≡ ⦀`` and ``≣ ┋`` (``#`` and
+    ``%`` in ASCII, never a digit that reads like a clue), and a legend line under the
+    picture names them whenever they appear.
     """
     W, H = 2 * puzzle.width - 1, 2 * puzzle.height - 1
     canvas = [[" "] * W for _ in range(H)]
@@ -614,8 +619,11 @@ def render_ascii(puzzle: Puzzle, solution: Sequence[BridgeLine] | None = None,
         for x in range(puzzle.width):
             canvas[2 * y][2 * x] = "·" if unicode else "."
     glyph = _GLYPHS[unicode]
+    heavy: set[int] = set()
     for x1, y1, x2, y2, n in solution or ():
         k = max(1, min(n, 4)) - 1
+        if k >= 2:
+            heavy.add(k)
         if y1 == y2:
             for cx in range(2 * min(x1, x2) + 1, 2 * max(x1, x2)):
                 canvas[2 * y1][cx] = glyph["h"][k]
@@ -624,7 +632,10 @@ def render_ascii(puzzle: Puzzle, solution: Sequence[BridgeLine] | None = None,
                 canvas[cy][2 * x1] = glyph["v"][k]
     for isl in puzzle.islands:
         canvas[2 * isl.y][2 * isl.x] = clue_to_char(isl.clue)
-    return "\n".join("".join(r).rstrip() for r in canvas) + "\n"
+    text = "\n".join("".join(r).rstrip() for r in canvas) + "\n"
+    if heavy:
+        text += "(" + ", ".join(_LEGEND[unicode][k - 2] for k in sorted(heavy)) + ")\n"
+    return text
 
 
 def render_svg(puzzle: Puzzle, solution: Sequence[BridgeLine] | None = None,
