@@ -465,6 +465,38 @@ def _ring_layout(m: SkynetMap) -> dict[int, tuple[float, float]]:
     return pos
 
 
+def _close_spacing(pos: dict[int, tuple[float, float]]) -> float:
+    """The distance between the two closest distinct nodes (0 for fewer than two), in layout
+    units; a grid of buckets keeps it near-linear."""
+    import math
+
+    pts = list(pos.values())
+    if len(pts) < 2:
+        return 0.0
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    cell = (max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0) / max(1, int(math.sqrt(len(pts))))
+    buckets: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    for x, y in pts:
+        buckets.setdefault((int(x // cell), int(y // cell)), []).append((x, y))
+    nearest = [math.inf]
+    for x, y in pts:
+        bx, by = int(x // cell), int(y // cell)
+        best = math.inf
+        for ring in range(0, 3):
+            for gx in range(bx - ring, bx + ring + 1):
+                for gy in range(by - ring, by + ring + 1):
+                    if max(abs(gx - bx), abs(gy - by)) != ring:
+                        continue
+                    for qx, qy in buckets.get((gx, gy), ()):
+                        d = math.hypot(qx - x, qy - y)
+                        if 0 < d < best:  # coincident nodes cannot be pulled apart
+                            best = d
+            if best <= ring * cell:
+                break
+        nearest.append(min(best, 3 * cell))
+    return min(nearest)
+
+
 def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640,
                fence: frozenset[int] | None = None) -> str:
     """An SVG of the map: gateways (red squares), the agent's start (blue), links; with a game
@@ -489,6 +521,14 @@ def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640,
     pad = 30
     span = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0
     scale = (size - 2 * pad) / span
+    # grow the picture until close nodes sit 24 px apart (at most 4,000 px wide), then
+    # shrink the nodes that still crowd; labels too small to read move into tooltips
+    gap = _close_spacing(pos)
+    if gap > 0 and gap * scale < 24:
+        scale = min(24 / gap, (4000 - 2 * pad) / span)
+    radius = max(3.0, min(9.0, 0.4 * gap * scale)) if gap > 0 else 9.0
+    labelled = radius >= 6
+    font = 10 if radius >= 8 else 8
 
     def at(i: int) -> tuple[float, float]:
         x, y = pos[i]
@@ -530,17 +570,20 @@ def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640,
                    'stroke="#2b6cb0" stroke-width="4" stroke-opacity="0.45"/>')
     for i in range(m.n):
         x, y = at(i)
+        tip = "" if labelled else f"<title>node {i}</title>"
+        fill = "#e53e3e"
         if i in m.gateways:
-            out.append(f'<rect x="{x - 9:.1f}" y="{y - 9:.1f}" width="18" height="18" '
-                       'fill="#e53e3e" stroke="#742a2a"/>')
+            out.append(f'<rect x="{x - radius:.1f}" y="{y - radius:.1f}" width="{2 * radius:.1f}" '
+                       f'height="{2 * radius:.1f}" fill="#e53e3e" stroke="#742a2a">{tip}</rect>')
         else:
             fill = "#2b6cb0" if (record and i == record.start) or (not record and i == m.start) \
                 else "#fdf0c2" if i in fence else "white"
-            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="9" fill="{fill}" '
-                       'stroke="#1a202c"/>')
-        colour = "white" if i in m.gateways or fill == "#2b6cb0" else "#1a202c"
-        out.append(f'<text x="{x:.1f}" y="{y + 4:.1f}" font-size="10" text-anchor="middle" '
-                   f'fill="{colour}">{i}</text>')
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius:.1f}" fill="{fill}" '
+                       f'stroke="#1a202c">{tip}</circle>')
+        if labelled:
+            colour = "white" if i in m.gateways or fill == "#2b6cb0" else "#1a202c"
+            out.append(f'<text x="{x:.1f}" y="{y + font * 0.4:.1f}" font-size="{font}" '
+                       f'text-anchor="middle" fill="{colour}">{i}</text>')
     if record is not None:
         out.append(f'<text x="{pad}" y="{height - 8:.0f}" font-size="13" fill="#1a202c">'
                    f'{html.escape(str(record.bot))} vs agent {html.escape(str(record.agent))} '
