@@ -167,6 +167,22 @@ class TestIssueItems:
                                 env={**env, SIZE_ENV: "2"}, timeout=60)
         assert by_env.returncode == 0, by_env.stderr
 
+    def test_max_size_lifts_city_closing_and_death_run_limits(self, monkeypatch):
+        from puzzleproof.formats import cityclose as cfmt
+        from puzzleproof.formats import deathrun as dfmt
+
+        path = "".join(f"c{k} c{k + 1}\n" for k in range(5000))  # 5,001 cities
+        far = json.dumps({"edges": [[0, 150000, 1]], "begin": 0, "ends": [150000]})
+        monkeypatch.delenv(SIZE_ENV, raising=False)
+        with pytest.raises(InputError, match=r"cities is 5,001, above the limit of 5,000.*"
+                                             r"--max-size"):
+            cfmt.read_map(path, "long.txt", fmt="edges")
+        with pytest.raises(InputError, match=r"0\.\.99999"):
+            dfmt.read_graph(far, "far.json")
+        monkeypatch.setenv(SIZE_ENV, "2")
+        assert cfmt.read_map(path, "long.txt", fmt="edges").n == 5001
+        assert 150000 in dfmt.read_graph(far, "far.json").ends
+
     def test_silent_coercions_are_errors(self):
         for obj, what in (({"max_bridges": True}, "'max_bridges'"),
                           ({"max_bridges": 1.5}, "'max_bridges'"),

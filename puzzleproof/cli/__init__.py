@@ -19,6 +19,7 @@ from puzzleproof.cli.common import (EXIT_HELP, Exit, check_group, convert_group,
                                     crosscheck_group, generate_group, render_group, say,
                                     solve_group)
 from puzzleproof.errors import PuzzleproofError
+from puzzleproof.formats.cityclose import MAX_LINKS as CITY_MAX_LINKS
 from puzzleproof.formats.hashi import MAX_SIDE as HASHI_MAX_SIDE
 from puzzleproof.formats.numbers import SIZE_ENV
 from puzzleproof.models.cityclose import MAX_CITIES
@@ -47,9 +48,9 @@ def _puzzle_lines() -> str:
               help="Lift the size limits deliberately: multiply them by FACTOR (or set "
                    f"{SIZE_ENV}=FACTOR). A declared size is checked before anything is "
                    "allocated: Skynet N <= 500 nodes, L <= 1000 links, E <= 20 gateways "
-                   f"(CodinGame's); Hashi width and height <= {HASHI_MAX_SIDE}. City closing "
-                   f"(<= {MAX_CITIES} cities) and Death Run (<= {MAX_VERTICES:,} vertices, "
-                   f"{MAX_EDGES:,} links) have fixed limits.")
+                   f"(CodinGame's); Hashi width and height <= {HASHI_MAX_SIDE}; city closing "
+                   f"<= {MAX_CITIES:,} cities, {CITY_MAX_LINKS:,} links; Death Run <= "
+                   f"{MAX_VERTICES:,} vertices, {MAX_EDGES:,} links.")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """Solve puzzles and small games exactly, prove the answers, and judge the heuristic

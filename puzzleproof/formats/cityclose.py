@@ -39,6 +39,7 @@ from typing import Any, Sequence
 
 from puzzleproof.errors import InputError
 from puzzleproof.formats.numbers import load_json
+from puzzleproof.limits import over_limit
 from puzzleproof.models.cityclose import MAX_CITIES, CityMap, is_connected_mask
 
 __all__ = ["MAP_FORMATS", "MAX_LINKS", "detect_format", "sniff", "read_map", "read_instances",
@@ -211,8 +212,9 @@ class _Builder:
         if not isinstance(name, str) or not name.strip():
             raise self.err(f"a city name must be a non-empty string, found {name!r:.60}", line,
                            where)
-        if len(self.names) >= MAX_CITIES:
-            raise self.err(f"more than {MAX_CITIES} cities", line, where)
+        too_many = over_limit(len(self.names) + 1, MAX_CITIES, "the number of cities")
+        if too_many:
+            raise self.err(too_many, line, where)
         key = name.strip().casefold()
         if key in self.index:
             raise self.err(f"city {name!r} appears twice (names are case-insensitive)", line,
@@ -253,8 +255,9 @@ class _Builder:
             raise self.err(f"link {a}-{b} joins a city to itself", line, where)
         key = (min(u, v), max(u, v))
         if key not in self.links:
-            if len(self.links) >= MAX_LINKS:
-                raise self.err(f"more than {MAX_LINKS} links", line, where)
+            too_many = over_limit(len(self.links) + 1, MAX_LINKS, "the number of links")
+            if too_many:
+                raise self.err(too_many, line, where)
             self.links.add(key)
             self.link_list.append(key)
 
@@ -314,10 +317,11 @@ def _read_json(text: str, source: str, name: str | None) -> CityMap:
         raise b.err("expected a list of cities under 'cities' or 'nodes'")
     if not isinstance(edges, list):
         raise b.err("expected a list of links under 'edges'")
-    if len(cities) > MAX_CITIES:
-        raise b.err(f"{len(cities)} cities; at most {MAX_CITIES} are accepted", None, key)
-    if len(edges) > MAX_LINKS:
-        raise b.err(f"{len(edges)} links; at most {MAX_LINKS} are accepted", None, "edges")
+    for count, base, what, where in ((len(cities), MAX_CITIES, "cities", key),
+                                     (len(edges), MAX_LINKS, "links", "edges")):
+        too_many = over_limit(count, base, f"the number of {what}")
+        if too_many:
+            raise b.err(too_many, None, where)
     for i, c in enumerate(cities):
         where = f"{key}[{i}]"
         if isinstance(c, str):
@@ -395,8 +399,9 @@ def _read_nx(text: str, source: str, name: str | None, fmt: str) -> CityMap:
     b = _Builder(source)
     count = len(re.findall(r"<node\b", text)) if fmt == "graphml" else \
         len(re.findall(r"\bnode\s*\[", text))
-    if count > MAX_CITIES:
-        raise b.err(f"{count} cities; at most {MAX_CITIES} are accepted")
+    too_many = over_limit(count, MAX_CITIES, "the number of cities")
+    if too_many:
+        raise b.err(too_many)
     try:
         g = nx.parse_graphml(text) if fmt == "graphml" else nx.parse_gml(text, label=None)
     except Exception as exc:  # networkx raises many kinds; all mean "cannot read"
@@ -406,8 +411,9 @@ def _read_nx(text: str, source: str, name: str | None, fmt: str) -> CityMap:
         if m:
             line = int(m.group(1))
         raise InputError(f"bad {fmt.upper()}: {msg}", source, line) from None
-    if g.number_of_edges() > MAX_LINKS:
-        raise b.err(f"{g.number_of_edges()} links; at most {MAX_LINKS} are accepted")
+    too_many = over_limit(g.number_of_edges(), MAX_LINKS, "the number of links")
+    if too_many:
+        raise b.err(too_many)
     key_of: dict[Any, str] = {}
     for node, data in g.nodes(data=True):
         nm = data.get("name", data.get("label", node))

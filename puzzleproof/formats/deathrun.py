@@ -21,6 +21,7 @@ from typing import Any
 
 from puzzleproof.errors import InputError
 from puzzleproof.formats.numbers import load_json
+from puzzleproof.limits import over_limit
 from puzzleproof.models.deathrun import (MAX_EDGES, MAX_VERTICES, RECORD_TYPE, SCHEMA_VERSION,
                                          Graph, make_graph)
 
@@ -81,14 +82,14 @@ def graph_from_obj(obj: Any, source: str | None = None, text: str | None = None,
     edges, begin, ends = obj["edges"], obj["begin"], obj["ends"]
     if not isinstance(edges, list):
         raise InputError(f"{pre}field 'edges' must be a list of [u, v, w]", source)
-    if len(edges) > MAX_EDGES:
-        raise InputError(f"{pre}field 'edges' has {len(edges)} links; at most {MAX_EDGES}",
-                         source)
+    too_many = over_limit(len(edges), MAX_EDGES, f"{pre}the number of links in field 'edges'")
+    if too_many:
+        raise InputError(too_many, source)
     if not isinstance(ends, list):
         raise InputError(f"{pre}field 'ends' must be a list of vertices", source)
-    if len(ends) > MAX_VERTICES:
-        raise InputError(f"{pre}field 'ends' has {len(ends)} vertices; at most {MAX_VERTICES}",
-                         source)
+    too_many = over_limit(len(ends), MAX_VERTICES, f"{pre}the number of vertices in field 'ends'")
+    if too_many:
+        raise InputError(too_many, source)
     try:
         return make_graph(edges, begin, ends)
     except InputError as exc:

@@ -32,19 +32,17 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from typing import Any
 
 from puzzleproof.errors import InputError
+from puzzleproof.limits import LIFT_HINT, SIZE_ENV, limit, size_factor
 
 __all__ = ["MAX_DIGITS", "SIZE_ENV", "parse_int", "parse_float", "json_int", "json_number",
            "load_json", "size_factor", "limit", "check_size"]
 
 #: The most digits a number may have (an int64 has 19; nothing the puzzles mean needs more).
 MAX_DIGITS = 30
-#: The environment variable holding the size-limit factor (set by ``--max-size``).
-SIZE_ENV = "PUZZLEPROOF_MAX_SIZE"
 
 _INT_RE = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?",
@@ -206,32 +204,12 @@ def load_json(text: str, source: str | None = None, line_offset: int = 0, *,
 
 # -- declared sizes -------------------------------------------------------------------------
 
-def size_factor() -> float:
-    """The factor every size limit is multiplied by (``--max-size``, default 1)."""
-    raw = os.environ.get(SIZE_ENV, "").strip()
-    if not raw:
-        return 1.0
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not math.isfinite(value) or value < 1:
-        raise InputError(f"{SIZE_ENV}={raw!r}: expected a factor, a number >= 1")
-    return value
-
-
-def limit(base: int) -> int:
-    """``base`` (a puzzle's default size limit) times :func:`size_factor`."""
-    return int(base * size_factor())
-
-
 def check_size(value: int, base: int, what: str, *, source: str | None = None,
                line: int | None = None, col: int | None = None) -> int:
     """Refuse a declared size above its limit before anything is allocated, naming the
     limit and how to lift it; return ``value``."""
     top = limit(base)
     if value > top:
-        raise InputError(f"{what} is {_num(value)}, above the limit of {top}; lift the limits "
-                         "deliberately with 'puzzleproof --max-size FACTOR ...' (or "
-                         f"{SIZE_ENV}=FACTOR)", source, line, col)
+        raise InputError(f"{what} is {_num(value)}, above the limit of {top}; {LIFT_HINT}",
+                         source, line, col)
     return value

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from puzzleproof.errors import InputError
+from puzzleproof.limits import over_limit
 
 __all__ = ["CityMap", "Rules", "OrderCheck", "wiener", "wiener_mask", "is_connected_mask",
            "is_path_mask", "forbidden_shape", "score_order", "MAX_CITIES"]
@@ -72,8 +73,9 @@ class CityMap:
         n = len(self.names)
         if n < 1:
             raise InputError("a map needs at least one city")
-        if n > MAX_CITIES:
-            raise InputError(f"a map has at most {MAX_CITIES} cities, found {n}")
+        too_many = over_limit(n, MAX_CITIES, "the number of cities")
+        if too_many:
+            raise InputError(too_many)
         seen: dict[str, int] = {}
         for i, nm in enumerate(self.names):
             if not isinstance(nm, str) or not nm.strip():

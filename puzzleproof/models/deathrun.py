@@ -36,11 +36,12 @@ import abc
 import math
 import numbers
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, Sequence
 
 from puzzleproof.errors import InputError
+from puzzleproof.limits import limit, over_limit
 
 __all__ = ["Graph", "make_graph", "generate_graph", "nominal_distance", "BaseCriminal",
            "BaseStudent", "Player", "InProcessPlayer", "play_game", "replay", "scoreboard",
@@ -149,18 +150,21 @@ def make_graph(edges: Sequence[Sequence[Any]], begin: int, ends: Sequence[int]) 
     it) for: a malformed link, a vertex or weight out of range, a non-integer, negative or
     bool weight, a repeated link, a cycle, an end that has out-links or cannot be reached,
     and a vertex other than an end with no way out."""
-    if len(edges) > MAX_EDGES:
-        raise InputError(f"{len(edges)} links; at most {MAX_EDGES} are accepted")
+    top = limit(MAX_VERTICES)
+    too_many = over_limit(len(edges), MAX_EDGES, "the number of links")
+    if too_many:
+        raise InputError(too_many)
     for what, x in (("begin", begin),):
-        if not _is_int(x) or not 0 <= x < MAX_VERTICES:
-            raise InputError(f"{what} must be a vertex number 0..{MAX_VERTICES - 1}, found {x!r}")
+        if not _is_int(x) or not 0 <= x < top:
+            raise InputError(f"{what} must be a vertex number 0..{top - 1}, found {x!r}")
     if len(ends) == 0:
         raise InputError("no ends: expected at least one end vertex")
-    if len(ends) > MAX_VERTICES:
-        raise InputError(f"{len(ends)} ends; at most {MAX_VERTICES} are accepted")
+    too_many = over_limit(len(ends), MAX_VERTICES, "the number of ends")
+    if too_many:
+        raise InputError(too_many)
     for k, x in enumerate(ends):
-        if not _is_int(x) or not 0 <= x < MAX_VERTICES:
-            raise InputError(f"end {k + 1} must be a vertex number 0..{MAX_VERTICES - 1}, "
+        if not _is_int(x) or not 0 <= x < top:
+            raise InputError(f"end {k + 1} must be a vertex number 0..{top - 1}, "
                              f"found {x!r}")
     clean: list[tuple[int, int, int]] = []
     seen: set[tuple[int, int]] = set()
@@ -169,9 +173,9 @@ def make_graph(edges: Sequence[Sequence[Any]], begin: int, ends: Sequence[int]) 
             raise InputError(f"link {k + 1}: expected [u, v, w], found {e!r}"[:200])
         u, v, w = e
         for name, x in (("u", u), ("v", v)):
-            if not _is_int(x) or not 0 <= x < MAX_VERTICES:
+            if not _is_int(x) or not 0 <= x < top:
                 raise InputError(f"link {k + 1}: {name} must be a vertex number "
-                                 f"0..{MAX_VERTICES - 1}, found {x!r}"[:200])
+                                 f"0..{top - 1}, found {x!r}"[:200])
         if not _is_int(w):
             raise InputError(f"link {k + 1} ({u}->{v}): the weight must be an integer, "
                              f"found {w!r}"[:200])
