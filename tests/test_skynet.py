@@ -15,7 +15,7 @@ from puzzleproof.formats.skynet import (read_map, record_from_json, record_to_js
 from puzzleproof.models.skynet import (GameRecord, SkynetMap, Turn, agent_moves, check_cut,
                                        legal_cuts, outcome, replay)
 from puzzleproof.verify.skynet_agents import AGENTS, make_agent, measure_traces
-from puzzleproof.verify.skynet_bots import BOTS, BotFailure, make_bot
+from puzzleproof.verify.skynet_bots import BOTS, make_bot
 from puzzleproof.verify.skynet_referee import play, play_external
 from tests.conftest import SHARED, shared_path
 
@@ -164,20 +164,23 @@ class TestBots:
 
     def test_episode1_bots_on_the_official_maps_record_the_facts(self):
         """Episode 1 bots under ep1 rules (any cut) against the article's agent (low ties):
-        which official Episode 2 maps they win, lose, or crash on."""
+        which official Episode 2 maps (double-gateway nodes: not Episode 1 maps) they win or
+        lose. None crashes: the article port's old crash (graph[undefined]) takes the
+        branch the author's text describes."""
         got = {}
         for m in official_maps():
-            for bot in ("ep1-article", "ep1-path"):
+            for bot in ("ep1-article", "ep1-path", "ep1-front"):
                 r = play(m, "ep1", make_bot(bot), make_agent("article"))
-                assert replay(r) == []
-                got[(m.name[:2], bot)] = r.result if r.reason != "crash" else "CRASH"
+                assert replay(r) == [] and r.reason in ("contained", "agent-reached-gateway")
+                got[(m.name[:2], bot)] = r.result
+        W, L = "WIN", "LOSS"
         assert got == {
-            ("01", "ep1-article"): "LOSS", ("01", "ep1-path"): "WIN",
-            ("02", "ep1-article"): "CRASH", ("02", "ep1-path"): "WIN",
-            ("03", "ep1-article"): "WIN", ("03", "ep1-path"): "WIN",
-            ("04", "ep1-article"): "CRASH", ("04", "ep1-path"): "LOSS",
-            ("05", "ep1-article"): "LOSS", ("05", "ep1-path"): "LOSS",
-            ("06", "ep1-article"): "LOSS", ("06", "ep1-path"): "LOSS",
+            ("01", "ep1-article"): L, ("01", "ep1-path"): W, ("01", "ep1-front"): L,
+            ("02", "ep1-article"): L, ("02", "ep1-path"): W, ("02", "ep1-front"): L,
+            ("03", "ep1-article"): W, ("03", "ep1-path"): W, ("03", "ep1-front"): L,
+            ("04", "ep1-article"): L, ("04", "ep1-path"): L, ("04", "ep1-front"): L,
+            ("05", "ep1-article"): L, ("05", "ep1-path"): L, ("05", "ep1-front"): L,
+            ("06", "ep1-article"): L, ("06", "ep1-path"): L, ("06", "ep1-front"): W,
         }
 
     def test_ep1_article_port_follows_the_javascript(self):
@@ -188,10 +191,11 @@ class TestBots:
         assert bot.cut(0) == (1, 0)
         # now the agent at 2 is next to gateway 3: cut it
         assert bot.cut(2) == (3, 2)
-        lone = read_map("3 1 1\n0 1\n2\n0\n")
+        # no gateway neighbour with 3 neighbours (the JavaScript's graph[undefined]): the
+        # author's fallback, the agent's link to its first neighbour
+        lone = read_map("4 3 1\n0 1\n1 2\n2 3\n3\n0\n")
         bot.reset(lone)
-        with pytest.raises(BotFailure, match="graph\\[undefined\\]"):
-            bot.cut(0)
+        assert bot.cut(0) == (1, 0)
 
     def test_every_bot_answers_a_legal_cut_while_links_remain(self):
         import random

@@ -11,11 +11,17 @@ Episode 1 (``../shared/seeds/skynet-ep1-article.txt``):
   neighbours (the second on a tie... as the code's ``<`` test gives: the first unless the
   second has strictly more); else the ring trap: list the neighbours of each gateway that have
   exactly 3 neighbours, take the first, and cut its link to another node of that list; if it has
-  none, cut the agent's link to its first neighbour. Where the JavaScript would fail (no
-  gateway neighbour with 3 neighbours: ``graph[undefined]``; an agent with no neighbour left)
-  the port raises :class:`BotFailure`, which a referee reports as a crash, as CodinGame would.
+  none, cut the agent's link to its first neighbour. The JavaScript reads ``graph[undefined]``
+  (a TypeError) when no gateway neighbour has 3 neighbours; the author's text says what was
+  meant ("it can happen that such a neighbour isn't present anymore. In this case we cut a
+  random neighbour close to the agent"), so the port takes that branch then: the agent's
+  link to its first neighbour (any remaining link when the agent has none). A crash of our
+  own port would be our bug, not a finding about the strategy.
 - ``ep1-path``: the plainer strategy the author lists: cut the last link of a shortest path
   from the agent to the nearest gateway.
+- ``ep1-front``: the author's first two ideas, "encircle the agent", as people write them:
+  cut the agent's gateway link if any, else the agent's link to its neighbour nearest a
+  gateway (the first link of a shortest path; ties: smallest id).
 
 Episode 2 (``../shared/seeds/skynet-ep2-dfs-article.txt``, pseudocode partly garbled):
 
@@ -35,6 +41,24 @@ Episode 2 (``../shared/seeds/skynet-ep2-dfs-article.txt``, pseudocode partly gar
   link of the double-gateway node with the least slack (that distance; ties: smallest id);
   with no double-gateway node, the gateway link of the nearest gateway-linked node.
 
+Bots as people write them (public Episode 2 solutions), each a plain rule:
+
+- ``ep2-double``: cut the agent's gateway link if any; else a gateway link of the nearest
+  node (BFS from the agent, not through gateways; ties: smallest id) linked to two or more
+  gateways; else the gateway link nearest the agent.
+- ``ep2-nearest``: cut the agent's gateway link if any; else the gateway link nearest the
+  agent (the gateway link of the nearest gateway-linked node; ties: smallest id).
+- ``ep2-pqdfs``: the priority-queue DFS as it is usually written from the article: a DFS
+  from the agent through gateway-linked nodes only, visiting each node's unvisited
+  neighbours from a priority queue (more linked gateways first, then nearer to a gateway,
+  then smaller id); cut a gateway link of the first node it reaches that is linked to two or
+  more gateways (the agent's most pressing threat); if it reaches none, a gateway link of
+  the nearest double-gateway node; else the gateway link nearest the agent. It differs from
+  ``ep2-article`` in that it does not weigh the turn cost at all.
+
+Every bot is deterministic and decides from the position alone (the agent's node and the
+links left, with the input's order of links and gateways).
+
 Every bot ends with a fallback that cuts some remaining gateway link (or any link), so it
 always answers while a link is left.
 """
@@ -50,7 +74,8 @@ from typing import Callable
 
 from puzzleproof.models.skynet import Link, SkynetMap
 
-__all__ = ["Bot", "BotFailure", "BOTS", "make_bot"]
+__all__ = ["Bot", "BotFailure", "BOTS", "SUMMARIES", "CUTS_AGENT_GATEWAY_LINK", "make_bot",
+           "bot_list"]
 
 
 class BotFailure(Exception):
@@ -139,15 +164,16 @@ class Ep1ArticleBot(Bot):
             return (n1 if len(self.graph[n0]) < len(self.graph[n1]) else n0, agent)
         gate_neighbours = [gn for g in self.map.gateway_order for gn in self.graph[g]
                            if len(self.graph[gn]) == 3]
-        if not gate_neighbours:
-            raise BotFailure("no gateway neighbour with 3 neighbours: the article's code "
-                             "reads graph[undefined] (a TypeError in JavaScript)")
-        r1 = gate_neighbours[0]
-        r2 = next((n for n in self.graph[r1] if n in gate_neighbours), None)
+        r2 = None
+        if gate_neighbours:
+            r1 = gate_neighbours[0]
+            r2 = next((n for n in self.graph[r1] if n in gate_neighbours), None)
         if r2 is None:
+            # the article: "it can happen that such a neighbour isn't present anymore. In
+            # this case we cut a random neighbour close to the agent" (its code's
+            # neighbours[0]); the code reached this only when the list was not empty
             if not neighbours:
-                raise BotFailure("the agent has no neighbour: the article's code prints "
-                                 "'undefined'")
+                return self.fallback(agent)
             return (neighbours[0], agent)
         return (r1, r2)
 
@@ -168,6 +194,22 @@ class Ep1PathBot(Bot):
                 if v in self.map.gateways:
                     return (u, v)
                 queue.append(v)
+        return self.fallback(agent)
+
+
+class Ep1FrontBot(Bot):
+    name = "ep1-front"
+    rule = "ep1"
+
+    def choose(self, agent: int) -> Link:
+        gl = self.gate_links(agent)
+        if gl:
+            return (agent, gl[0])
+        dist = self.dist_to_gateway()
+        near = [v for v in self.graph[agent] if dist[v] != float("inf")]
+        if near:
+            v = min(near, key=lambda y: (dist[y], y))
+            return (agent, v)
         return self.fallback(agent)
 
 
@@ -269,6 +311,83 @@ class Ep2SlackBot(Ep2ArticleBot):
         return self._nearest_gate_link(agent, connected)
 
 
+class Ep2NearestBot(Ep2ArticleBot):
+    name = "ep2-nearest"
+    rule = "ep2"
+
+    def choose(self, agent: int) -> Link:
+        forced = self.forced_cut(agent)
+        if forced:
+            return forced
+        return self._nearest_gate_link(agent, self.gateway_link_counts())
+
+
+class Ep2DoubleBot(Ep2ArticleBot):
+    name = "ep2-double"
+    rule = "ep2"
+
+    def nearest_double(self, agent: int, connected: list[int]) -> int | None:
+        """The nearest node (BFS from the agent, not through gateways) with two or more
+        gateway links; ties: smallest id."""
+        dist = {agent: 0}
+        queue = deque([agent])
+        while queue:
+            u = queue.popleft()
+            for v in self.graph[u]:
+                if v not in dist and v not in self.map.gateways:
+                    dist[v] = dist[u] + 1
+                    queue.append(v)
+        doubles = [x for x in dist if connected[x] > 1]
+        return min(doubles, key=lambda y: (dist[y], y)) if doubles else None
+
+    def choose(self, agent: int) -> Link:
+        forced = self.forced_cut(agent)
+        if forced:
+            return forced
+        connected = self.gateway_link_counts()
+        x = self.nearest_double(agent, connected)
+        if x is not None:
+            return (x, self.gate_links(x)[0])
+        return self._nearest_gate_link(agent, connected)
+
+
+class Ep2PqDfsBot(Ep2DoubleBot):
+    name = "ep2-pqdfs"
+    rule = "ep2"
+
+    def choose(self, agent: int) -> Link:
+        forced = self.forced_cut(agent)
+        if forced:
+            return forced
+        connected = self.gateway_link_counts()
+        dist = self.dist_to_gateway()
+        seen = {agent}
+        stack: list[list[tuple]] = []
+
+        def children(cur: int) -> list[tuple]:
+            pq: list[tuple] = []
+            for i in self.graph[cur]:
+                if i not in seen and connected[i] > 0:
+                    seen.add(i)
+                    heapq.heappush(pq, (-connected[i], dist[i], i))
+            return pq
+
+        stack.append(children(agent))
+        while stack:  # the DFS, iteratively (maps of 500 nodes nest deeply)
+            pq = stack[-1]
+            if not pq:
+                stack.pop()
+                continue
+            _, _, node = heapq.heappop(pq)
+            if connected[node] > 1:
+                return (node, self.gate_links(node)[0])
+            stack.append(children(node))
+        x = self.nearest_double(agent, connected)
+        if x is not None:
+            return (x, self.gate_links(x)[0])
+        return self._nearest_gate_link(agent, connected)
+
+
 class ExactBot(Ep2SlackBot):
     """Plays a proved strategy. On its first turn (when the protocol reveals the start) it
     decides the game by iterative SAT (:mod:`puzzleproof.encoders.skynet_sat`); when the
@@ -334,9 +453,38 @@ BOTS: dict[str, Callable[[], Bot]] = {
     "exact-ep1": lambda: ExactBot("ep1"),
     "ep1-article": Ep1ArticleBot,
     "ep1-path": Ep1PathBot,
+    "ep1-front": Ep1FrontBot,
     "ep2-article": Ep2ArticleBot,
     "ep2-slack": Ep2SlackBot,
+    "ep2-double": Ep2DoubleBot,
+    "ep2-nearest": Ep2NearestBot,
+    "ep2-pqdfs": Ep2PqDfsBot,
 }
+
+#: one line per bot, for help texts and the registry (kept beside the bots they describe)
+SUMMARIES: dict[str, str] = {
+    "exact": "our bot playing the proved strategy (ep2)",
+    "exact-ep1": "our bot playing the proved strategy (ep1)",
+    "ep1-article": "the Episode 1 article's bot",
+    "ep1-path": "cut the last link of the agent's shortest path to a gateway",
+    "ep1-front": "cut the agent's gateway link, else its link toward the nearest gateway",
+    "ep2-article": "the Episode 2 article's bot (priority-queue DFS with turn costs)",
+    "ep2-slack": "the common 0-1 BFS least-slack rule",
+    "ep2-double": "the agent's gateway link, else a link of the nearest double-gateway node",
+    "ep2-nearest": "the agent's gateway link, else the gateway link nearest the agent",
+    "ep2-pqdfs": "priority-queue DFS: first double-gateway node the DFS reaches",
+}
+
+#: bots that cut the agent's own gateway link whenever it has one (so none of them can lose
+#: a map where every node links to at most one gateway)
+CUTS_AGENT_GATEWAY_LINK = ("ep1-article", "ep1-path", "ep1-front", "ep2-article",
+                           "ep2-slack", "ep2-double", "ep2-nearest", "ep2-pqdfs")
+
+
+def bot_list(rule: str | None = None) -> str:
+    """Our bots' names, for help texts (from the registry, so a new bot shows up)."""
+    names = [b for b in BOTS if rule is None or make_bot(b).rule == rule]
+    return ", ".join(names)
 
 
 def make_bot(name: str) -> Bot:
