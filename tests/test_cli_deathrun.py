@@ -278,3 +278,30 @@ def test_tournament_survives_a_crashing_bot_file(capsys, tmp_path):
     assert "2 games on 2 graphs" in out
     assert "student.py), init: init failed" in out or "student.py), init:" in out
     assert "RuntimeError" in out
+
+
+def test_memory_limit_is_an_option(capsys, tmp_path):
+    """--memory-limit sets the bot workers' limit: a bot that allocates 300 MB per move is
+    within the default 768 MB and past a 200 MB limit (verdict 'memory limit')."""
+    hog = tmp_path / "hog.py"
+    hog.write_text("class BaseStudent:\n"
+                   "    def __init__(self, edge_list, begin, ends):\n"
+                   "        self.edges = edge_list\n"
+                   "    def strategy(self, edge_updates, vertex_count, current_vertex):\n"
+                   "        block = bytearray(300 * 1024 * 1024)\n"
+                   "        for u, v, w in self.edges:\n"
+                   "            if u == current_vertex:\n"
+                   "                return v + len(block) * 0\n")
+    args = ("deathrun", "play", "--criminal", "toll", "--student", f"{hog}*2",
+            "--student", "greedy*6")
+    code, out, err = run(capsys, *args, "--memory-limit", 200)
+    assert code == 0, err
+    assert "hog.py), round 1: memory limit" in out
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert "memory limit" not in out
+    code, out, err = run(capsys, "deathrun", "tournament", "--criminals", "toll",
+                         "--students", f"{hog},greedy", "-n", 2, "-j", 1,
+                         "--memory-limit", 200)
+    assert code == 0, err
+    assert "hog.py), round 1: memory limit" in out

@@ -51,6 +51,10 @@ init_timeout_option = click.option(
     "--init-timeout", "--first-turn-timeout", "init_timeout",
     type=click.FloatRange(0, min_open=True), default=5.0, show_default=True,
     help="Seconds a bot file has to load and build its bot (__init__).")
+memory_limit_option = click.option(
+    "--memory-limit", "memory_limit", type=click.IntRange(16), default=768, show_default=True,
+    help="MB a bot file's worker may use (as on CodinGame); a bot past it has its move and "
+         "the rest of the game invalid, with the verdict 'memory limit'.")
 count_games_option = click.option(
     "-n", "--count", "count", type=click.IntRange(1), default=None,
     help="About how many games in all (rounded to whole passes of the seating over the "
@@ -174,11 +178,12 @@ def deathrun_group() -> None:
                    "and of the graph when --graph is not given.")
 @move_timeout_option
 @init_timeout_option
+@memory_limit_option
 @json_option
 @output_option("Write the game record (JSON; 'check deathrun FILE' replays it).")
 @force_option
 def deathrun_play(criminals, students, graph_file, seed, move_timeout, init_timeout,
-                  as_json, output, force) -> None:
+                  memory_limit, as_json, output, force) -> None:
     """Play one game of Death Run: 2 criminals and 8 students on one graph, by the
     contest's rules. Prints the scoreboard and the invalid moves (bot, round, why);
     writes the game record with -o. Exit 0 when the game was played (a bot's bad
@@ -216,7 +221,7 @@ def deathrun_play(criminals, students, graph_file, seed, move_timeout, init_time
     else:
         g = _seeded(seed)
         where = f"the contest graph of seed {seed}"
-    with WorkerPool(move_timeout, init_timeout) as pool:
+    with WorkerPool(move_timeout, init_timeout, memory_limit) as pool:
         players = ([make_player(parse_bot(c, "criminal"), "criminal", pool) for c in crims],
                    [make_player(parse_bot(s, "student"), "student", pool) for s in studs])
         try:
@@ -329,8 +334,8 @@ def _prepare_output(output: str | None, force: bool, resume: bool) -> None:
 
 
 def _run(crims, studs, graphs, seed, jobs, output, resume, move_timeout, init_timeout,
-         quiet, what: str):
-    from puzzleproof.cli.common import cores
+         quiet, what: str, memory_limit: int = 768):
+    from puzzleproof.cli.common import executor_for
     from puzzleproof.verify.deathrun_tournament import run_tournament
 
     progress = progress_bar(quiet)
@@ -338,9 +343,9 @@ def _run(crims, studs, graphs, seed, jobs, output, resume, move_timeout, init_ti
         with progress:
             task = progress.add_task(what, total=None)
             report = run_tournament(
-                crims, studs, len(graphs), seed, graphs=graphs, jobs=jobs or cores(),
+                crims, studs, len(graphs), seed, graphs=graphs, jobs=executor_for(jobs),
                 out_path=output, resume=resume, move_timeout=move_timeout,
-                init_timeout=init_timeout,
+                init_timeout=init_timeout, memory_limit=memory_limit,
                 progress=lambda d, t, label: progress.update(task, completed=d, total=t,
                                                              description=f"{what} {label}"))
     except KeyboardInterrupt:
@@ -375,10 +380,12 @@ def _run(crims, studs, graphs, seed, jobs, output, resume, move_timeout, init_ti
               help="Write box plots of the scores per bot and role (.png or .svg).")
 @move_timeout_option
 @init_timeout_option
+@memory_limit_option
 @json_option
 @quiet_option
 def deathrun_tournament(criminals, students, count, graph_files, seed, jobs, output, force,
-                        resume, plot, move_timeout, init_timeout, as_json, quiet) -> None:
+                        resume, plot, move_timeout, init_timeout, memory_limit, as_json,
+                        quiet) -> None:
     """Run a Death Run tournament: a table of mean score with its 95% confidence interval
     and rank per bot, per role (students: cost, lower is better; criminals: score,
     higher is better). Records are appended to -o as games finish; --resume continues a
@@ -411,7 +418,7 @@ def deathrun_tournament(criminals, students, count, graph_files, seed, jobs, out
     graphs, _, _ = _game_graphs(graph_files, crims, studs, count, seed, 1)
     _prepare_output(output, force, resume)
     report = _run(crims, studs, graphs, seed, jobs, output, resume, move_timeout,
-                  init_timeout, quiet or as_json, "games")
+                  init_timeout, quiet or as_json, "games", memory_limit)
     if plot:
         from puzzleproof.verify.deathrun_tournament import plot_scores
 

@@ -31,8 +31,8 @@ from puzzleproof.cli.deathrun import (BOTS_HELP, DEFAULT_CRIMINALS, DEFAULT_STUD
                                       _robust_bound,
                                       _run,
                                       count_games_option,
-                                      init_timeout_option
-                                      ,
+                                      init_timeout_option,
+                                      memory_limit_option,
                                       move_timeout_option)
 
 
@@ -56,10 +56,11 @@ from puzzleproof.cli.deathrun import (BOTS_HELP, DEFAULT_CRIMINALS, DEFAULT_STUD
 @resume_option
 @move_timeout_option
 @init_timeout_option
+@memory_limit_option
 @json_option
 @quiet_option
 def crosscheck_deathrun(inputs, students, criminals, count, seed, jobs, output, force, resume,
-                        move_timeout, init_timeout, as_json, quiet) -> None:
+                        move_timeout, init_timeout, memory_limit, as_json, quiet) -> None:
     """Judge Death Run bots against the exact bounds, game by game.
 
     \b
@@ -98,7 +99,7 @@ def crosscheck_deathrun(inputs, students, criminals, count, seed, jobs, output, 
                                            strict=not mixed())
     _prepare_output(output, force, resume)
     report = _run(crims, studs, graphs, seed, jobs, output, resume, move_timeout,
-                  init_timeout, quiet or as_json, "cross-checking")
+                  init_timeout, quiet or as_json, "cross-checking", memory_limit)
     name_of = {i: names[i] for i in range(len(graphs))}
     cc = crosscheck_records(report.records, step=STEP, criminal_games=None)
     by_id = {r["game_id"]: r for r in report.records}

@@ -25,15 +25,15 @@ import math
 import os
 import statistics
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from puzzleproof import procs
+from puzzleproof import executor, procs
 from puzzleproof.models.deathrun import Graph, generate_graph, make_graph, play_game
 from puzzleproof.verify.crosscheck import _trim_torn_tail, load_records
-from puzzleproof.verify.deathrun_workers import (DEFAULT_INIT_TIMEOUT, DEFAULT_MOVE_TIMEOUT,
+from puzzleproof.verify.deathrun_workers import (DEFAULT_INIT_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB,
+                                                 DEFAULT_MOVE_TIMEOUT,
                                                  WorkerPool, make_player, parse_bot)
 
 __all__ = ["GameSpec", "schedule", "graphs_for_games", "run_games", "run_tournament",
@@ -117,23 +117,27 @@ def schedule(criminals: Sequence[str], students: Sequence[str], n_graphs: int,
 _POOL: WorkerPool | None = None
 
 
-def _pool(move_timeout: float, init_timeout: float) -> WorkerPool:
+def _pool(move_timeout: float, init_timeout: float,
+          memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB) -> WorkerPool:
     global _POOL
+    if _POOL is not None and _POOL.memory_limit != memory_limit:
+        close_workers()  # workers keep the limit they were started with
     if _POOL is None:
         import multiprocessing.util
 
-        _POOL = WorkerPool(move_timeout, init_timeout)
+        _POOL = WorkerPool(move_timeout, init_timeout, memory_limit)
         multiprocessing.util.Finalize(None, _POOL.close, exitpriority=10)
     _POOL.move_timeout, _POOL.init_timeout = move_timeout, init_timeout
     return _POOL
 
 
 def play_spec(spec: GameSpec, move_timeout: float = DEFAULT_MOVE_TIMEOUT,
-              init_timeout: float = DEFAULT_INIT_TIMEOUT, graph: Graph | None = None
-              ) -> dict[str, Any]:
-    """Play one scheduled game (in this process; bot files in this process's workers)."""
+              init_timeout: float = DEFAULT_INIT_TIMEOUT, graph: Graph | None = None,
+              memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB) -> dict[str, Any]:
+    """Play one scheduled game (in this process; bot files in this process's workers, each
+    limited to ``memory_limit`` MB)."""
     g = graph or make_graph(spec.graph["edges"], spec.graph["begin"], spec.graph["ends"])
-    pool = _pool(move_timeout, init_timeout)
+    pool = _pool(move_timeout, init_timeout, memory_limit)
     crim = [make_player(parse_bot(c, "criminal"), "criminal", pool) for c in spec.criminals]
     studs = [make_player(parse_bot(s, "student"), "student", pool) for s in spec.students]
     t0 = time.monotonic()
@@ -157,8 +161,12 @@ def close_workers() -> None:
 def run_games(specs: Sequence[GameSpec], *, jobs: int = 1,
               move_timeout: float = DEFAULT_MOVE_TIMEOUT,
               init_timeout: float = DEFAULT_INIT_TIMEOUT,
-              on_record: Callable[[dict], None] | None = None) -> list[dict]:
-    """Play ``specs`` on ``jobs`` processes; ``on_record(record)`` as each one finishes."""
+              on_record: Callable[[dict], None] | None = None,
+              memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB,
+              on_failure: Callable[[dict], None] | None = None) -> list[dict]:
+    """Play ``specs`` on ``jobs`` (a number of local processes or an
+    :class:`~puzzleproof.executor.ExecutorSpec`); ``on_record(record)`` as each one finishes.
+    A game whose worker kept dying is ``on_failure(error record)`` (default: an error)."""
     out: list[dict] = []
 
     def accept(rec: dict) -> None:
@@ -166,34 +174,24 @@ def run_games(specs: Sequence[GameSpec], *, jobs: int = 1,
         if on_record:
             on_record(rec)
 
-    if jobs <= 1:
-        try:
-            with procs.sigterm_exits():
-                for s in specs:
-                    accept(play_spec(s, move_timeout, init_timeout))
-        finally:
-            close_workers()
-        return out
-    # workers die with this process (their bot workers with them); SIGTERM kills them and
-    # raises SystemExit(143) here, after the records already accepted
-    with procs.sigterm_exits(), procs.process_pool(jobs) as ex:
-        queue = list(specs)
-        futures: dict[Future, GameSpec] = {}
-        try:
-            while queue or futures:
-                while queue and len(futures) < 2 * jobs:
-                    s = queue.pop(0)
-                    futures[ex.submit(play_spec, s, move_timeout, init_timeout)] = s
-                done, _ = wait(futures, return_when=FIRST_COMPLETED)
-                for f in done:
-                    futures.pop(f)
-                    accept(f.result())
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            procs.kill_pool_workers(ex)  # games in play are not waited for
-            ex.shutdown(wait=True, cancel_futures=True)
-            raise
+    # local workers die with this process (their bot workers with them); SIGTERM kills them
+    # and raises SystemExit(143) here, after the records already accepted; on Dask, a game
+    # whose worker died is played again elsewhere
+    try:
+        with procs.sigterm_exits(), executor.open_pool(jobs) as pool:
+            for s, rec in pool.stream(
+                    play_spec, specs, name=lambda s: f"game {s.game_id}",
+                    args=lambda s: (s, move_timeout, init_timeout, None, memory_limit)):
+                if isinstance(rec, executor.TaskFailure):
+                    if on_failure is None:
+                        raise RuntimeError(rec.message)
+                    on_failure({"type": "deathrun-game-error", "schema_version": 1,
+                                "game_id": s.game_id, "status": "ERROR",
+                                "error": rec.message})
+                    continue
+                accept(rec)
+    finally:
+        close_workers()  # bot-file workers of games played in this process
     return out
 
 
@@ -205,6 +203,7 @@ class TournamentReport:
     skipped: int
     wall_time: float
     invalid: list[dict] = field(default_factory=list)
+    failed: list[dict] = field(default_factory=list)  # games whose worker kept dying
 
 
 def run_tournament(criminals: Sequence[str], students: Sequence[str], n_graphs: int,
@@ -213,7 +212,8 @@ def run_tournament(criminals: Sequence[str], students: Sequence[str], n_graphs: 
                    resume: bool = False, move_timeout: float = DEFAULT_MOVE_TIMEOUT,
                    init_timeout: float = DEFAULT_INIT_TIMEOUT,
                    on_record: Callable[[dict], None] | None = None,
-                   progress: Callable[[int, int, str], None] | None = None
+                   progress: Callable[[int, int, str], None] | None = None,
+                   memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB
                    ) -> TournamentReport:
     """Run (or resume) a tournament; bot specs are names or ``FILE.py[:Class]`` (checked
     first: a bad spec raises :class:`~puzzleproof.errors.InputError` before any game).
@@ -263,16 +263,25 @@ def run_tournament(criminals: Sequence[str], students: Sequence[str], n_graphs: 
         if progress:
             progress(count[0], len(todo), rec["game_id"])
 
+    failed: list[dict] = []
+
+    def fail(rec: dict) -> None:  # written, so the run shows it; --resume plays it again
+        failed.append(rec)
+        if sink is not None:
+            sink.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            sink.flush()
+
     try:
         new = run_games(todo, jobs=jobs, move_timeout=move_timeout,
-                        init_timeout=init_timeout, on_record=accept)
+                        init_timeout=init_timeout, on_record=accept,
+                        memory_limit=memory_limit, on_failure=fail)
     finally:
         if sink is not None:
             sink.close()
     recs = old + new
     inv = [{"game_id": r["game_id"], **m} for r in recs for m in r.get("invalid_moves", [])]
     return TournamentReport(recs, summarise(recs), len(new), len(done),
-                            time.monotonic() - t0, inv)
+                            time.monotonic() - t0, inv, failed)
 
 
 # --------------------------------------------------------------------------------------------
