@@ -156,6 +156,17 @@ def test_convert_round_trip(capsys, tmp_path):
     assert out.strip() == "https://puzz.link/p?hashi/5/5/4g2i3h23k3g1g3g4g3"
     code, _, err = run(capsys, "convert", "3x1m4:GaG", "--to", "codingame")
     assert code == 2 and "at most 2 bridges" in err
+    ids = tmp_path / "ids.txt"
+    ids.write_text("5x5m2:4a2c3b23e3a1a3a4a3\n3x1m2:2a2\n")
+    code, _, err = run(capsys, "convert", "hashi", str(ids), "--to", "json", "-o",
+                       str(tmp_path / "two.json"))  # two puzzles are no JSON document
+    assert code == 2 and "name the output .jsonl" in err
+    assert not (tmp_path / "two.json").exists()
+    code, _, err = run(capsys, "convert", "hashi", str(ids), "--to", "json", "-o",
+                       str(tmp_path / "two.jsonl"))
+    assert code == 0, err
+    code, out, _ = run(capsys, "solve", str(tmp_path / "two.jsonl"), "--json")
+    assert code == 0 and [r["status"] for r in json.loads(out)] == ["SOLVED", "SOLVED"]
 
 
 def test_missing_file_and_bad_usage(capsys):

@@ -460,6 +460,10 @@ def convert(puzzle: str, to_fmt: str, output: str | None, force: bool, fmt: str,
     """
     check_output(output, force)
     c = read_arg(puzzle, "hashi", {"hashi": _opts(fmt, max_bridges)})
+    if to_fmt == "json" and len(c.loaded) > 1 and output and output.lower().endswith(".json"):
+        raise click.UsageError(f"{len(c.loaded)} puzzles in JSON are JSON Lines (one object a "
+                               f"line), not one JSON document: name the output .jsonl, not "
+                               f"{output}")
     parts = []
     for ld in c.loaded:
         try:
@@ -603,14 +607,14 @@ def generate_hashi(size, width, height, density, loops, max_bridges, count, seed
     Example (the project's shipped set is made this way):
       puzzleproof generate hashi --size 15x15 -n 5 --seed 1 -o set.jsonl
     """
-    from puzzleproof.cli.common import cores
+    from puzzleproof.cli.common import executor_for
     from puzzleproof.generate.hashi import GenParams
     from puzzleproof.generate.hashi import generate as gen
 
     solver = method or "sat"
     if solver not in ("sat", "cpsat"):
         raise click.UsageError("uniqueness is proved by an exact method: --method sat or cpsat")
-    jobs = jobs or cores()
+    jobs = executor_for(jobs)
     if size:
         try:
             width, height = (int(v) for v in size.lower().split("x"))
