@@ -276,14 +276,23 @@ register(PuzzleInfo(
              MethodInfo("ep1-article", False, "the Episode 1 article's bot"),
              MethodInfo("ep1-path", False, "cut the link on the agent's shortest path"),
              MethodInfo("ep2-article", False, "the Episode 2 article's bot"),
-             MethodInfo("ep2-slack", False, "the common 0-1 BFS least-slack rule")),
+             MethodInfo("ep2-slack", False, "the common 0-1 BFS least-slack rule"),
+             MethodInfo("ep1-front", False, "cut the agent's gateway link, else its link "
+                                            "toward the nearest gateway"),
+             MethodInfo("ep2-double", False, "the agent's gateway link, else a link of the "
+                                             "nearest double-gateway node"),
+             MethodInfo("ep2-nearest", False, "the agent's gateway link, else the gateway "
+                                              "link nearest the agent"),
+             MethodInfo("ep2-pqdfs", False, "priority-queue DFS: the first double-gateway "
+                                            "node it reaches")),
     default_methods=("sat", "ep2-article", "ep2-slack"),
     cli="puzzleproof.cli.skynet",
     written={"skynet-breaker": "skynet breaker evidence", "skynet-game": "a skynet game record",
              "skynet-player-strategy": "a skynet strategy certificate",
              "skynet-agent-strategy": "a skynet strategy certificate",
              "skynet-agent-escape": "a skynet strategy certificate",
-             "skynet-batch": "a skynet referee summary"},
+             "skynet-batch": "a skynet referee summary",
+             "skynet-ep1-cuts": "a skynet Episode 1 cuts record"},
 ))
 
 register(PuzzleInfo(

@@ -381,80 +381,11 @@ def _game_of(text: str, source: str) -> str:
 
 
 
-@generate_group.command(name="skynet")
-@click.option("--nodes", type=click.IntRange(3, 500), default=12, show_default=True,
-              help="Nodes of each random map before shrinking.")
-@click.option("--extra", type=click.FloatRange(0), default=0.6, show_default=True,
-              help="Extra links per node beyond a spanning tree.")
-@click.option("--gateways", type=click.IntRange(1, 20), default=3, show_default=True,
-              help="Gateways of each random map.")
-@click.option("--style", type=click.Choice(("ep1", "ep2")), default="ep2", show_default=True,
-              help="ep1: at most one gateway link per node; ep2: nodes may have two.")
-@click.option("--bots", default=None,
-              help="Comma-separated bots to break (default: ep2-article,ep2-slack, or "
-                   "ep1-article,ep1-path with --style ep1).")
-@click.option("--all-bots", is_flag=True, help="Keep only maps that every chosen bot loses.")
-@click.option("-n", "--count", type=click.IntRange(1), default=1, show_default=True,
-              help="How many maps to keep.")
-@seed_option
-@click.option("--max-attempts", type=click.IntRange(1), default=20_000, show_default=True,
-              help="Random maps to try at most.")
-@click.option("--no-shrink", is_flag=True, help="Keep the maps as drawn.")
-@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), required=True,
-              help="Folder for NAME.txt (CodinGame map with the start) and "
-                   "NAME.evidence.json (the agent's winning line). Files are never "
-                   "overwritten.")
-@quiet_option
-def generate_skynet(nodes, extra, gateways, style, bots, all_bots, count, seed, max_attempts,
-                    no_shrink, out_dir, quiet) -> None:
-    """Make maps that break bots: winnable (proved, certificate replayed) but lost by
-    the bot against the worst-case agent, then shrunk to a small counterexample.
+def _bot_summaries() -> dict[str, str]:
+    """Our bots by name with one line each, from the registry (help texts list them)."""
+    from puzzleproof.verify.skynet_bots import BOTS, SUMMARIES
 
-    \b
-    Example:
-      puzzleproof generate skynet --nodes 12 --bots ep2-slack --count 3 -o breakers/
-      puzzleproof crosscheck skynet breakers/
-    """
-    from puzzleproof.formats import skynet as sfmt
-    from puzzleproof.generate.skynet import SkyParams, generate as gen
-    from puzzleproof.verify.skynet_bots import BOTS
-
-    default = ("ep2-article", "ep2-slack") if style == "ep2" else ("ep1-article", "ep1-path")
-    chosen = tuple(b.strip() for b in bots.split(",")) if bots else default
-    bad = [b for b in chosen if b not in BOTS]
-    if bad:
-        raise click.UsageError(f"unknown bot(s) {', '.join(bad)}; expected {', '.join(BOTS)}")
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    params = SkyParams(nodes=nodes, extra=extra, gateways=gateways, style=style, bots=chosen,
-                       all_bots=all_bots, count=count, seed=seed, max_attempts=max_attempts,
-                       shrink=not no_shrink)
-    made = 0
-    try:
-        for b in gen(params):
-            base = folder / (b.map.name or f"breaker-{made}")
-            for path in (base.with_suffix(".txt"), Path(f"{base}.evidence.json")):
-                if path.exists():
-                    raise InputError("exists; choose another folder or seed", str(path))
-            write_atomic(base.with_suffix(".txt"), sfmt.write_map(b.map, "codingame"))
-            evidence = {"type": "skynet-breaker", "schema_version": 1, "map": b.map.name,
-                        "rule": style, "start": b.start,
-                        "lost_by": b.bots, "proved": "WIN (explicit-state search, strategy "
-                        "replayed)", "attempt": b.attempt, "seed": seed,
-                        "drawn": {"nodes": b.original_nodes, "links": b.original_links},
-                        "game": b.record}
-            write_atomic(Path(f"{base}.evidence.json"), json.dumps(evidence, indent=1) + "\n")
-            made += 1
-            if not quiet:
-                say(f"{base.with_suffix('.txt')}: {b.map.n} nodes, {len(b.map.links)} links "
-                     f"(drawn {b.original_nodes}/{b.original_links}), start {b.start}, lost by "
-                     f"{', '.join(b.bots)} in {len(b.record['turns'])} turn(s)")
-    except KeyboardInterrupt:
-        say(f"interrupted; {made} map(s) kept in {folder}")
-        raise Exit(130)
-    say(f"{made} map(s) in {folder}" + ("" if made == count else
-                                          f" (attempts ran out before {count})"))
-    raise Exit(0 if made else 1)
+    return {name: SUMMARIES.get(name, "") for name in BOTS}
 
 
 @click.group(name="skynet")
@@ -464,7 +395,8 @@ def skynet() -> None:
 
 @skynet.command(name="play")
 @click.option("--bot", "bot_name", required=True,
-              help="ep1-article, ep1-path (Episode 1), ep2-article, ep2-slack (Episode 2).")
+              help="One of our bots: " + "; ".join(
+                  f"{name}: {what}" for name, what in _bot_summaries().items()) + ".")
 def skynet_play(bot_name: str) -> None:
     """Speak CodinGame's protocol on stdin/stdout with one of our bots.
 
@@ -742,5 +674,6 @@ def _line_text(line) -> str:
 
 # the cross-check command lives in its own module; importing it registers it
 from puzzleproof.cli import skynet_crosscheck  # noqa: E402,F401
+from puzzleproof.cli import skynet_generate  # noqa: E402,F401
 
 GROUPS = (skynet,)

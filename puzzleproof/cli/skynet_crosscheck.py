@@ -71,6 +71,9 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, rule, all_starts, o
     from puzzleproof.verify.skynet_methods import game_instances, verdict_kind
 
     maps = _maps(inputs, strict=not mixed())
+    from puzzleproof.cli.skynet_generate import cuts_record_of, ep1_cuts_table
+    ep1_maps = [m for m in maps if cuts_record_of(m) is not None]  # Episode 1 cut records
+    maps = [m for m in maps if cuts_record_of(m) is None]
     externals = named_commands(bot_cmds, "--bot-cmd")
     evidence = {m.name: _evidence_of(m) for m in maps}
     groups: dict[str, list] = {}
@@ -128,6 +131,18 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, rule, all_starts, o
                                   jobs, as_json, quiet, externals, limits,
                                   time_limit=time_limit)
             worst = max(worst, code)
+        if the_rule == "ep1":  # Episode 1: the bots' cuts against the fewest, per start
+            bots = [c for c in chosen if c in BOTS and not c.startswith("exact")]
+            worst = max(worst, ep1_cuts_table(group, starts, bots, time_limit, as_json))
+    if ep1_maps:
+        if not as_json:
+            out.print("-- Episode 1 maps with their cut records --", markup=False)
+        ep1_starts = {m.name or "": ([v for v in range(m.n) if v not in m.gateways]
+                                     if all_starts else [cuts_record_of(m)["start"]])
+                      for m in ep1_maps}
+        bots = [c for c in split_names(method, list(BOTS) + ["sat", "explicit"], "method")
+                if c in BOTS and not c.startswith("exact")] if method else None
+        worst = max(worst, ep1_cuts_table(ep1_maps, ep1_starts, bots, time_limit, as_json))
     raise Exit(worst)
 
 
