@@ -135,6 +135,14 @@ class TestSolve:
         assert code == 2 and "exceeds the map's 14 cities" in err
         code, _, err = run(capsys, "solve", "cityclose", RING, "--no-paths=2")
         assert code == 2
+        # K is optional: a map right after --no-paths is not taken silently for K
+        code, _, err = run(capsys, "solve", "cityclose", "--no-paths", RING)
+        assert code == 2 and "put it after the map (MAP --no-paths)" in err
+        # an illegal order's claimed total is not a second report of the same fault
+        wrong = tmp_path / "twice.json"
+        wrong.write_text(json.dumps({"order": ["c03", "c03"], "total": 5}))
+        code, out, _ = run(capsys, "check", "cityclose", RING, wrong)
+        assert code == 1 and "closed-twice" in out and "wrong-total" not in out
         # kept cities are never closed
         code, out, _ = run(capsys, "solve", "cityclose", RING, "--keep", "C03", "--keep",
                            "c04", "--final-size", "2", "--json")
@@ -299,7 +307,14 @@ def test_render_svg_png_and_text(capsys, tmp_path):
     wrong.write_text("c03\nc03\n")
     code, out, err = run(capsys, "render", "cityclose", RING, "--order", wrong, "--format",
                          "svg")
-    assert code == 0 and "NOT a legal order" in out and "breaks the rules" in err
+    assert code == 1 and "NOT a legal order" in out and "breaks the rules" in err
+    # an order for another map is not drawn at all
+    other = tmp_path / "other.txt"
+    other.write_text("Dublin\nLisbon\n")
+    code, out, err = run(capsys, "render", "cityclose", RING, "--order", other, "-o",
+                         tmp_path / "other.svg")
+    assert code == 2 and "not an order for" in err and "no city 'Dublin'" in err
+    assert not (tmp_path / "other.svg").exists()
     code, _, err = run(capsys, "render", "cityclose", RING, "--format", "png")
     assert code == 2 and "-o FILE.png" in err
 

@@ -49,6 +49,26 @@ def _methods() -> tuple[str, ...]:
 
 # -- the rules, one set of options for every command ----------------------------------------
 
+class _PathLength(click.ParamType):
+    """K of ``--no-paths [K]``: an integer >= 3. The value is optional, so a map written
+    right after the option is taken for K: say how to write both."""
+
+    name = "K"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int):
+            return value
+        text = str(value).strip()
+        if not (text.isascii() and text.isdigit()):
+            self.fail(f"expected K, a number of cities >= 3, found {text!r}; --no-paths takes "
+                      "an optional K, so put it after the map (MAP --no-paths) or write "
+                      "--no-paths=K", param, ctx)
+        k = int(text[:30])
+        if k < 3:
+            self.fail(f"K is {k}; a path shape needs at least 3 cities", param, ctx)
+        return k
+
+
 def rules_options(f: Callable) -> Callable:
     """``--final-size``, ``--keep``, ``--keep-marked``, ``--no-paths [K]``,
     ``--final-not-path``: the rules an order must keep (defaults: end on one city, nothing
@@ -61,7 +81,7 @@ def rules_options(f: Callable) -> Callable:
         click.option("--keep-marked", is_flag=True,
                      help="Never close the cities the map file marks (its 'keep', "
                           "'large_cities' and 'start' fields, as the Two Spies maps have)."),
-        click.option("--no-paths", type=click.IntRange(3), is_flag=False, flag_value=4,
+        click.option("--no-paths", type=_PathLength(), is_flag=False, flag_value=4,
                      default=None, metavar="[K]",
                      help="No map of the sequence may be a path (a line) of K or more cities; "
                           "K is 4 when not given (write --no-paths=3 for 3-city lines)."),
@@ -623,17 +643,25 @@ def render_cityclose(map_arg, order_arg, key, do_solve, method, time_limit, kind
     rules = make_rules(m, r, ld.name)
     order = None
     title = ld.name
+    broken = False
     if order_arg:
         text, source, _ = read_source(order_arg)
         oi = read_order(text, source, key)
         chk = score_order(m, oi.order, rules)
+        unknown = [v for v in chk.violations if v["kind"] == "unknown-city"]
+        if unknown:  # an order for another map: nothing to draw on this one
+            raise InputError(f"not an order for {ld.name} ({unknown[0]['message']}"
+                             + (f", and {len(unknown) - 1} more unknown" if len(unknown) > 1
+                                else "") + ")", source)
         order = chk.order
         if chk.ok:
             title = f"{ld.name}: total {chk.total}"
         else:
             title = f"{ld.name}: NOT a legal order"
-            say(f"note: {source} breaks the rules ({plural(len(chk.violations), 'problem')}, "
-                f"first: {chk.violations[0]['message']}); drawn with the title saying so")
+            say(f"{source} breaks the rules ({plural(len(chk.violations), 'problem')}, "
+                f"first: {chk.violations[0]['message']}); drawn with the title saying so "
+                "(exit 1)")
+            broken = True
     elif do_solve:
         method = method or "exact"
         split_names(method, _methods(), "method")
@@ -653,6 +681,8 @@ def render_cityclose(map_arg, order_arg, key, do_solve, method, time_limit, kind
         deliver(render_png(m, order, title=title), output, force)
     else:
         deliver(_text_listing(m, order, title), output, force)
+    if broken:
+        raise Exit(1)
 
 
 def _text_listing(m, order, title: str) -> str:

@@ -128,11 +128,12 @@ def check_answer(m: CityMap, answer: Any, rules: Rules) -> dict[str, Any]:
                                              "message": "expected {\"order\": [...]}"}]}
     chk = score_order(m, answer["order"], rules)
     violations = list(chk.violations)
-    if "total" in answer and answer["total"] != chk.total:
+    # an illegal order has no total: its broken rules say it all (no second report)
+    if chk.ok and "total" in answer and answer["total"] != chk.total:
         violations.append({"kind": "wrong-total", "step": None, "city": None,
                            "message": f"claims total {answer['total']}, the order scores "
                                       f"{chk.total}"})
-    if "wiener" in answer and answer["wiener"] != chk.wiener:
+    if chk.ok and "wiener" in answer and answer["wiener"] != chk.wiener:
         violations.append({"kind": "wrong-wiener", "step": None, "city": None,
                            "message": "the claimed Wiener numbers differ from the order's"})
     return {"ok": not violations, "violations": violations, "total": chk.total}
@@ -180,11 +181,13 @@ def check_order(m: CityMap, order: Sequence[str], rules: Rules | None = None,
     v = OrderVerdict(ok=chk.ok, violations=list(chk.violations), order=chk.order,
                      wiener=chk.wiener, total=chk.total, left=chk.left, optimum=optimum,
                      gap=None, optimality=None, message="")
-    if claimed_total is not None and claimed_total != chk.total:
+    # an illegal order has no total: its broken rules say it all (no second report)
+    if claimed_total is not None and chk.ok and claimed_total != chk.total:
         v["violations"].append({"kind": "wrong-total", "step": None, "city": None,
                                 "message": f"the file claims total {claimed_total}; the order "
                                            f"scores {chk.total}"})
-    if claimed_wiener is not None and list(claimed_wiener) != chk.wiener:
+    if claimed_wiener is not None and chk.ok \
+            and list(claimed_wiener) != chk.wiener:
         # the blog's lists run on to the empty map (zeros after the last city): compare the
         # common part, and the rest must be zeros
         cw = list(claimed_wiener)
