@@ -10,7 +10,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from puzzleproof.cli.common import cores, emit, out, plural, progress_bar, say, short
+from puzzleproof.cli.common import emit, executor_for, out, plural, progress_bar, say, short
 from puzzleproof.errors import InputError
 
 #: the summary columns each puzzle's table shows: (title, summary key)
@@ -57,7 +57,8 @@ def run_and_report(puzzle: str, kind, instances, chosen: list[str], output: str 
                             description=f"cross-checking {short(label, 40)}")
 
         report = run_crosscheck(kind, instances, chosen, target, resume=resume,
-                                jobs=jobs or cores(), time_limit=time_limit, progress=tick)
+                                jobs=executor_for(jobs), time_limit=time_limit,
+                                progress=tick)
     confirmed, broken, unchecked = split_findings(report, findings or {}, chosen)
     new = [d for d in report.disagreements if d not in confirmed]
     if as_json:

@@ -18,8 +18,9 @@ from typing import Any, Callable
 
 import click
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn,
+                           TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+from rich.text import Text
 
 from puzzleproof import puzzles as registry
 from puzzleproof.errors import InputError
@@ -84,11 +85,24 @@ def deliver(text: str | bytes, output: str | None, force: bool = False,
         sys.stdout.write(text)
 
 
+class RateColumn(ProgressColumn):
+    """Tasks finished per second (per minute when slower)."""
+
+    def render(self, task) -> Text:
+        speed = task.finished_speed or task.speed
+        if not speed:
+            return Text("", style="progress.data.speed")
+        text = f"{speed:.1f}/s" if speed >= 1 else f"{speed * 60:.1f}/min"
+        return Text(text, style="progress.data.speed")
+
+
 def progress_bar(disable: bool) -> Progress:
-    """The progress bar every batch shows on stderr: done/total, elapsed and time left."""
+    """The progress bar every batch shows on stderr: done/total, rate, elapsed and time
+    left."""
     return Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
-                    MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
-                    console=err, disable=disable or not err.is_terminal, transient=True)
+                    MofNCompleteColumn(), RateColumn(), TimeElapsedColumn(),
+                    TimeRemainingColumn(), console=err,
+                    disable=disable or not err.is_terminal, transient=True)
 
 
 def split_names(value: str | None, known, what: str) -> list[str]:
@@ -144,8 +158,48 @@ resume_option = _opt("--resume", is_flag=True,
                      help="Continue the run recorded in -o: skip what is done, add the rest.")
 seed_option = _opt("--seed", type=int, default=0, show_default=True,
                    help="Seed of every random choice (same seed, same output).")
-jobs_option = _opt("-j", "--jobs", type=click.IntRange(1), default=None,
-                   help="Processes for a batch (default: the number of cores).")
+_jobs = _opt("-j", "--jobs", type=click.IntRange(1), default=None,
+             help="Local processes for a batch (default: the number of cores).")
+
+
+def _keep_executor(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    if value is not None:
+        ctx.meta[f"puzzleproof.{param.name}"] = value
+    return value
+
+
+_scheduler = _opt("--scheduler", metavar="tcp://HOST:8786", default=None, expose_value=False,
+                  callback=_keep_executor,
+                  help="Run the batch on the Dask cluster whose scheduler is at this "
+                       "address (started with 'dask scheduler' and 'dask worker').")
+_dask = _opt("--dask", "dask_workers", type=click.IntRange(1), default=None,
+             metavar="N", expose_value=False, callback=_keep_executor,
+             help="Run the batch on a local Dask cluster of N worker processes, started "
+                  "for it and torn down at its end.")
+
+
+def jobs_option(f: Callable) -> Callable:
+    """``-j/--jobs N``, ``--scheduler ADDRESS`` and ``--dask N``: where every batch runs
+    (:func:`executor_for` reads them)."""
+    return _jobs(_scheduler(_dask(f)))
+
+
+def executor_for(jobs: int | None, ctx: click.Context | None = None):
+    """The executor the options name (the one line at the edge where local processes or
+    Dask is chosen): an :class:`~puzzleproof.executor.ExecutorSpec`."""
+    from puzzleproof.executor import ExecutorSpec
+
+    ctx = ctx or click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
+    scheduler = meta.get("puzzleproof.scheduler")
+    workers = meta.get("puzzleproof.dask_workers")
+    if scheduler and workers:
+        raise click.UsageError("--scheduler and --dask exclude each other: use an existing "
+                               "cluster or start one, not both")
+    if scheduler and not str(scheduler).startswith(("tcp://", "tls://", "inproc://", "ws://",
+                                                    "wss://", "ucx://")):
+        scheduler = f"tcp://{scheduler}"
+    return ExecutorSpec(jobs=jobs or cores(), scheduler=scheduler, dask_workers=workers)
 move_timeout_option = _opt("--move-timeout", "--turn-timeout", "move_timeout",
                            type=click.FloatRange(0, min_open=True), default=None,
                            help="Seconds an external program or bot file has per move "

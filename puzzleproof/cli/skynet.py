@@ -578,10 +578,10 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
     progress = progress_bar(quiet or as_json)
     with progress:
         task = progress.add_task("refereeing", total=None)
-        from puzzleproof.cli.common import cores
+        from puzzleproof.cli.common import executor_for
 
         report = run_crosscheck(kind, instances, list(kind.methods), target, resume=resume,
-                                jobs=jobs or cores(), progress=lambda d, t, label:
+                                jobs=executor_for(jobs), progress=lambda d, t, label:
                                 progress.update(task, completed=d, total=t))
     lost = [r for r in report.records if r["status"] != "WIN"]
     judged = []

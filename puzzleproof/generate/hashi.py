@@ -25,13 +25,12 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
 import random
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator
 
-from puzzleproof import procs
+from puzzleproof import executor, procs
 from puzzleproof.encoders import hashi_solver
 from puzzleproof.models.hashi import BridgeLine, Island, Puzzle
 from puzzleproof.result import Result, Status
@@ -187,34 +186,30 @@ def generate(p: GenParams, jobs: int = 1, on_attempt=None) -> Iterator[Generated
     kept = 0
     k = 0
     chunk = 8
-    # workers die with this process; SIGTERM kills them and raises SystemExit(143) here, so the
-    # caller's ``finally`` writes what was kept (without a pool the default stays: a Python
-    # handler would wait for the solver's C code)
-    pool = procs.process_pool(jobs) if jobs > 1 else None
-    stop_on_sigterm = procs.sigterm_exits() if pool else contextlib.nullcontext()
-    stop_on_sigterm.__enter__()
-    finished = False
-    try:
+    # local workers die with this process; SIGTERM kills them and raises SystemExit(143)
+    # here, so the caller's ``finally`` writes what was kept (without a pool the default
+    # stays: a Python handler would wait for the solver's C code). Rounds of spans go to the
+    # executor; their results are taken in attempt order, so any executor gives the same
+    # puzzles.
+    with executor.open_pool(jobs) as pool:
         while kept < p.count and k < limit:
-            n_batches = jobs * 2 if pool else 1
             spans = []
-            for _ in range(n_batches):
+            for _ in range(2 * pool.slots if pool.spec.parallel else 1):
                 if k >= limit:
                     break
                 spans.append((p, k, min(k + chunk, limit)))
                 k = min(k + chunk, limit)
-            results = pool.map(_batch, spans) if pool else map(_batch, spans)
-            for batch in results:
-                for idx, got in batch:
+            results: dict[int, list] = {}
+            for span, batch in pool.stream(_batch, spans, name=lambda s: f"attempts "
+                                           f"{s[1]}..{s[2] - 1}"):
+                if isinstance(batch, executor.TaskFailure):
+                    procs.note(f"{batch.message}; those attempts count as not kept")
+                    batch = [(i, None) for i in range(span[1], span[2])]
+                results[span[1]] = batch
+            for lo in sorted(results):
+                for idx, got in results[lo]:
                     if on_attempt:
                         on_attempt(idx + 1, kept + (got is not None))
                     if got is not None and kept < p.count:
                         kept += 1
                         yield got
-        finished = True
-    finally:
-        stop_on_sigterm.__exit__(None, None, None)
-        if pool:
-            if not finished:  # stopped early: running batches are not awaited
-                procs.kill_pool_workers(pool)
-            pool.shutdown(wait=False, cancel_futures=True)

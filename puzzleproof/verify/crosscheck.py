@@ -19,22 +19,20 @@ A **disagreement** is any of:
 - ``reference-mismatch``: a solution differs from the reference shipped with the instance,
   when some method proved the instance UNIQUE.
 
-Work runs on local processes (one task per instance and method); exact solvers inside use one
-worker each.
+Work runs on local processes or a Dask cluster (:mod:`puzzleproof.executor`; one task per
+instance and method); exact solvers inside use one worker each. Records are appended here, in
+the process that runs the harness, whichever executor ran the task.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from puzzleproof import procs
+from puzzleproof import executor
 from puzzleproof.result import Result
 
 __all__ = ["Instance", "Method", "PuzzleKind", "CrosscheckReport", "run_crosscheck",
@@ -138,6 +136,18 @@ def _run_task(kind: PuzzleKind, method: Method, inst: Instance, time_limit: floa
     return rec
 
 
+def _failure_record(method: Method, inst: Instance, failure: "executor.TaskFailure") -> dict:
+    """The record of a task that gave no answer: UNKNOWN when it hung past its limit, ERROR
+    when its worker kept dying."""
+    hung = failure.kind == "timeout"
+    return {"type": "record", "schema_version": 1, "instance": inst.id, "method": method.name,
+            "exact": method.exact, "status": "UNKNOWN" if hung else "ERROR", "answer": None,
+            "check_ok": True, "violations": [], "wall_time": 0.0,
+            "stats": {"limit": "hang limit"} if hung else {"attempts": failure.attempts},
+            "effort": None, "certificate": {"note": failure.message} if hung else None,
+            "solver": method.name, "error": failure.message}
+
+
 def load_records(path: Path) -> list[dict]:
     """The records of an earlier run (a torn last line, from a kill, is ignored)."""
     out = []
@@ -208,12 +218,17 @@ def find_disagreements(kind: PuzzleKind, inst: Instance, recs: Sequence[dict]) -
 def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Sequence[str],
                    out_path: Path | None = None, *, resume: bool = False, jobs: int | None = None,
                    time_limit: float | None = None,
-                   progress: Callable[[int, int, str], None] | None = None) -> CrosscheckReport:
+                   progress: Callable[[int, int, str], None] | None = None,
+                   hang_limit: float | None = None) -> CrosscheckReport:
     """Cross-check ``methods`` on ``instances``; append records to ``out_path`` as they come.
 
     With ``resume``, records already in ``out_path`` are kept and their tasks skipped; without
     it an existing file is an error (nothing is overwritten). ``progress(done, total, label)``
-    is called after each task.
+    is called after each task. ``jobs`` is a number of local processes or an
+    :class:`~puzzleproof.executor.ExecutorSpec` (a Dask cluster); a task running past
+    ``hang_limit`` seconds (default from the time limit,
+    :func:`~puzzleproof.executor.hang_limit_for`) is killed and recorded UNKNOWN, and a task
+    whose worker dies too often is recorded ERROR.
     """
     for m in methods:
         if m not in kind.methods:
@@ -263,48 +278,28 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
         if inst.id not in pending_per_inst and inst.id not in had_disagreement_check:
             close_instance(inst)
 
-    jobs = max(1, jobs or os.cpu_count() or 1)
+    spec = executor.as_spec(jobs)
+    hang = hang_limit if hang_limit is not None else executor.hang_limit_for(time_limit)
     total = len(tasks)
     finished = 0
     # SIGTERM with a pool: workers killed, SystemExit(143) raised here, the sink closed with
     # whole records. Without one the default stays (the process ends at once, even inside a
     # solver's C code that a Python handler would wait for; records are flushed one by one)
-    stop_on_sigterm = procs.sigterm_exits() if jobs > 1 else contextlib.nullcontext()
-    stop_on_sigterm.__enter__()
     try:
-        if jobs == 1:
-            for inst, m in tasks:
-                rec = _run_task(kind, kind.methods[m], inst, time_limit)
-                finished = _accept(rec, records, emit, pending_per_inst, by_inst, close_instance,
-                                   finished, total, progress)
-        else:
-            with procs.process_pool(jobs) as pool:  # workers die with this process
-                futures: dict[Future, tuple[Instance, str]] = {}
-                queue = list(tasks)
-                try:
-                    while queue or futures:
-                        while queue and len(futures) < 2 * jobs:
-                            inst, m = queue.pop(0)
-                            futures[pool.submit(_run_task, kind, kind.methods[m], inst,
-                                                time_limit)] = (inst, m)
-                        ready, _ = wait(futures, return_when=FIRST_COMPLETED)
-                        for fut in ready:
-                            inst, m = futures.pop(fut)
-                            rec = fut.result()
-                            finished = _accept(rec, records, emit, pending_per_inst, by_inst,
-                                               close_instance, finished, total, progress)
-                except BaseException:
-                    for fut in futures:
-                        fut.cancel()
-                    procs.kill_pool_workers(pool)  # running tasks are not waited for
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
+        with executor.open_pool(spec) as pool:
+            for (inst, m), rec in pool.stream(
+                    _run_task, tasks, hang_limit=hang,
+                    args=lambda t: (kind, kind.methods[t[1]], t[0], time_limit),
+                    name=lambda t: f"{t[1]} on {t[0].id}"):
+                if isinstance(rec, executor.TaskFailure):
+                    rec = _failure_record(kind.methods[m], inst, rec)
+                finished = _accept(rec, records, emit, pending_per_inst, by_inst,
+                                   close_instance, finished, total, progress)
     except KeyboardInterrupt:
         report.interrupted = True
     finally:
         if sink is not None:
             sink.close()
-        stop_on_sigterm.__exit__(None, None, None)
     report.new_records = finished
     return report
 

@@ -1,0 +1,382 @@
+"""Where a batch runs: local processes, or a Dask cluster, behind one interface.
+
+Every batch command (``crosscheck``, ``generate``, ``deathrun tournament``, ``skynet referee``
+batches) and the benchmarks take an :class:`ExecutorSpec` (or a plain number of processes)
+and run their tasks through :func:`open_pool`, which yields a :class:`Pool` around a
+:class:`concurrent.futures.Executor`:
+
+- ``--jobs N`` (the default, N = the cores): a :class:`~concurrent.futures.ProcessPoolExecutor`
+  whose workers die with this process (:func:`puzzleproof.procs.process_pool`); with one job,
+  tasks run in this process, one after another;
+- ``--scheduler tcp://HOST:8786``: an existing Dask cluster, through
+  ``distributed.Client(address).get_executor()``;
+- ``--dask N``: a Dask ``LocalCluster`` of N single-threaded worker processes on the loopback
+  address, started for the batch and torn down at its end.
+
+Choosing is one line at the edge (:func:`ExecutorSpec` from the options); batch code submits
+tasks and takes results as they complete (:meth:`Pool.stream`), whatever runs them. There is
+no scheduler, queue or socket protocol of our own: Dask's scheduler places the tasks.
+
+What a task can meet, and what the batch gets back (never a task silently dropped):
+
+- **A worker dies mid-task** (killed, out of memory). Locally the process pool breaks; the
+  pool is made again and the tasks that were in flight run again, each at most
+  ``retries`` more times. On Dask the scheduler moves the task to another worker by itself
+  (up to its ``distributed.scheduler.allowed-failures``, which a ``--dask`` cluster sets to
+  ``retries``). When the retries are spent the task's outcome is a :class:`TaskFailure`
+  (``kind="error"``) naming the task, which the batch turns into an ERROR record.
+- **A task hangs** past ``hang_limit`` seconds (a method that ignores its time limit, C code
+  that cannot be interrupted): when a limit is given, each task runs in a child process forked
+  by the worker, which is killed when the limit runs out; the outcome is a
+  :class:`TaskFailure` with ``kind="timeout"`` (an UNKNOWN record, naming the limit). The
+  worker lives on.
+
+Results do not depend on the executor: the same function runs on the same arguments; only
+timings and host names differ.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import signal
+import time
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from puzzleproof import procs
+
+__all__ = ["ExecutorSpec", "TaskFailure", "TaskHung", "Pool", "open_pool", "as_spec",
+           "guarded_call", "hang_limit_for", "DEFAULT_RETRIES"]
+
+#: how many more times a task whose worker died is run before it is an ERROR
+DEFAULT_RETRIES = 2
+
+
+@dataclass(frozen=True)
+class ExecutorSpec:
+    """Where a batch runs: ``jobs`` local processes, or the Dask cluster at ``scheduler``, or
+    a local Dask cluster of ``dask_workers`` processes started for the batch."""
+
+    jobs: int = 1
+    scheduler: str | None = None
+    dask_workers: int | None = None
+    retries: int = DEFAULT_RETRIES
+
+    def __post_init__(self) -> None:
+        if self.scheduler and self.dask_workers:
+            raise ValueError("--scheduler and --dask exclude each other: use an existing "
+                             "cluster or start one, not both")
+        if self.jobs < 1 or (self.dask_workers is not None and self.dask_workers < 1):
+            raise ValueError("a batch needs at least one worker")
+
+    @property
+    def distributed(self) -> bool:
+        return bool(self.scheduler or self.dask_workers)
+
+    @property
+    def parallel(self) -> bool:
+        """True when tasks run in other processes than this one."""
+        return self.distributed or self.jobs > 1
+
+    def describe(self) -> str:
+        if self.scheduler:
+            return f"Dask cluster at {self.scheduler}"
+        if self.dask_workers:
+            return f"local Dask cluster of {self.dask_workers} worker(s)"
+        return f"{self.jobs} local process(es)" if self.jobs > 1 else "this process"
+
+
+def as_spec(jobs: "int | ExecutorSpec | None") -> ExecutorSpec:
+    """A spec from what a library function was given: a spec, a number of processes, or
+    None (the cores)."""
+    if isinstance(jobs, ExecutorSpec):
+        return jobs
+    if jobs is None:
+        try:
+            jobs = len(os.sched_getaffinity(0))
+        except AttributeError:  # pragma: no cover - not Linux
+            jobs = os.cpu_count() or 1
+    return ExecutorSpec(jobs=max(1, int(jobs)))
+
+
+def hang_limit_for(time_limit: float | None) -> float | None:
+    """How long a task with a time limit may run before it counts as hung: half as long
+    again as its limit, plus 10 s for start-up and answer checking."""
+    return None if time_limit is None else 1.5 * time_limit + 10.0
+
+
+@dataclass
+class TaskFailure:
+    """A task that gave no result: ``kind`` is ``"error"`` (its worker died more often than
+    the retries allow, or the function raised) or ``"timeout"`` (it hung past its limit)."""
+
+    kind: str
+    message: str
+    attempts: int = 1
+
+
+class TaskHung(Exception):
+    """Raised by :func:`guarded_call` when the task ran past its hang limit."""
+
+
+# --------------------------------------------------------------------------------------------
+# In the worker
+
+
+def _read_all(fd: int, deadline: float | None) -> bytes | None:
+    """Everything from ``fd`` until EOF, or None when ``deadline`` passes first."""
+    chunks = []
+    while True:
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            return None
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def guarded_call(fn: Callable[..., Any], args: tuple, hang_limit: float | None) -> Any:
+    """``fn(*args)``; with a ``hang_limit``, in a forked child (its own process group, dying
+    with this worker) that is killed with its group when the limit runs out (:class:`TaskHung`).
+    An exception of ``fn`` is raised here as it was raised there."""
+    if hang_limit is None or not hasattr(os, "fork"):
+        return fn(*args)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, send the pickled outcome, leave without clean-up
+        code = 0
+        try:
+            os.close(r)
+            os.setpgid(0, 0)
+            procs.set_parent_death_signal(signal.SIGKILL)
+            try:
+                data = pickle.dumps((True, fn(*args)))
+            except BaseException as exc:  # noqa: BLE001 - sent to the parent
+                try:
+                    data = pickle.dumps((False, exc))
+                except Exception:  # an exception that cannot be pickled
+                    data = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(w, view):]
+        except BaseException:  # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(w)
+    data: bytes | None = None
+    try:
+        data = _read_all(r, time.monotonic() + hang_limit)
+    finally:
+        os.close(r)
+        if data is None:
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+    if data is None:
+        raise TaskHung(f"ran past the hang limit of {hang_limit:g} s and was killed")
+    if not data:
+        raise RuntimeError("the task's process died without an answer")
+    ok, value = pickle.loads(data)
+    if ok:
+        return value
+    raise value
+
+
+def _worker_dies_with_parent() -> None:  # run on every worker of a local Dask cluster
+    with contextlib.suppress(Exception):
+        procs.die_with_parent()
+
+
+# --------------------------------------------------------------------------------------------
+# In this process
+
+
+class _InlineExecutor(Executor):
+    """Runs each task at once in this process (one job: no pool, the default SIGTERM)."""
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[override]
+        fut: Future = Future()
+        try:
+            fut.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - delivered through the future
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            fut.set_exception(exc)
+        return fut
+
+
+def _is_killed_worker(exc: BaseException) -> bool:
+    return type(exc).__name__ == "KilledWorker"
+
+
+def _is_broken_pool(exc: BaseException) -> bool:
+    from concurrent.futures.process import BrokenProcessPool
+
+    return isinstance(exc, BrokenProcessPool)
+
+
+@dataclass
+class Pool:
+    """An open executor for one batch. ``executor`` is a plain
+    :class:`concurrent.futures.Executor`; :meth:`stream` runs tasks on it with retries and the
+    hang limit."""
+
+    spec: ExecutorSpec
+    executor: Executor | None = None
+    slots: int = 1
+    client: Any = None
+    cluster: Any = None
+    hosts: list[str] = field(default_factory=list)
+
+    def _start(self) -> None:
+        spec = self.spec
+        if not spec.distributed:
+            if spec.jobs > 1:
+                self.executor = procs.process_pool(spec.jobs)
+            else:
+                self.executor = _InlineExecutor()
+            self.slots = spec.jobs
+            return
+        try:
+            import dask
+            from distributed import Client, LocalCluster
+        except ImportError as exc:  # pragma: no cover - a dependency
+            raise RuntimeError("Dask is not installed (pip install 'dask[distributed]')") \
+                from exc
+        if spec.dask_workers:
+            with dask.config.set({"distributed.scheduler.allowed-failures": spec.retries,
+                                  "distributed.worker.daemon": False,
+                                  "distributed.admin.system-monitor.gil.enabled": False}):
+                self.cluster = LocalCluster(n_workers=spec.dask_workers, threads_per_worker=1,
+                                            processes=True, host="127.0.0.1",
+                                            dashboard_address=None, silence_logs=40)
+                self.client = Client(self.cluster)
+            self.client.run(_worker_dies_with_parent)
+        else:
+            try:
+                self.client = Client(spec.scheduler, timeout=10)
+            except OSError as exc:
+                from puzzleproof.errors import InputError
+
+                raise InputError(f"no Dask scheduler answers ({exc})", spec.scheduler) \
+                    from None
+        info = self.client.scheduler_info()
+        workers = info.get("workers", {})
+        self.slots = max(1, sum(w.get("nthreads", 1) for w in workers.values()))
+        self.hosts = sorted({w.get("host", "") for w in workers.values()})
+        self.executor = self.client.get_executor(pure=False)
+
+    def renew(self) -> None:
+        """Make the local process pool again after a worker died (it is broken then)."""
+        old = self.executor
+        if old is not None and not self.spec.distributed:
+            procs.kill_pool_workers(old)
+            old.shutdown(wait=False, cancel_futures=True)
+            self.executor = procs.process_pool(self.spec.jobs)
+
+    def abandon(self) -> None:
+        """Stop at once: running tasks are not waited for."""
+        if self.executor is not None and not self.spec.distributed:
+            procs.kill_pool_workers(self.executor)
+            self.executor.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                self.client.close(timeout=10)
+        if self.cluster is not None:
+            with contextlib.suppress(Exception):
+                self.cluster.close(timeout=10)
+        elif self.executor is not None and not self.spec.distributed:
+            self.executor.shutdown(wait=True)
+        self.client = self.cluster = None
+
+    def _again(self, queue, item, tries, name) -> Iterator[tuple[Any, Any]]:
+        """A task that was in flight when a local worker died: queued again as a suspect
+        (suspects run one at a time, so the task that kills its worker is found and the
+        others finish) while retries are left, else its failure is yielded."""
+        if tries < self.spec.retries:
+            queue.appendleft((item, tries + 1, True))
+        else:
+            yield item, TaskFailure("error", f"task {name(item)}: its worker process died "
+                                    f"{tries + 1} times running it", tries + 1)
+
+    def stream(self, fn: Callable[..., Any], items: Iterable[Any], *,
+               args: Callable[[Any], tuple] = lambda x: (x,),
+               hang_limit: float | None = None, window: int | None = None,
+               name: Callable[[Any], str] = str) -> Iterator[tuple[Any, Any]]:
+        """Run ``fn(*args(item))`` for every item; yield ``(item, result)`` as each one
+        completes, the result being a :class:`TaskFailure` when the task gave none. At most
+        ``window`` tasks (default twice the slots) are submitted at a time."""
+        assert self.executor is not None
+        window = window or max(1, 2 * self.slots)
+        # (item, tries, suspect): a suspect was in flight when a local worker died
+        queue: deque[tuple[Any, int, bool]] = deque((item, 0, False) for item in items)
+        futures: dict[Future, tuple[Any, int, bool]] = {}
+        try:
+            while queue or futures:
+                while queue and len(futures) < window:
+                    if queue[0][2] and futures or any(f[2] for f in futures.values()):
+                        break  # a suspect runs alone
+                    item, tries, suspect = queue.popleft()
+                    fut = self.executor.submit(guarded_call, fn, args(item), hang_limit)
+                    futures[fut] = (item, tries, suspect)
+                done, _ = wait(futures, return_when=FIRST_COMPLETED)
+                broken = False
+                for fut in done:
+                    item, tries, _ = futures.pop(fut)
+                    exc = fut.exception()
+                    if exc is None:
+                        yield item, fut.result()
+                    elif _is_broken_pool(exc):
+                        broken = True
+                        yield from self._again(queue, item, tries, name)
+                    elif _is_killed_worker(exc):
+                        yield item, TaskFailure(
+                            "error", f"task {name(item)}: its Dask worker died running it "
+                            f"as often as the scheduler allows ({exc})", self.spec.retries + 1)
+                    elif isinstance(exc, TaskHung):
+                        yield item, TaskFailure("timeout", f"task {name(item)} {exc}", tries + 1)
+                    else:
+                        yield item, TaskFailure("error", f"task {name(item)}: "
+                                                f"{type(exc).__name__}: {exc}", tries + 1)
+                if broken:  # every task in the broken pool failed with it: run them again
+                    for fut, (item, tries, _) in list(futures.items()):
+                        with contextlib.suppress(Exception):
+                            fut.exception(timeout=5)
+                        yield from self._again(queue, item, tries, name)
+                    futures.clear()
+                    self.renew()
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            self.abandon()
+            raise
+
+
+@contextlib.contextmanager
+def open_pool(jobs: "int | ExecutorSpec | None") -> Iterator[Pool]:
+    """The executor ``jobs`` names, open for one batch and closed (a local Dask cluster torn
+    down, local workers ended) when the block ends, however it ends. SIGTERM in the block
+    kills local workers and raises ``SystemExit(143)`` (:func:`puzzleproof.procs.sigterm_exits`);
+    with one local job the default SIGTERM stays."""
+    spec = as_spec(jobs)
+    pool = Pool(spec)
+    guard = procs.sigterm_exits() if spec.parallel else contextlib.nullcontext()
+    with guard:
+        try:
+            pool._start()
+            yield pool
+        finally:
+            pool.close()
