@@ -200,7 +200,8 @@ def _write_gap_maps(folder, nodes, extra, gateways, chosen, count, seed, attempt
         made += 1
         if not quiet:
             say(f"{txt}: fewest cuts {g.report['fewest']['value']}; "
-                f"{', '.join(g.worst_bots)} use {g.excess} more in the worst case")
+                f"{', '.join(g.worst_bots)} {'uses' if len(g.worst_bots) == 1 else 'use'} "
+                f"{g.excess} more in the worst case")
     say(f"{made} Episode 1 map(s) in {folder}")
     return 0 if made else 1
 

@@ -130,13 +130,35 @@ def fewest_cuts(m: SkynetMap, start: int, time_limit: float | None = 30.0) -> di
     ans = res.answer or {}
     seconds = round(time.monotonic() - t0, 3)
     checked = bool(res.check and res.check.get("ok"))
-    if res.status.value == "WIN" and ans.get("value") is not None and checked:
-        return {"value": int(ans["value"]), "seconds": seconds, "solver": res.solver}
     reach = _reachable(m, start)
     trivial = sum(1 for u, v in m.gateway_links if u in reach or v in reach)
-    lower = ans.get("value_lower") or (1 if trivial else 0)
-    upper = ans.get("value_upper") or trivial
-    return {"value": None, "lower": int(lower), "upper": int(min(upper, trivial)),
+    sane = ans.get("value") is not None and (ans["value"] >= 1 or not trivial)
+    if res.status.value == "WIN" and sane and checked:
+        return {"value": int(ans["value"]), "seconds": seconds, "solver": res.solver}
+    if ans.get("value") is not None and not sane:  # no cut contains an agent that can
+        ans = {"note": f"the solver's value {ans['value']} was rejected: a gateway is "
+                       "reachable, so at least one cut is needed"}
+    lower = int(ans.get("value_lower") or (1 if trivial else 0))
+    upper = int(min(ans.get("value_upper") or trivial, trivial))
+    lower_by = "value search" if ans.get("value_lower") else "a gateway is reachable"
+    # lower bounds from bounded games: "contain within H cuts?" refuted (LOSS, the agent's
+    # escape replayed) proves the fewest is at least H + 1; tried while the time lasts
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    H = lower
+    while H < upper:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left < 1:
+            break
+        r = solve(m, "ep1", start, horizon=H, time_limit=left)
+        if r.status.value != "LOSS" or not (r.check and r.check.get("ok")):
+            break
+        lower, lower_by = H + 1, f"horizon {H} refuted (the agent's escape checked)"
+        H += 1
+    seconds = round(time.monotonic() - t0, 3)
+    if lower >= upper:
+        return {"value": upper, "seconds": seconds, "solver": res.solver,
+                "lower_by": lower_by}
+    return {"value": None, "lower": lower, "upper": upper, "lower_by": lower_by,
             "seconds": seconds, "solver": res.solver,
             "note": ans.get("note") or f"status {res.status.value}"}
 
