@@ -16,6 +16,7 @@ from puzzleproof.encoders.skynet_contain import ContainSearch
 from puzzleproof.encoders.skynet_sat import (PolicyCheck, Proposer, Reduced, Refuter, SolverCache,
                                              solve as sat_solve)
 from puzzleproof.formats.skynet import read_map, record_from_json
+from puzzleproof.generate.skynet_large import codingame_limits_map
 from puzzleproof.models.skynet import SkynetMap, norm, replay
 from puzzleproof.models.skynet_strategy import (check_agent_escape, check_agent_strategy,
                                                 check_player_strategy, strategy_depth)
@@ -258,7 +259,8 @@ def test_cache_shares_refuters_across_starts_without_changing_answers():
 
 def test_corrupted_certificates_fail():
     m = read_map(EXAMPLE)
-    good = sat_solve(m, "ep2").certificate
+    assert check_player_strategy(m, "ep2", 0, sat_solve(m, "ep2").certificate) == []
+    good = ex_solve(m, "ep2", 0).certificate  # a table with a cut at its root
     assert check_player_strategy(m, "ep2", 0, good) == []
     bad = json.loads(json.dumps(good))
     root = bad["nodes"][bad["root"]]
@@ -272,8 +274,10 @@ def test_corrupted_certificates_fail():
     assert check_agent_strategy(t, "ep2", 0, agent) == []
     broken = json.loads(json.dumps(agent))
     for node in broken["nodes"].values():
-        for reply in node["replies"].values():
+        for reply in node.get("replies", {}).values():
             reply["move"] = node["agent"]  # staying put is not a legal move here
+        if "path" in node:
+            node["path"] = [node["agent"], node["agent"]]  # no such link
     assert check_agent_strategy(t, "ep2", 0, broken)
 
 
@@ -293,8 +297,8 @@ def test_limits_give_unknown_not_a_verdict():
     m = random_map(rng, 9)
     r = sat_solve(m, "ep1", value=True, conflicts=1)
     assert r.status.value in ("UNKNOWN", "WIN", "LOSS")
-    big = official_maps()[4]  # complex mesh: the deadline passes while the encoding is built
-    r = sat_solve(big, "ep2", time_limit=0.01)
+    big = codingame_limits_map(2)  # the table search and the CEGAR both run out
+    r = sat_solve(big, "ep2", time_limit=0.3)
     assert r.status.value == "UNKNOWN" and "verdict" not in r.answer
 
 

@@ -705,6 +705,7 @@ class SolverCache:
     def __init__(self) -> None:
         self.reduced: dict[tuple, Reduced] = {}
         self.refuters: dict[tuple, Refuter] = {}
+        self.tables: dict[tuple, object] = {}
 
     def reduce(self, m: SkynetMap, rule: str, start: int) -> Reduced:
         for (mid, r, _), red in self.reduced.items():
@@ -720,7 +721,18 @@ class SolverCache:
             self.refuters[key] = Refuter(red, horizon, value, solver)
         return self.refuters[key]
 
+    def table(self, red: Reduced):
+        """The Episode 2 table search of ``red``'s region (:mod:`.skynet_table`), its memo
+        shared by every start in the region."""
+        from puzzleproof.encoders.skynet_table import TableSearch
+
+        key = (_map_key(red.m), red.rule, tuple(red.region))
+        if key not in self.tables:
+            self.tables[key] = TableSearch(red)
+        return self.tables[key]
+
     def close(self) -> None:
+        self.tables.clear()
         for b in self.refuters.values():
             b.s.delete()
         self.refuters.clear()

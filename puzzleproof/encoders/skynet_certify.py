@@ -18,8 +18,9 @@ from typing import Any
 from puzzleproof.encoders.skynet_cegar import Proposer, Reduced, TNode
 from puzzleproof.encoders.skynet_contain import contained as _contained
 from puzzleproof.models.skynet import SkynetMap, norm
-from puzzleproof.models.skynet_strategy import (CheckLimit, check_agent_escape,
-                                                check_agent_strategy, check_player_strategy)
+from puzzleproof.models.skynet_strategy import (INVARIANT, CheckLimit, check_agent_escape,
+                                                check_agent_strategy, certificate_kind,
+                                                check_player_strategy)
 
 __all__ = ["PlayerStrategy", "NoCertificate", "TooLarge", "player_certificate",
            "agent_certificate", "agent_certificate_from_tree", "check"]
@@ -81,8 +82,9 @@ class PlayerStrategy:
 
     def safe(self, mask: int) -> bool:
         """No node keeps two gateway links (and the question is the verdict)."""
-        return not self.A.value and all(sum(mask >> k & 1 for k in ks) < 2
-                                        for ks in self.red.own.values())
+        own = self.red.own
+        return not self.A.value and all(sum(mask >> k & 1 for k in own[d]) < 2
+                                        for d in self.red.doubles)
 
     def step(self, pos: tuple) -> tuple[int, tuple]:
         """The link index to cut at ``pos`` and the position after the cut."""
@@ -112,35 +114,135 @@ class PlayerStrategy:
         return f"t{x.id}:{rmask:x}" if x is not None else f"{a}:{vmask:x}:{rmask:x}"
 
 
-def player_certificate(red: Reduced, A: Proposer, cand: dict,
-                        deadline: float | None = None) -> dict:
-    """The :class:`PlayerStrategy` of a HOLDS decision written out for every agent move."""
-    gates = red.m.gateways
-    strat = PlayerStrategy(red, A, cand)
-    nodes: dict[str, dict] = {}
+def free_turns(red: Reduced, a: int, mask: int) -> tuple[dict[int, int], dict[int, int]]:
+    """The solver's own count of free turns (the checker has its own): for every region
+    node ``d`` the fewest turns on which the player is free (the agent's node has no
+    gateway link left) before the agent can stand on ``d``, and a parent for each node on
+    such a walk (0-1 breadth-first search)."""
+    own, moves = red.own, red.moves
+    dist = {a: 0}
+    parent: dict[int, int] = {}
+    todo = deque([a])
+    while todo:
+        u = todo.popleft()
+        step = 0 if any(mask >> k & 1 for k in own[u]) else 1
+        du = dist[u] + step
+        for w, j in moves[u]:
+            if (j is None or mask >> j & 1) and du < dist.get(w, 1 << 30):
+                dist[w] = du
+                parent[w] = u
+                if step:
+                    todo.append(w)
+                else:
+                    todo.appendleft(w)
+    return dist, parent
 
-    def build(pos: tuple) -> str:
-        nid = strat.key(pos)
+
+def _needs(red: Reduced, dist: dict[int, int], mask: int) -> list[tuple[int, int, int]]:
+    """(free turns, cuts needed, node) for every reachable node keeping two or more
+    gateway links, earliest first."""
+    out = []
+    for d in red.doubles:
+        if d in dist:
+            c = sum(mask >> k & 1 for k in red.own[d])
+            if c >= 2:
+                out.append((dist[d], c - 1, d))
+    return sorted(out)
+
+
+def edf_holds(red: Reduced, a: int, mask: int) -> bool:
+    """Whether the free turns cover the cuts the doubles need, earliest deadline first (the
+    invariant of :data:`INVARIANT`): then cutting the agent's gateway link, else a link of
+    the nearest double, wins from (``a``, ``mask``), player to cut."""
+    if not red.doubles:
+        return True
+    dist, _ = free_turns(red, a, mask)
+    total = 0
+    for f, c, _ in _needs(red, dist, mask):
+        total += c
+        if total > f:
+            return False
+    return True
+
+
+def fixed_path(red: Reduced, a: int, mask: int) -> list[int] | None:
+    """An agent path that wins whatever is cut (Episode 2 only: region links cannot be
+    cut): to a node with ``c`` gateway links left that the agent reaches with fewer than
+    ``c - 1`` free turns on the way; None when there is none."""
+    if red.rule != "ep2" or not red.doubles:
+        return None
+    dist, parent = free_turns(red, a, mask)
+    for f, c, d in _needs(red, dist, mask):
+        if c > f:
+            path = [d]
+            while path[-1] != a:
+                path.append(parent[path[-1]])
+            return path[::-1]
+    return None
+
+
+def quick_certificate(red: Reduced) -> tuple[bool, dict] | None:
+    """A verdict without search, when the start decides it: (True, a one-node player
+    strategy) when the invariant holds there, (False, a one-node agent path) when a
+    fixed path wins; None otherwise."""
+    full = (1 << red.K) - 1
+    a = red.start
+    if edf_holds(red, a, full):
+        return True, {"type": "skynet-player-strategy", "root": f"{a}:{full:x}",
+                      "nodes": {f"{a}:{full:x}": {"agent": a, "invariant": INVARIANT}}}
+    path = fixed_path(red, a, full)
+    if path is not None:
+        return False, {"type": "skynet-agent-strategy", "root": f"{a}:{full:x}",
+                       "nodes": {f"{a}:{full:x}": {"agent": a, "path": path}}}
+    return None
+
+
+def player_certificate(red: Reduced, A: Proposer, cand: dict,
+                        deadline: float | None = None, invariant: bool = True) -> dict:
+    """The :class:`PlayerStrategy` of a HOLDS decision written out as a table keyed by
+    position (agent node, links left): one node per position, whatever line reaches it
+    (every line that reaches a position is won by the strategy from there, so the first
+    answer written serves them all). Built breadth-first in time linear in the positions.
+
+    With ``invariant`` (verdicts only: the strategy answers no value question), a position
+    where the free turns cover the cuts the doubles need (:func:`edf_holds`) is written
+    as an invariant node (:data:`~puzzleproof.models.skynet_strategy.INVARIANT`): the
+    player then follows a fixed rule the checker proves by the invariant, so the table
+    stops there instead of following the agent over the whole region."""
+    strat = PlayerStrategy(red, A, cand)
+    use_inv = invariant and not A.value
+    nodes: dict[str, dict] = {}
+    moves_of, gate_links = red.moves, red.gate_links
+    pos = strat.start
+    root = f"{pos[0]}:{pos[2]:x}"
+    todo = deque([(root, pos)])
+    count = 0
+    while todo:
+        nid, pos = todo.popleft()
         if nid in nodes:
-            return nid
-        if deadline is not None and len(nodes) % 256 == 0 and time.monotonic() > deadline:
+            continue
+        count += 1
+        if deadline is not None and count % 256 == 0 and time.monotonic() > deadline:
             raise NoCertificate
         a = pos[0]
+        if use_inv and edf_holds(red, a, pos[2]):
+            nodes[nid] = {"agent": a, "invariant": INVARIANT}
+            continue
         k, after = strat.step(pos)
         rmask = after[2]
         node: dict[str, Any] = {"agent": a, "cut": list(red.cuttable[k]), "next": {}}
         nodes[nid] = node
+        if any(rmask >> j & 1 for _, j in gate_links[a]):
+            raise AssertionError(f"certificate: the agent at {a} reaches a gateway")
         if _contained(red, a, rmask):
-            return nid
-        moves = [w for w, j in red.moves[a] if j is None or rmask >> j & 1]
-        moves += [g for g, j in red.gate_links[a] if rmask >> j & 1]
-        for w in moves:
-            if w in gates:
-                raise AssertionError(f"certificate: the agent reaches gateway {w}")
-            node["next"][str(w)] = build(strat.follow(after, w))
-        return nid
-
-    root = build(strat.start)
+            continue
+        nxt = node["next"]
+        for w, j in moves_of[a]:
+            if j is None or rmask >> j & 1:
+                cid = f"{w}:{rmask:x}"
+                nxt[str(w)] = cid
+                if cid not in nodes:
+                    todo.append((cid, strat.follow(after, w)))
     return {"type": "skynet-player-strategy", "root": root, "nodes": nodes}
 
 
@@ -211,6 +313,10 @@ def agent_certificate_from_tree(red: Reduced, A: Proposer,
             return nid
         if max_nodes is not None and len(nodes) >= max_nodes:
             raise TooLarge
+        path = None if horizon is not None else fixed_path(red, x.pos, mask)
+        if path is not None:
+            nodes[nid] = {"agent": x.pos, "path": path}
+            return nid
         replies: dict[str, dict] = {}
         nodes[nid] = {"agent": x.pos, "replies": replies}
 
@@ -278,6 +384,10 @@ def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
         nid = f"{a}:{mask:x}"
         if nid in nodes:
             return nid
+        path = fixed_path(red, a, mask)
+        if path is not None:
+            nodes[nid] = {"agent": a, "path": path}
+            return nid
         if not loses(a, mask):
             raise AssertionError(f"agent certificate: position {nid} is not lost")
         replies: dict[str, dict] = {}
@@ -318,5 +428,6 @@ def check(m: SkynetMap, rule: str, start: int, cert: dict, win: bool,
             problems = check_agent_strategy(m, rule, start, cert, deadline=deadline)
     except CheckLimit:
         raise NoCertificate() from None
-    return {"ok": not problems, "violations": problems,
+    return {"ok": not problems, "violations": problems, "certificate": certificate_kind(cert),
+            "positions": len(cert.get("nodes") or {}),
             "by": "puzzleproof.models.skynet_strategy (rules replay, every opponent move)"}

@@ -66,6 +66,7 @@ from puzzleproof.encoders.skynet_certify import (NoCertificate, PlayerStrategy, 
                                                  player_certificate)
 from puzzleproof.encoders.skynet_contain import ContainSearch
 from puzzleproof.encoders.skynet_fence import FenceSearch, fenced_map
+from puzzleproof.encoders.skynet_table import TableSearch
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import strategy_depth
 from puzzleproof.result import Result, Status, which_limit
@@ -74,6 +75,7 @@ from puzzleproof.result import Result, Status, which_limit
 __all__ = ["Reduced", "Proposer", "Refuter", "PolicyCheck", "TNode", "SolverCache",
            "PlayerStrategy", "decide", "solve", "DEFAULT_SOLVER"]
 
+TABLE_MAX_POSITIONS = 20_000  # the table search's positions per start before the CEGAR
 CONTAIN_MAX_POSITIONS = 200_000  # the containment search's positions (about 1-2 minutes)
 ESCAPE_MAX_NODES = 5_000  # escape strategies answer every cut: they grow fast with H
 FENCE_MAX_EVALUATIONS = 1500  # fences decided by the fence search (30-60 ms each on 05)
@@ -170,6 +172,36 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
             raise AssertionError("the refuted tree game is not won by the agent")
         return cert, _certify.check(m, rule, s, cert, False, budget.deadline)
 
+    def quick_cert() -> tuple[bool, dict | None, dict | None] | None:
+        """The verdict by the table search (:mod:`.skynet_table`, Episode 2; its memo kept
+        in ``cache`` for the other starts) or, under ``ep1``, by the invariant at the start
+        alone: (won, certificate, check), or None when they leave it open."""
+        t1 = time.monotonic()
+        if rule == "ep2":
+            table = cache.table(red) if cache is not None else TableSearch(red)
+            deadline = budget.deadline
+            if deadline is not None:
+                deadline = t1 + (deadline - t1) / 2
+            before = len(table.memo)
+            won = table.decide(s, deadline, TABLE_MAX_POSITIONS)
+            stats["table_search"] = {"decided": won is not None,
+                                     "positions": len(table.memo) - before,
+                                     "seconds": round(time.monotonic() - t1, 4)}
+            if won is None:
+                return None
+            stats["decided_by"] = "table search"
+            cert = None if not certificate else (
+                table.player_certificate(s) if won else table.agent_certificate(s))
+        else:
+            got = _certify.quick_certificate(red)
+            if got is None or not got[0]:
+                return None
+            won, cert = got
+            stats["decided_by"] = "the invariant at the start"
+        if not certificate:
+            return won, None, None
+        return won, cert, _certify.check(m, rule, s, cert, won, budget.deadline)
+
     search: ContainSearch | None = None  # built on first use, memo kept across horizons
     search_spent = False
 
@@ -253,7 +285,9 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         if not certificate:
             return None, None, size, about
         try:
-            cert = player_certificate(fred, d.proposer, d.candidate or {}, budget.deadline)
+            # no invariant node: the fenced map's gateways are not the real map's
+            cert = player_certificate(fred, d.proposer, d.candidate or {}, budget.deadline,
+                                      invariant=False)
         except NoCertificate:
             return None
         chk = _certify.check(m, rule, s, cert, True, budget.deadline)
@@ -265,7 +299,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
 
     try:
         return _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert,
-                          loss_cert, escape_cert, upper_search, fence_bound)
+                          loss_cert, escape_cert, upper_search, fence_bound, quick_cert)
     except NoCertificate:
         found = answer.pop("verdict", None)
         answer.pop("value", None)
@@ -275,7 +309,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
 
 
 def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, loss_cert,
-               escape_cert, upper_search, fence_bound):
+               escape_cert, upper_search, fence_bound, quick_cert):
     """The question asked of :func:`solve`, answered with its helpers."""
 
     if not red.threat:  # no gateway can be reached: contained before any cut
@@ -313,15 +347,22 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
         cert, chk, upper, about = fence
         answer["upper_bound"] = {**about, "cuts": upper}
     else:
-        d = run(red.K, False)
-        if d.status == LIMIT:
-            return result(Status.UNKNOWN, note="limit reached before the verdict")
-        if d.status == REFUTED:
-            answer["verdict"] = "LOSS"
-            cert, chk = loss_cert(d)
-            return result(Status.LOSS, cert, chk)
+        quick = quick_cert()
+        if quick is None:
+            d = run(red.K, False)
+            if d.status == LIMIT:
+                return result(Status.UNKNOWN, note="limit reached before the verdict")
+            if d.status == REFUTED:
+                answer["verdict"] = "LOSS"
+                cert, chk = loss_cert(d)
+                return result(Status.LOSS, cert, chk)
+            cert, chk = win_cert(d)
+        else:
+            won, cert, chk = quick
+            if not won:
+                answer["verdict"] = "LOSS"
+                return result(Status.LOSS, cert, chk)
         answer["verdict"] = "WIN"
-        cert, chk = win_cert(d)
         if not value:
             return result(Status.WIN, cert, chk)
         if rule == "ep2":

@@ -3,33 +3,198 @@
 A strategy is a JSON object ``{"type": ..., "root": node id, "nodes": {id: node}}``:
 
 - ``skynet-player-strategy``: a node is ``{"agent": a, "cut": [u, v], "next": {move: id}}``;
-  after the cut, ``next`` names the node for every place the agent may move to.
+  after the cut, ``next`` names the node for every place the agent may move to. A node may
+  instead be ``{"agent": a, "invariant": "free-turns-cover-doubles"}``: from this position
+  the player follows one fixed rule (cut the agent's gateway link when it has one, else a
+  link of the node with two or more gateway links that the agent can reach in the fewest
+  free turns), and the checker proves that the rule wins by checking an invariant at the
+  position (:meth:`_Board.invariant_holds`; in words: the cuts the nodes with two or more
+  gateway links need are never more than the free turns the player gets before the agent
+  can stand on them, earliest deadline first).
 - ``skynet-agent-strategy``: a node is ``{"agent": a, "replies": {"u-v": {"move": w,
   "next": id | null}}}``: the agent's answer to every legal cut (``next`` null: the move
-  reaches a gateway).
+  reaches a gateway). A node may instead be ``{"agent": a, "path": [a, p1, ...]}`` (Episode
+  2 only): from this position the agent walks the path whatever is cut, stepping onto a
+  gateway whenever its node keeps a gateway link; the checker proves it wins by counting
+  (:meth:`_Board.path_wins`: some prefix of the path has more gateway links than turns).
 - ``skynet-agent-escape`` (with ``"horizon": H``): the same nodes; the agent is still free
   (not contained) after each of the player's first ``H`` cuts, whatever they are - the
   proof that the value (fewest cuts to contain it) is more than ``H``.
 
+Ids may be shared (a DAG), so a strategy can be as small as the positions it visits: the
+solvers write tables keyed by position (agent node, links left), one node per position.
 The checkers replay a strategy against **every** opponent move, using only the rules of
-:mod:`puzzleproof.models.skynet`; they share nothing with the solvers that write strategies.
-Ids may be shared (a DAG), so a strategy can be as small as the positions it visits.
+:mod:`puzzleproof.models.skynet` (links as bits of an integer, for speed); they share
+nothing with the solvers that write strategies. Each (node, position) pair is checked
+once, so a replay takes time linear in the positions the strategy covers. Files written
+before the invariant node existed read and check as before.
 """
 
 from __future__ import annotations
 
 import time
-
+from collections import deque
 from typing import Any
 
-from puzzleproof.models.skynet import SkynetMap, agent_moves, check_cut, legal_cuts, outcome
+from puzzleproof.models.skynet import SkynetMap, check_cut, norm
 
 __all__ = ["check_player_strategy", "check_agent_strategy", "check_agent_escape",
-           "strategy_depth", "CheckLimit"]
+           "strategy_depth", "certificate_kind", "CheckLimit", "INVARIANT"]
+
+#: the one invariant a player node may name (see the module docstring)
+INVARIANT = "free-turns-cover-doubles"
 
 
 class CheckLimit(Exception):
     """The replay passed its ``deadline`` before it was done: nothing is claimed."""
+
+
+class _Board:
+    """The rules of :mod:`puzzleproof.models.skynet` on bitmasks: bit ``i`` of a position's
+    ``links`` is the map's link ``i`` (uncut)."""
+
+    def __init__(self, m: SkynetMap, rule: str) -> None:
+        self.m, self.rule = m, rule
+        self.index = {l: i for i, l in enumerate(m.links)}
+        self.full = (1 << len(m.links)) - 1
+        gates = m.gateways
+        # per node: (neighbour, bit) for every link at it
+        self.inc = [[(v, 1 << self.index[norm(u, v)]) for v in m.neighbours[u]]
+                    for u in range(m.n)]
+        self.gate_bits = [sum(b for v, b in self.inc[u] if v in gates) for u in range(m.n)]
+        self.gates = gates
+
+    def moves(self, a: int, links: int) -> list[int]:
+        """Where the agent may go: neighbours over uncut links, or its own node."""
+        out = [v for v, b in self.inc[a] if links & b]
+        return out or [a]
+
+    def region(self, a: int, links: int) -> list[int] | None:
+        """The non-gateway nodes the agent can reach, or None when it can reach a gateway."""
+        gates, inc = self.gates, self.inc
+        seen = {a}
+        todo = [a]
+        while todo:
+            u = todo.pop()
+            for v, b in inc[u]:
+                if links & b and v not in seen:
+                    if v in gates:
+                        return None
+                    seen.add(v)
+                    todo.append(v)
+        return list(seen)
+
+    def contained(self, a: int, links: int) -> bool:
+        return a not in self.gates and self.region(a, links) is not None
+
+    def state(self, a: int, links: int):
+        from puzzleproof.models.skynet import State
+
+        return State(self.m, a, frozenset(l for l, i in self.index.items() if links >> i & 1))
+
+    def cut(self, a: int, links: int, cut: tuple[int, int]) -> tuple[str | None, int]:
+        """Why the cut is illegal (None: legal) and the links after it."""
+        u, v = cut
+        if not (0 <= u < self.m.n and 0 <= v < self.m.n):
+            return f"link {u}-{v} names a node outside 0..{self.m.n - 1}", links
+        i = self.index.get(norm(u, v))
+        if i is None or not links >> i & 1:
+            return check_cut(self.m, self.state(a, links), cut, self.rule), links
+        if self.rule == "ep2" and u not in self.gates and v not in self.gates:
+            return f"link {u}-{v} touches no gateway (ep2 rule)", links
+        return None, links & ~(1 << i)
+
+    def legal(self, links: int) -> list[tuple[int, int]]:
+        """Every legal cut, as links ``(u, v)`` with ``u < v``, in order."""
+        out = []
+        for l, i in self.index.items():
+            if links >> i & 1 and (self.rule == "ep1" or l[0] in self.gates
+                                   or l[1] in self.gates):
+                out.append(l)
+        return sorted(out)
+
+    def free_turns(self, a: int, links: int) -> dict[int, int]:
+        """For every non-gateway node ``d`` the agent can reach: the fewest turns on which
+        the player is free to cut anything before the agent stands on ``d``, over every
+        walk ``a = p0, ..., pk = d``: the number of ``p0..p(k-1)`` with no uncut gateway
+        link (on the others the player must cut that node's link or lose). 0-1 BFS."""
+        gates, inc, gb = self.gates, self.inc, self.gate_bits
+        dist = {a: 0}
+        todo = deque([a])
+        while todo:
+            u = todo.popleft()
+            step = 0 if gb[u] & links else 1
+            du = dist[u] + step
+            for v, b in inc[u]:
+                if links & b and v not in gates and du < dist.get(v, 1 << 30):
+                    dist[v] = du
+                    if step:
+                        todo.append(v)
+                    else:
+                        todo.appendleft(v)
+        return dist
+
+    def invariant_holds(self, a: int, links: int) -> str | None:
+        """Why the invariant fails at (agent ``a``, ``links``), player to cut (None: it
+        holds): for every ``t``, the nodes the agent can reach with ``f`` =
+        :meth:`free_turns` at most ``t`` need at most ``t`` cuts in all to keep one gateway
+        link each (a node with ``c >= 2`` uncut gateway links needs ``c - 1``).
+
+        Why it wins: the player's rule is to cut the agent's gateway link when it has one
+        (there is at most one: the agent's node has ``f = 0``), else a link of a node with
+        two or more left and the least ``f`` (earliest deadline first). The agent never
+        steps onto a gateway. After the cut and the agent's move to ``w``, every ``f`` has
+        dropped by at most one, and by one only on a free turn (``f(a, d) <= [a free] +
+        f(w, d)``; cuts only remove links, which never lowers ``f``), and on a free turn
+        the rule removed one needed cut from the earliest deadline: so the condition at
+        ``t + 1`` before gives it at ``t`` after (a forced turn: at ``t`` gives ``t``), and
+        the invariant holds at the next turn. Every turn removes a link, so the game ends,
+        and it can only end with the agent contained. With no node keeping two gateway
+        links the invariant holds trivially."""
+        dist = self.free_turns(a, links)
+        gb = self.gate_bits
+        need = []
+        for u, f in dist.items():
+            c = bin(gb[u] & links).count("1")
+            if c >= 2:
+                need.append((f, c - 1, u))
+        total = 0
+        for f, c, u in sorted(need):
+            total += c
+            if total > f:
+                return (f"the nodes with two or more gateway links within {f} free turn(s) "
+                        f"of the agent (node {u} among them) need {total} cuts")
+        return None
+
+    def path_wins(self, a: int, links: int, path: Any) -> str | None:
+        """Why the agent's fixed path does not win from (agent ``a``, ``links``), player to
+        cut (None: it wins). The agent walks ``path`` (starting at ``a``) over links the
+        player may not cut, stepping onto a gateway whenever its node keeps a gateway link
+        after the cut. To survive turn ``i`` the player must have cut, by then, every
+        gateway link of the distinct nodes ``p0..pi``, one a turn: the path wins when some
+        prefix has more such links than turns (containing the agent needs those cuts too,
+        the path being reachable)."""
+        if not isinstance(path, list) or not path or path[0] != a:
+            return f"the path must be a list of nodes starting at the agent's node {a}"
+        seen: set[int] = set()
+        total = 0
+        for i, v in enumerate(path):
+            if not isinstance(v, int) or not 0 <= v < self.m.n or v in self.gates:
+                return f"path node {v!r} is not a node of the map outside the gateways"
+            if i:
+                u = path[i - 1]
+                b = next((b for w, b in self.inc[u] if w == v), None)
+                if b is None or not links & b:
+                    return f"no uncut link {u}-{v} on the path"
+                if self.rule != "ep2":
+                    return "a fixed path proves nothing when the player may cut its links"
+            if v not in seen:
+                seen.add(v)
+                total += bin(self.gate_bits[v] & links).count("1")
+            if total > i + 1:
+                return None
+        return (f"no prefix of the path has more gateway links than turns ({total} links, "
+                f"{len(path)} turns)")
 
 
 def _strategy_nodes(strategy: Any, kind: str) -> tuple[dict, Any] | str:
@@ -42,39 +207,60 @@ def _strategy_nodes(strategy: Any, kind: str) -> tuple[dict, Any] | str:
 
 
 def _walk(stack: list, problems: list[str], deadline: float | None = None):
-    """Pop (state, node id, path) from ``stack`` (the caller pushes onto it) until it is
-    empty or five problems are found, each (node, position) once: strategies are DAGs.
-    Raises :class:`CheckLimit` once ``time.monotonic()`` passes ``deadline``."""
+    """Pop (agent, links, node id, path) from ``stack`` (the caller pushes onto it) until
+    it is empty or five problems are found, each (node, position) once: strategies are
+    DAGs. Raises :class:`CheckLimit` once ``time.monotonic()`` passes ``deadline``."""
     done: set = set()
     popped = 0
     while stack and len(problems) < 5:
         popped += 1
         if deadline is not None and popped % 512 == 0 and time.monotonic() > deadline:
             raise CheckLimit("the time limit ran out during the replay")
-        state, nid, path = stack.pop()
-        key = (nid, state.agent, state.links)
+        item = stack.pop()
+        if not isinstance(item[2], (str, int)):  # a malformed id: the caller reports it
+            yield item[:2] + (None,) + item[3:]
+            continue
+        key = (item[2], item[0], item[1])
         if key not in done:
             done.add(key)
-            yield state, nid, path
+            yield item
+
+
+def _path(path: tuple) -> str:
+    return "->".join(map(str, path[-12:]))
 
 
 def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
                           deadline: float | None = None) -> list[str]:
     """Replay a player strategy against every agent move; return the problems (empty: it
-    contains the agent whatever it does). Uses only the rules; memoised on (node, state)."""
+    contains the agent whatever it does). Uses only the rules; memoised on (node,
+    position), so linear in the positions covered. An invariant node is proved by checking
+    its invariant at every position that reaches it (:meth:`_Board.invariant_holds`)."""
     got = _strategy_nodes(strategy, "skynet-player-strategy")
     if isinstance(got, str):
         return [got]
     nodes, root = got
+    bd = _Board(m, rule)
+    m.initial_state(start)  # validates the start
     problems: list[str] = []
-    stack = [(m.initial_state(start), root, (start,))]
-    for state, nid, path in _walk(stack, problems, deadline):
-        where = "agent path " + "->".join(map(str, path[-12:]))
+    stack: list = [(start, bd.full, root, (start,))]
+    for a, links, nid, path in _walk(stack, problems, deadline):
+        where = "agent path " + _path(path)
         node = nodes.get(nid)
+        if isinstance(node, dict) and "invariant" in node and "cut" not in node:
+            if node.get("agent") != a:
+                problems.append(f"{where}: node {nid!r} expects the agent at "
+                                f"{node.get('agent')}")
+            elif node["invariant"] != INVARIANT:
+                problems.append(f"{where}: node {nid!r} names an unknown invariant "
+                                f"{node['invariant']!r}")
+            elif (why := bd.invariant_holds(a, links)) is not None:
+                problems.append(f"{where}: the invariant {INVARIANT} fails: {why}")
+            continue
         if not isinstance(node, dict) or "cut" not in node:
             problems.append(f"{where}: node {nid!r} gives no cut")
             continue
-        if node.get("agent") != state.agent:
+        if node.get("agent") != a:
             problems.append(f"{where}: node {nid!r} expects the agent at {node.get('agent')}")
             continue
         try:
@@ -82,24 +268,23 @@ def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
         except (TypeError, ValueError, IndexError):
             problems.append(f"{where}: malformed cut {node.get('cut')!r}")
             continue
-        why = check_cut(m, state, cut, rule)
+        why, after = bd.cut(a, links, cut)
         if why:
             problems.append(f"{where}: illegal cut: {why}")
             continue
-        after = state.cut(cut)
-        if outcome(after) == "WIN":
+        if bd.contained(a, after):
             continue
-        for v in agent_moves(after):
-            moved = after.move(v)
-            if outcome(moved) == "LOSS":
+        nxt = node.get("next") or {}
+        for v in bd.moves(a, after):
+            if v in bd.gates:
                 problems.append(f"{where}: after cut {cut[0]}-{cut[1]} the agent reaches "
                                 f"gateway {v}")
                 continue
-            child = (node.get("next") or {}).get(str(v))
+            child = nxt.get(str(v)) if isinstance(nxt, dict) else None
             if child is None:
                 problems.append(f"{where}: no answer when the agent moves to {v}")
                 continue
-            stack.append((moved, child, path + (v,)))
+            stack.append((v, after, child, path + (v,)))
     return problems
 
 
@@ -124,7 +309,9 @@ def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any, *,
     horizon = strategy.get("horizon")
     if not isinstance(horizon, int) or isinstance(horizon, bool) or horizon < 0:
         return ["the escape strategy gives no 'horizon' (a number of cuts)"]
-    if outcome(m.initial_state(start)) == "WIN":
+    bd = _Board(m, rule)
+    m.initial_state(start)
+    if bd.contained(start, bd.full):
         return ["the agent is contained before any cut"]
     return _replay_agent(m, rule, start, *got, horizon, deadline)
 
@@ -133,64 +320,99 @@ def _replay_agent(m: SkynetMap, rule: str, start: int, nodes: dict, root: Any,
                   horizon: int | None, deadline: float | None = None) -> list[str]:
     """Every legal cut at every position the agent strategy reaches: no cut may contain
     the agent, and each reply must be a legal move. A line ends when the agent is on a
-    gateway, or (``horizon``) once that many cuts have left it free."""
+    gateway, or (``horizon``) once that many cuts have left it free. Positions are
+    memoised with the cuts made so far, which the links left determine."""
+    bd = _Board(m, rule)
+    m.initial_state(start)
     problems: list[str] = []
-    stack = [(m.initial_state(start), root, ())]
-    for state, nid, path in _walk(stack, problems, deadline):
+    stack: list = [(start, bd.full, root, ())]
+    for a, links, nid, path in _walk(stack, problems, deadline):
         where = "cuts " + (" ".join(path[-12:]) or "(none)")
         if horizon is not None and len(path) >= horizon:
             continue  # free after every one of the first horizon cuts
         node = nodes.get(nid)
-        if not isinstance(node, dict) or node.get("agent") != state.agent:
-            problems.append(f"{where}: node {nid!r} does not follow the agent at {state.agent}")
+        if not isinstance(node, dict) or node.get("agent") != a:
+            problems.append(f"{where}: node {nid!r} does not follow the agent at {a}")
             continue
-        cuts = legal_cuts(state, rule)
+        if "path" in node and "replies" not in node:
+            if horizon is not None:
+                problems.append(f"{where}: a fixed path answers no escape question")
+            elif (why := bd.path_wins(a, links, node["path"])) is not None:
+                problems.append(f"{where}: node {nid!r}: {why}")
+            continue
+        cuts = bd.legal(links)
         if not cuts:
             problems.append(f"{where}: no legal cut left and the agent has not won")
             continue
+        replies = node.get("replies") or {}
         for u, v in cuts:
-            after = state.cut((u, v))
+            _, after = bd.cut(a, links, (u, v))
             key2 = f"{u}-{v}"
-            if outcome(after) == "WIN":
+            if bd.contained(a, after):
                 problems.append(f"{where}: cut {key2} contains the agent after "
                                 f"{len(path) + 1} cut(s)")
                 continue
             if horizon is not None and len(path) + 1 >= horizon:
                 continue
-            replies = node.get("replies") or {}
             reply = replies.get(key2) or replies.get(f"{v}-{u}")
             if not isinstance(reply, dict):
                 problems.append(f"{where}: no reply to cut {key2}")
                 continue
             move = reply.get("move")
-            if move not in agent_moves(after):
+            if move not in bd.moves(a, after):
                 problems.append(f"{where}: after cut {key2} the agent cannot move to {move}")
                 continue
-            moved = after.move(move)
-            if outcome(moved) == "LOSS":
+            if move in bd.gates:
                 continue
-            stack.append((moved, reply.get("next"), path + (key2,)))
+            stack.append((move, after, reply.get("next"), path + (key2,)))
     return problems
+
+
+def certificate_kind(strategy: Any) -> str:
+    """What backs a verdict: ``position-table`` (every position answered),
+    ``position-table+invariant`` (a table handing over to the invariant), or the type."""
+    if not isinstance(strategy, dict):
+        return "none"
+    kind = strategy.get("type", "?")
+    nodes = strategy.get("nodes") or {}
+    if kind == "skynet-player-strategy":
+        inv = any(isinstance(x, dict) and "invariant" in x for x in nodes.values())
+        return "position-table+invariant" if inv else "position-table"
+    if kind == "skynet-agent-strategy":
+        path = any(isinstance(x, dict) and "path" in x for x in nodes.values())
+        return "agent-table+path" if path else "agent-table"
+    return kind
 
 
 def strategy_depth(m: SkynetMap, rule: str, start: int, strategy: dict) -> int:
     """The most cuts a (checked) player strategy needs before the agent is contained, over
-    every agent reply: an upper bound on the value of the game from ``start``."""
+    every agent reply: an upper bound on the value of the game from ``start``. From an
+    invariant node, the rule cuts a gateway link the agent can reach every turn, so it
+    needs at most as many cuts as there are such links."""
     nodes = strategy["nodes"]
+    bd = _Board(m, rule)
     memo: dict = {}
-
-    def depth(state, nid) -> int:
-        key = (nid, state.agent, state.links)
-        if key in memo:
-            return memo[key]
+    # an explicit stack (tables of large maps are deep): post-order evaluation
+    root = (strategy["root"], start, bd.full)
+    if bd.contained(start, bd.full):
+        return 0
+    todo = [(root, False)]
+    while todo:
+        key, expanded = todo.pop()
+        if key in memo and not expanded:
+            continue
+        nid, a, links = key
         node = nodes[nid]
-        after = state.cut(tuple(node["cut"]))
-        if outcome(after) == "WIN":
-            d = 1
-        else:
-            d = 1 + max(depth(after.move(v), node["next"][str(v)]) for v in agent_moves(after))
-        memo[key] = d
-        return d
-
-    state = m.initial_state(start)
-    return 0 if outcome(state) == "WIN" else depth(state, strategy["root"])
+        if "cut" not in node:  # an invariant node
+            reach = bd.region(a, links) or []
+            memo[key] = sum(bin(bd.gate_bits[u] & links).count("1") for u in reach)
+            continue
+        _, after = bd.cut(a, links, tuple(node["cut"]))
+        kids = ([] if bd.contained(a, after) else
+                [(node["next"][str(v)], v, after) for v in bd.moves(a, after)])
+        if not expanded:
+            todo.append((key, True))
+            todo.extend((k, False) for k in kids if k not in memo)
+            continue
+        memo[key] = 1 + max((memo[k] for k in kids), default=0)
+    return memo[root]
