@@ -84,6 +84,10 @@ for _info in registry.all_puzzles():
     for _group in getattr(_module, "GROUPS", ()):
         cli.add_command(_group)
 
+from puzzleproof.cli.report import report_command  # noqa: E402 - every puzzle's runs
+
+cli.add_command(report_command)
+
 cli.help = inspect.cleandoc(cli.help or "") + "\n\n\b\nPuzzles:\n" + _puzzle_lines()
 
 
