@@ -467,18 +467,36 @@ def skynet_play(bot_name: str) -> None:
 @init_timeout_option
 @click.option("--memory-limit", type=click.IntRange(16), default=768, show_default=True,
               help="MB an external program may use (CodinGame: 768).")
+@time_limit_option(60.0, "per bot and start for the worst-case agent's search")
+@click.option("--max-replays", type=click.IntRange(1), default=None,
+              help="Worst-case agent: the most lines played per bot and start (for a "
+                   "program, each is a run from the start); UNKNOWN beyond.")
+@click.option("--per-line", is_flag=True,
+              help="Worst-case agent: judge every line on its own instead of merging lines "
+                   "that reach the same position (for bots that decide from their history).")
 @json_option
-@output_option("One game: its record (JSON). A batch: JSONL records, one per game as it "
-               "ends (each holds the full game record and the program's stderr).")
+@output_option("One game: its record (JSON); against the worst-case agent, the losing line, "
+               "or the bot's strategy certificate when it is PROVED. A batch: JSONL records, "
+               "one per game as it ends (each holds the full game record and the program's "
+               "stderr).")
 @force_option
 @resume_option
 @jobs_option
 @quiet_option
 def skynet_referee(maps, agent_names, bot_names, bot_cmds, rule, start, all_starts, tiebreak,
-                   seed, move_timeout, init_timeout, memory_limit, as_json, output, force,
-                   resume, jobs, quiet) -> None:
+                   seed, move_timeout, init_timeout, memory_limit, time_limit, max_replays,
+                   per_line, as_json, output, force, resume, jobs, quiet) -> None:
     """Referee Skynet games: our bots, or any programs speaking the protocol, against agent
     models, over maps x starts x agents. Exit 0 if every game is won, 1 if any is lost.
+
+    \b
+    --agent worst is the worst case: every agent reply is searched against the bot
+    (a program is rerun from the start for each line), cut short where the exact
+    solver proves the bot's position lost. Per bot and start: PROVED (no agent
+    beats it; its cuts form a strategy certificate that 'check skynet' replays),
+    BEATEN (a start it could win, lost: the line), UNWINNABLE (no bot wins there;
+    not counted as a failure) or UNKNOWN (--time-limit, --max-replays; not a
+    failure, said plainly). Exit 1 when a bot is BEATEN.
 
     \b
     External programs (any language) get 150 ms a turn (--move-timeout) and 1 s
@@ -546,10 +564,14 @@ def skynet_referee(maps, agent_names, bot_names, bot_cmds, rule, start, all_star
     target = Path(output) if output else None
     limits = {"move_timeout": move_timeout or 0.150, "init_timeout": init_timeout or 1.0,
               "memory_limit": memory_limit}
+    worst = {"per_line": per_line, "max_lines": max_replays, "time_limit": time_limit}
     if len(games) > 1:
         raise Exit(_referee_batch(loaded, starts_of, bots, agents, tiebreak, seed, rule, target,
-                                  resume, jobs, as_json, quiet, externals, limits))
+                                  resume, jobs, as_json, quiet, externals, limits, worst=worst))
     m, st, who, a = games[0]
+    if a == "worst":
+        raise Exit(_referee_worst(m, st, who, externals, rule, limits, worst, jobs, target,
+                                  force, as_json))
     agent = make_agent(a, tiebreak, seed)
     if who in externals:
         r = play_external(m, rule or "ep2", externals[who], agent, st, name=who, **limits)
@@ -566,14 +588,54 @@ def skynet_referee(maps, agent_names, bot_names, bot_cmds, rule, start, all_star
     raise Exit(0 if r.result == "WIN" else 1)
 
 
-def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, resume, jobs,
-                   as_json, quiet, externals=None, limits=None, time_limit=30.0) -> int:
-    """Many games through the cross-check harness: processes, JSONL records, resume."""
-    from puzzleproof.verify.crosscheck import run_crosscheck
-    from puzzleproof.verify.skynet_methods import game_instances, games_kind
+def _referee_worst(m, st, who, externals, rule, limits, worst, jobs, target, force,
+                   as_json) -> int:
+    """One bot against the adversary from one start: the verdict, the line or the proof."""
+    from puzzleproof.cli.common import cores
+    from puzzleproof.formats import skynet as sfmt
+    from puzzleproof.verify.skynet_adversary import BotPlayer, ProgramPlayer, adversary
+    from puzzleproof.verify.skynet_bots import make_bot
 
+    if who in externals:
+        player = ProgramPlayer(who, externals[who], parallel=max(1, jobs or cores()),
+                               **limits)
+        rule = rule or "ep2"
+    else:
+        player = BotPlayer(who)
+        rule = rule or make_bot(who).rule
+    res = adversary(m, rule, st, player, per_line=worst["per_line"],
+                    time_limit=worst["time_limit"], max_lines=worst["max_lines"])
+    if target and res.record is not None:
+        deliver(json.dumps({"schema_version": 1, **sfmt.record_to_json(res.record)}) + "\n",
+                str(target), force)
+    elif target and res.certificate is not None:
+        deliver(json.dumps(_stamp_certificate(res.certificate, m, rule, st)) + "\n",
+                str(target), force)
+    elif target:
+        say(f"nothing written to {target}: the search is {res.verdict}")
+    if as_json:
+        emit({"schema_version": 1, **res.to_json(), "map": m.name})
+    else:
+        out.print(f"{m.name}: {who} vs the worst-case agent ({rule}, start {st}): "
+                  f"{res.summary()}", markup=False)
+        if res.record is not None:
+            _print_game(res.record)
+    return 1 if res.verdict == "BEATEN" else 0
+
+
+def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, resume, jobs,
+                   as_json, quiet, externals=None, limits=None, time_limit=30.0,
+                   worst=None) -> int:
+    """Many games through the cross-check harness: processes, JSONL records, resume. Games
+    against the agent ``worst`` are the adversary's searches (``worst``: its per_line,
+    max_lines and time_limit)."""
+    from puzzleproof.verify.crosscheck import run_crosscheck
+    from puzzleproof.verify.skynet_methods import game_instances, games_kind, lost_game_lines
+
+    worst = worst or {}
     kind = games_kind(bots, agents, tiebreak, seed, rule, external=externals or {},
-                      **(limits or {}))
+                      per_line=worst.get("per_line", False),
+                      max_lines=worst.get("max_lines"), **(limits or {}))
     instances = game_instances(maps, starts_of)
     progress = progress_bar(quiet or as_json)
     with progress:
@@ -582,8 +644,11 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
 
         report = run_crosscheck(kind, instances, list(kind.methods), target, resume=resume,
                                 jobs=executor_for(jobs), progress=lambda d, t, label:
-                                progress.update(task, completed=d, total=t))
-    lost = [r for r in report.records if r["status"] != "WIN"]
+                                progress.update(task, completed=d, total=t),
+                                time_limit=worst.get("time_limit", time_limit))
+    searched = [r for r in report.records if r["method"].endswith("/worst")]
+    lost = [r for r in report.records if r["status"] != "WIN"
+            and not r["method"].endswith("/worst")]
     judged = []
     if lost and not report.interrupted:
         from puzzleproof.verify.skynet_methods import judge_lost_games
@@ -602,6 +667,8 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
                     "cuts max", "max turn ms"):
             table.add_column(col, justify="left" if col == "bot/agent" else "right")
         for row in report.summary():
+            if row["method"].endswith("/worst"):
+                continue  # the worst-case agent's searches have a table of their own
             recs = [r for r in report.records if r["method"] == row["method"]]
             worst = max(((r.get("stats") or {}).get("max_turn_ms", 0) for r in recs), default=0)
             eff = row["mean_effort"]
@@ -609,7 +676,8 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
                           str(row["lost"]), str(row["failed"]),
                           "" if eff is None else f"{eff:.1f}", str(row["max_effort"] or ""),
                           f"{worst:.2f}")
-        out.print(table)
+        if table.row_count:
+            out.print(table)
         for r in sorted(lost, key=lambda x: (x["instance"], x["method"]))[:40]:
             why = (r.get("stats") or {}).get("reason") or r.get("error")
             detail = (r.get("answer") or {}).get("detail") if isinstance(r.get("answer"), dict) \
@@ -640,12 +708,77 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
         if report.disagreements:
             out.print(f"{plural(len(report.disagreements), 'game record')} fail the rules "
                       "check", markup=False)
+    beaten = [r for r in searched if (r.get("stats") or {}).get("adversary") == "BEATEN"]
+    if searched and not as_json:
+        _print_worst_summary(searched)
+    elif searched:
+        emit({"type": "skynet-worst-case", "summary": _worst_counts(searched),
+              "beaten": [{"game": r["instance"], "method": r["method"],
+                          "line": lost_game_lines((r.get("answer") or {}).get("record") or {})}
+                         for r in beaten]})
     if report.interrupted:
         say("interrupted" + (f"; rerun with --resume to finish {target}" if target else ""))
         return 130
     if report.disagreements:
         return 1
-    return 0 if not lost else 1
+    return 0 if not lost and not beaten else 1
+
+
+def _worst_counts(searched: list[dict]) -> dict[str, dict]:
+    """Per bot: starts PROVED, BEATEN, UNWINNABLE, UNKNOWN; lines and program runs."""
+    rows: dict[str, dict] = {}
+    for r in searched:
+        bot = r["method"].rsplit("/", 1)[0]
+        st = r.get("stats") or {}
+        row = rows.setdefault(bot, {"starts": 0, "PROVED": 0, "BEATEN": 0, "UNWINNABLE": 0,
+                                    "UNKNOWN": 0, "lines": 0, "replays": 0, "seconds": 0.0,
+                                    "max_seconds": 0.0})
+        row["starts"] += 1
+        row[st.get("adversary") or "UNKNOWN"] += 1
+        row["lines"] += st.get("lines") or 0
+        row["replays"] += st.get("replays") or 0
+        row["seconds"] += r.get("wall_time") or 0.0
+        row["max_seconds"] = max(row["max_seconds"], r.get("wall_time") or 0.0)
+    return rows
+
+
+def _print_worst_summary(searched: list[dict]) -> None:
+    from puzzleproof.verify.skynet_methods import lost_game_lines
+
+    table = Table(title="against the worst-case agent (every agent line searched)",
+                  title_justify="left")
+    for col in ("bot", "starts", "PROVED", "BEATEN", "lost: unwinnable", "UNKNOWN",
+                "lines", "runs from start", "max s"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for bot, row in _worst_counts(searched).items():
+        table.add_row(bot, str(row["starts"]), str(row["PROVED"]), str(row["BEATEN"]),
+                      str(row["UNWINNABLE"]), str(row["UNKNOWN"]), str(row["lines"]),
+                      str(row["replays"]), f"{row['max_seconds']:.2f}")
+    out.print(table)
+    shown = {"BEATEN": 0, "UNKNOWN": 0}
+    for r in sorted(searched, key=lambda x: (x["method"], x["instance"])):
+        st = r.get("stats") or {}
+        a = r.get("answer") if isinstance(r.get("answer"), dict) else {}
+        kind = st.get("adversary") or "UNKNOWN"
+        if kind in shown:
+            shown[kind] += 1
+            if shown[kind] > 20:
+                continue
+        if kind == "BEATEN":
+            out.print(f"  BEATEN: {r['instance']} {r['method'].rsplit('/', 1)[0]}: "
+                      f"{st.get('reason')}; line: "
+                      f"{_line_text(lost_game_lines(a.get('record') or {}))}", markup=False)
+        elif kind == "UNKNOWN":
+            out.print(f"  UNKNOWN: {r['instance']} {r['method'].rsplit('/', 1)[0]}: "
+                      + (st.get("note") or r.get("error") or "no answer"), markup=False)
+        for flag in ("nondeterministic", "history_dependent"):
+            if a.get(flag):
+                out.print(f"  note: {r['instance']} {r['method'].rsplit('/', 1)[0]}: the bot is "
+                          f"{flag.replace('_', '-').replace('nond', 'non-d')}", markup=False)
+    for kind, n in shown.items():
+        if n > 20:
+            out.print(f"  ... and {n - 20} more {kind} starts (all in the records)",
+                      markup=False)
 
 
 

@@ -20,7 +20,7 @@ from puzzleproof.formats.skynet import record_from_json, record_to_json
 from puzzleproof.models.skynet import SkynetMap, replay
 from puzzleproof.result import Result, Status
 from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind
-import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' agent)
+import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' agent name)
 from puzzleproof.verify.skynet_agents import make_agent
 from puzzleproof.verify.skynet_bots import make_bot
 from puzzleproof.verify.external import DEFAULT_MEMORY_LIMIT_MB
@@ -69,6 +69,8 @@ def run_external_game(name: str, command: list[str], agent: str, tiebreak: str, 
 
 
 def check(data: Any, answer: Any) -> list[dict]:
+    if isinstance(answer, dict) and answer.get("type") == "skynet-adversary":
+        return check_verdict(data, answer)
     try:
         record = record_from_json(json.dumps(answer))
     except Exception as exc:  # a record that does not even parse is a failed check
@@ -78,6 +80,8 @@ def check(data: Any, answer: Any) -> list[dict]:
 
 
 def canon(answer: Any) -> str:
+    if answer.get("type") == "skynet-adversary":
+        return str(answer.get("adversary"))
     return json.dumps(answer.get("turns"), sort_keys=True)
 
 
@@ -85,15 +89,21 @@ def games_kind(bots: list[str], agents: list[str], tiebreak: str = "low", seed: 
                rule: str | None = None, *, external: dict[str, Any] | None = None,
                move_timeout: float = DEFAULT_TURN_SECONDS,
                init_timeout: float = DEFAULT_FIRST_TURN_SECONDS,
-               memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB) -> PuzzleKind:
+               memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB, per_line: bool = False,
+               max_lines: int | None = None) -> PuzzleKind:
     """Games of ``bots`` (ours, by name) and ``external`` programs (name -> command, a list
     of arguments or a shell-like string) against each of ``agents``; a method is named
     ``BOT/AGENT``. External programs play under ``rule`` (default ep2) with the given
-    limits (seconds; megabytes)."""
+    limits (seconds; megabytes). The agent ``worst`` is the adversary (every agent line
+    searched; ``per_line``, ``max_lines`` as in :func:`.skynet_adversary.adversary`): its
+    record holds the verdict, the losing line or the bot's certificate."""
     from puzzleproof.verify.external import parse_command
 
-    methods = {f"{b}/{a}": Method(f"{b}/{a}", partial(run_game, b, a, tiebreak, seed, rule),
-                                  exact=False, effort_key="cuts")
+    methods = {f"{b}/{a}": (Method(f"{b}/{a}", partial(run_worst_case, b, rule,
+                                                       per_line=per_line, max_lines=max_lines),
+                                   exact=False, effort_key="lines") if a == "worst" else
+                            Method(f"{b}/{a}", partial(run_game, b, a, tiebreak, seed, rule),
+                                   exact=False, effort_key="cuts"))
                for b in bots for a in agents}
     for name, command in (external or {}).items():
         if name in bots:
@@ -103,6 +113,13 @@ def games_kind(bots: list[str], agents: list[str], tiebreak: str = "low", seed: 
             raise ValueError(f"bad program name {name!r} (non-empty, no '/')")
         argv = parse_command(command)
         for a in agents:
+            if a == "worst":
+                methods[f"{name}/{a}"] = Method(
+                    f"{name}/{a}", partial(run_adversary_program, name, argv, rule,
+                                           move_timeout, init_timeout, memory_limit,
+                                           per_line, max_lines),
+                    exact=False, effort_key="lines")
+                continue
             methods[f"{name}/{a}"] = Method(
                 f"{name}/{a}", partial(run_external_game, name, argv, a, tiebreak, seed, rule,
                                        move_timeout, init_timeout, memory_limit),
@@ -135,17 +152,56 @@ def run_exact(solver: str, rule: str, data: tuple[SkynetMap, int], time_limit: f
 
 
 def run_worst_case(bot: str, rule: str | None, data: tuple[SkynetMap, int],
-                   time_limit: float | None) -> Result:
-    from puzzleproof.verify.skynet_worst import beating_line
+                   time_limit: float | None, *, per_line: bool = False,
+                   max_lines: int | None = None) -> Result:
+    """One of our bots against the adversary (:mod:`puzzleproof.verify.skynet_adversary`):
+    WIN when PROVED (its cuts as a position -> cut certificate), LOSS when a line beats it
+    (BEATEN, or UNWINNABLE on a start proved lost), UNKNOWN at a limit."""
+    from puzzleproof.verify.skynet_adversary import BotPlayer
+
+    return _adversary_result(BotPlayer(bot), rule or make_bot(bot).rule, data, time_limit,
+                             per_line, max_lines)
+
+
+def run_adversary_program(name: str, command: list[str], rule: str | None,
+                          move_timeout: float, init_timeout: float,
+                          memory_limit: float | None, per_line: bool,
+                          max_lines: int | None, data: tuple[SkynetMap, int],
+                          time_limit: float | None) -> Result:
+    """An external program against the adversary: each line a fresh run of the program."""
+    from puzzleproof.verify.skynet_adversary import ProgramPlayer
+
+    player = ProgramPlayer(name, command, move_timeout, init_timeout, memory_limit,
+                           parallel=1)
+    return _adversary_result(player, rule or "ep2", data, time_limit, per_line, max_lines,
+                             extra={"command": list(command)})
+
+
+def _adversary_result(player, rule: str, data: tuple[SkynetMap, int],
+                      time_limit: float | None, per_line: bool, max_lines: int | None,
+                      extra: dict | None = None) -> Result:
+    from puzzleproof.verify.skynet_adversary import adversary
 
     m, start = data
-    b = make_bot(bot)
-    verdict, record, positions = beating_line(m, rule or b.rule, start, lambda: make_bot(bot),
-                                              time_limit=time_limit)
-    answer = None if verdict == "UNKNOWN" else {
-        "verdict": verdict, "rule": rule or b.rule, "record": None if record is None else record_to_json(record)}
-    return Result("skynet", Status(verdict), answer, None, solver=f"{bot} vs worst-case agent",
-                  params={"rule": rule or b.rule}, stats={"positions": positions})
+    res = adversary(m, rule, start, player, per_line=per_line, time_limit=time_limit,
+                    max_lines=max_lines)
+    status = {"PROVED": Status.WIN, "BEATEN": Status.LOSS,
+              "UNWINNABLE": Status.LOSS}.get(res.verdict, Status.UNKNOWN)
+    answer = {**res.to_json(), "adversary": res.verdict, "verdict": status.value}
+    if res.stderr is not None:
+        answer["stderr"] = res.stderr
+    rec = res.record
+    return Result("skynet", status, answer, None, solver=f"{player.name} vs worst-case agent",
+                  params={"rule": rule, "per_line": per_line, "max_lines": max_lines,
+                          "time_limit": time_limit, **(extra or {})},
+                  wall_time=res.seconds,
+                  stats={"positions": res.positions, "lines": res.lines,
+                         "replays": res.replays, "adversary": res.verdict,
+                         "mode": res.mode, "winnable": res.winnable,
+                         "solver_seconds": round(res.solver_seconds, 3),
+                         "cuts": None if rec is None else rec.cuts,
+                         "reason": None if rec is None else rec.reason,
+                         "note": res.note})
 
 
 def check_verdict(data: Any, answer: Any) -> list[dict]:
@@ -246,7 +302,8 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
 
     by_id = {i.id: i for i in instances}
     lost = [r for r in records if r.get("type", "record") == "record"
-            and r.get("status") == "LOSS" and r.get("instance") in by_id]
+            and r.get("status") == "LOSS" and r.get("instance") in by_id
+            and (r.get("answer") or {}).get("type") != "skynet-adversary"]
     proved: dict[tuple, Result] = {}
     out = []
     with SolverCache() as cache:
