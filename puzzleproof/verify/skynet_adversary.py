@@ -36,7 +36,7 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from puzzleproof.models.skynet import (GameRecord, Link, SkynetMap, State, Turn, agent_moves,
@@ -282,7 +282,7 @@ class AdversaryResult:
         if flags:
             bits.append("; the bot is " + " and ".join(flags))
         bits.append(f"; {self.positions} positions, {self.lines} lines, "
-                    f"{self.replays} program runs, {self.seconds:.2f} s")
+                    f"{self.replays} runs from the start, {self.seconds:.2f} s")
         if self.note:
             bits.append(f"; {self.note}")
         return " ".join(bits).replace(" ;", ";")
