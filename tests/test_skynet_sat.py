@@ -390,7 +390,7 @@ def test_crosscheck_reports_loses_winnable_game(tmp_path, capsys):
     assert main(["crosscheck", "skynet", *shipped, "--method", "sat,ep2-slack", "-j", "1",
                  "-q"]) == 0
     text = capsys.readouterr().out
-    assert "known findings confirmed" in text and "no disagreement" in text
+    assert "known finding" in text and "confirmed" in text and "no disagreement" in text
     dis = [json.loads(l) for l in out.read_text().splitlines()
            if json.loads(l)["type"] == "disagreement"]
     assert {d["kind"] for d in dis} == {"loses-winnable-game"}
