@@ -23,7 +23,13 @@ from puzzleproof.errors import InputError
               help="An external program to judge (CodinGame's protocol), repeatable, each "
                    "named; played against the agent models of --agent.")
 @click.option("--agent", "agent_names", default="article,nearest", show_default=True,
-              help="With --bot-cmd: the agent models the programs play against.")
+              help="With --bot-cmd: the agent models the programs play against; worst is "
+                   "the adversary (every agent line searched, the program rerun per line).")
+@click.option("--max-replays", type=click.IntRange(1), default=None,
+              help="The worst-case agent's most lines per bot and start; UNKNOWN beyond.")
+@click.option("--per-line", is_flag=True,
+              help="The worst-case agent judges every line on its own (no merging of lines "
+                   "that reach the same position).")
 @click.option("--rule", type=click.Choice(("ep1", "ep2")), default=None,
               help="The rule of every game (default: the rule of a map's evidence file, "
                    "else ep2).")
@@ -40,7 +46,8 @@ from puzzleproof.errors import InputError
               help="MB an external program may use.")
 @json_option
 @quiet_option
-def crosscheck_skynet(inputs, method, bot_cmds, agent_names, rule, all_starts, output, force,
+def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_line, rule,
+                      all_starts, output, force,
                       resume, jobs, time_limit, move_timeout, init_timeout, memory_limit,
                       as_json, quiet) -> None:
     """Prove each start's verdict exactly and judge bots against the worst-case agent.
@@ -97,7 +104,8 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, rule, all_starts, o
             if method else default
         exact = [c for c in chosen if c in ("sat", "explicit")] or (["sat"] if externals
                                                                      else [])
-        kind = verdict_kind([c for c in chosen if c in BOTS], exact, the_rule)
+        kind = verdict_kind([c for c in chosen if c in BOTS], exact, the_rule,
+                            per_line=per_line, max_lines=max_replays)
         chosen = exact + [c for c in chosen if c in BOTS]
         starts = {}
         for m in group:
@@ -129,7 +137,9 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, rule, all_starts, o
                       "init_timeout": init_timeout or 1.0, "memory_limit": memory_limit}
             code = _referee_batch(group, starts, [], agents, "low", 0, the_rule, None, False,
                                   jobs, as_json, quiet, externals, limits,
-                                  time_limit=time_limit)
+                                  time_limit=time_limit,
+                                  worst={"per_line": per_line, "max_lines": max_replays,
+                                         "time_limit": time_limit})
             worst = max(worst, code)
         if the_rule == "ep1":  # Episode 1: the bots' cuts against the fewest, per start
             bots = [c for c in chosen if c in BOTS and not c.startswith("exact")]

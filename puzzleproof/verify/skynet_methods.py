@@ -255,13 +255,15 @@ def verdict_disagreements(exact: tuple[str, ...], inst: Instance, recs
     return out
 
 
-def verdict_kind(bots: list[str], exact: list[str], rule: str) -> PuzzleKind:
+def verdict_kind(bots: list[str], exact: list[str], rule: str, *, per_line: bool = False,
+                 max_lines: int | None = None) -> PuzzleKind:
     """Exact verdicts ('sat', 'explicit') and bots against the worst-case agent; a bot that
     loses a game an exact method proved winnable is a 'loses-winnable-game' disagreement
     with the agent's winning line as a replayable game record."""
     methods = {e: Method(e, partial(run_exact, e, rule), exact=True, effort_key=None)
                for e in exact}
-    methods.update({b: Method(b, partial(run_worst_case, b, rule), exact=False,
+    methods.update({b: Method(b, partial(run_worst_case, b, rule, per_line=per_line,
+                                         max_lines=max_lines), exact=False,
                               effort_key="positions") for b in bots})
     return PuzzleKind("skynet", methods, check_verdict, canon=verdict_canon,
                       extra=partial(verdict_disagreements, tuple(exact)))
