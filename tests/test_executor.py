@@ -255,3 +255,19 @@ def test_guarded_call_returns_and_raises_as_the_function_does():
     with open_pool(1) as pool:
         got = dict(pool.stream(_sleeps, [1], args=lambda x: (x, None), hang_limit=0.2))
     assert isinstance(got[1], TaskFailure) and got[1].kind == "timeout"
+
+
+def test_dask_n_starts_a_local_cluster_and_tears_it_down(tmp_path):
+    from puzzleproof.verify.hashi_methods import hashi_kind, load_hashi_instances
+
+    examples = str(ROOT / "instances" / "hashi" / "examples.jsonl")
+    target = tmp_path / "run.jsonl"
+    r = _run(["crosscheck", "hashi", examples, "--method", "sat,article", "--dask", "2", "-q",
+              "-o", str(target)])
+    assert r.returncode == 0, r.stderr
+    here = run_crosscheck(hashi_kind(), load_hashi_instances([examples]), ["sat", "article"],
+                          tmp_path / "here.jsonl", jobs=1)
+    assert sorted(map(_key, map(_comparable, _records(target)))) == \
+        sorted(map(_key, map(_comparable, _records(tmp_path / "here.jsonl"))))
+    assert len(here.records) == 4
+    # the cluster's processes went with the command (the session fixture checks the rest)
