@@ -16,7 +16,7 @@ import click
 from rich.table import Table
 
 from puzzleproof.cli.common import (Exit, PuzzleVerb, check_output, count_option, crosscheck_group,
-                                    deliver, emit, err,
+                                    deliver, emit,
                                     force_option, gather,
                                     generate_group,
                                     jobs_option, json_option,
@@ -280,9 +280,10 @@ def _print_gaps(rows: list[dict], chosen: list[str]) -> None:
                    "missing). Without it one map goes to stdout. Never overwrites an existing "
                    "file unless --force.")
 @force_option
+@jobs_option
 @quiet_option
 def generate_cityclose(shape, cities, count, seed, min_gap, max_attempts, time_limit, output,
-                       force, quiet, **kw) -> None:
+                       force, jobs, quiet, **kw) -> None:
     """Generate seeded city maps on which the article's greedy or beam search ends far
     from the proved optimum.
 
@@ -320,14 +321,16 @@ def generate_cityclose(shape, cities, count, seed, min_gap, max_attempts, time_l
     elif target is not None and target.exists() and not target.is_dir():
         raise InputError("is a file, not a folder: give FILE.json for one map, or a folder",
                          str(target))
+    from puzzleproof.cli.common import executor_for, progress_bar
+
     try:
-        if quiet or not err.is_terminal:
+        with progress_bar(quiet) as bar:
+            task = bar.add_task(f"kept ({shape} maps of {cities} cities)", total=count)
             kept = generate(shape, cities, count=count, seed=seed, min_gap=min_gap,
-                            rules=rules, max_tries=max_attempts, time_limit=time_limit)
-        else:
-            with err.status(f"drawing {shape} maps of {cities} cities (seed {seed})"):
-                kept = generate(shape, cities, count=count, seed=seed, min_gap=min_gap,
-                                rules=rules, max_tries=max_attempts, time_limit=time_limit)
+                            rules=rules, max_tries=max_attempts, time_limit=time_limit,
+                            jobs=executor_for(jobs),
+                            progress=lambda k, d: bar.update(
+                                task, completed=k, description=f"kept of {d} draws"))
     except KeyboardInterrupt:
         say("interrupted; nothing written")
         raise Exit(130)

@@ -286,8 +286,9 @@ def _print_crosscheck(summary: dict, report, output: str | None) -> None:
                    "overwritten unless --force. Without it, one graph (-n 1) is printed on "
                    "stdout.")
 @force_option
+@jobs_option
 @quiet_option
-def generate_deathrun(count, seed, candidates, criminals, out_dir, force, quiet) -> None:
+def generate_deathrun(count, seed, candidates, criminals, out_dir, force, jobs, quiet) -> None:
     """Make Death Run graphs where greedy play is punished hardest: among seeded
     contest graphs, those where a field of greedy students pays the most above the
     robust student's certified bound (greedy cost - bound, widest first), each written
@@ -314,8 +315,14 @@ def generate_deathrun(count, seed, candidates, criminals, out_dir, force, quiet)
     cand = candidates or 10 * count
     if cand < count:
         raise click.UsageError(f"--candidates {cand} cannot give {count} graphs")
+    from puzzleproof.cli.common import executor_for, progress_bar
+
     try:
-        made = generate(count, seed, candidates=cand, criminals=tuple(crims))
+        with progress_bar(quiet) as bar:
+            task = bar.add_task("measuring candidates", total=cand)
+            made = generate(count, seed, candidates=cand, criminals=tuple(crims),
+                            jobs=executor_for(jobs),
+                            progress=lambda d, t: bar.update(task, completed=d, total=t))
     except KeyboardInterrupt:
         say("interrupted; nothing written")
         raise Exit(130)

@@ -133,40 +133,75 @@ def _optimum(m: CityMap, rules: Rules, time_limit: float | None):
     return cityclose_exact.solve(m, rules, time_limit=time_limit)
 
 
+def _judge(m: CityMap, rules: Rules, time_limit: float | None) -> dict | None:
+    """Greedy's and beam's totals against the proved optimum on one drawn map (None when the
+    map is not connected or its optimum is not proved)."""
+    from puzzleproof.verify import cityclose_heuristics as H
+
+    if not is_connected_mask(m.adj, m.full_mask):
+        return None
+    g = H.greedy(m, rules)
+    b = H.beam(m, rules)
+    opt = _optimum(m, rules, time_limit)
+    if opt.status != Status.OPTIMAL or g.answer is None or b.answer is None:
+        return None
+    best = opt.answer["total"]
+    return {"greedy": g.answer, "beam": b.answer, "optimum": best,
+            "optimal_order": opt.answer["order"], "optimum_by": opt.solver}
+
+
 def generate(kind: str, n: int, count: int = 1, seed: int = 0, min_gap: float = 0.01,
              rules: Rules | None = None, max_tries: int = 500,
-             time_limit: float | None = 60.0) -> list[Generated]:
+             time_limit: float | None = 60.0, jobs: Any = 1,
+             progress: Any = None) -> list[Generated]:
     """Up to ``count`` maps where greedy or beam ends at least ``min_gap`` above the proved
-    optimum (see the module docstring); fewer when ``max_tries`` draws run out."""
-    from puzzleproof.verify import cityclose_heuristics as H
+    optimum (see the module docstring); fewer when ``max_tries`` draws run out.
+
+    Maps are drawn in order from ``seed`` and judged on ``jobs`` (local processes or an
+    :class:`~puzzleproof.executor.ExecutorSpec`) a round at a time; the first ``count`` kept
+    in draw order are returned, so any executor gives the same maps. ``progress(kept,
+    draws)`` after each round."""
+    from puzzleproof import executor
 
     rules = rules or Rules()
     rng = random.Random(seed)
     out: list[Generated] = []
-    for attempt in range(max_tries):
-        if len(out) >= count:
-            break
-        m = random_map(kind, n, rng)
-        if not is_connected_mask(m.adj, m.full_mask):
-            continue
-        g = H.greedy(m, rules)
-        b = H.beam(m, rules)
-        opt = _optimum(m, rules, time_limit)
-        if opt.status != Status.OPTIMAL or g.answer is None or b.answer is None:
-            continue
-        best = opt.answer["total"]
-        gg = (g.answer["total"] - best) / best if best else 0.0
-        gb = (b.answer["total"] - best) / best if best else 0.0
-        if max(gg, gb) < min_gap:
-            continue
-        name = f"{kind}{n}-s{seed}-{attempt}"
-        m = CityMap(m.names, m.links, m.coords, name=name)
-        out.append(Generated(m, {
-            "kind": kind, "cities": m.n, "seed": seed, "draw": attempt,
-            "rules": rules.to_dict(), "greedy": g.answer["total"], "beam": b.answer["total"],
-            "optimum": best, "greedy_gap": round(gg, 6), "beam_gap": round(gb, 6),
-            "optimal_order": opt.answer["order"], "optimum_by": opt.solver,
-            "greedy_order": g.answer["order"], "beam_order": b.answer["order"]}))
+    attempt = 0
+    with executor.open_pool(jobs) as pool:
+        while len(out) < count and attempt < max_tries:
+            batch = []
+            for _ in range(2 * pool.slots if pool.spec.parallel else 1):
+                if attempt >= max_tries:
+                    break
+                batch.append((attempt, random_map(kind, n, rng)))
+                attempt += 1
+            judged = {}
+            for (k, m), res in pool.stream(_judge, batch, args=lambda t: (t[1], rules,
+                                                                         time_limit),
+                                           name=lambda t: f"draw {t[0]}"):
+                if isinstance(res, executor.TaskFailure):
+                    raise RuntimeError(res.message)
+                judged[k] = (m, res)
+            for k in sorted(judged):
+                m, res = judged[k]
+                if res is None or len(out) >= count:
+                    continue
+                best = res["optimum"]
+                g, b = res["greedy"], res["beam"]
+                gg = (g["total"] - best) / best if best else 0.0
+                gb = (b["total"] - best) / best if best else 0.0
+                if max(gg, gb) < min_gap:
+                    continue
+                name = f"{kind}{n}-s{seed}-{k}"
+                m = CityMap(m.names, m.links, m.coords, name=name)
+                out.append(Generated(m, {
+                    "kind": kind, "cities": m.n, "seed": seed, "draw": k,
+                    "rules": rules.to_dict(), "greedy": g["total"], "beam": b["total"],
+                    "optimum": best, "greedy_gap": round(gg, 6), "beam_gap": round(gb, 6),
+                    "optimal_order": res["optimal_order"], "optimum_by": res["optimum_by"],
+                    "greedy_order": g["order"], "beam_order": b["order"]}))
+            if progress:
+                progress(len(out), attempt)
     return out
 
 
