@@ -142,10 +142,18 @@ def _read_all(fd: int, deadline: float | None) -> bytes | None:
         chunks.append(chunk)
 
 
-def guarded_call(fn: Callable[..., Any], args: tuple, hang_limit: float | None) -> Any:
+_WARMED: set = set()
+
+
+def guarded_call(fn: Callable[..., Any], args: tuple, hang_limit: float | None,
+                 warm: Callable[[], Any] | None = None) -> Any:
     """``fn(*args)``; with a ``hang_limit``, in a forked child (its own process group, dying
     with this worker) that is killed with its group when the limit runs out (:class:`TaskHung`).
-    An exception of ``fn`` is raised here as it was raised there."""
+    An exception of ``fn`` is raised here as it was raised there. ``warm()`` runs once per
+    worker process before the first task (what it loads, every forked child inherits)."""
+    if warm is not None and warm not in _WARMED:
+        _WARMED.add(warm)
+        warm()
     if hang_limit is None or not hasattr(os, "fork"):
         return fn(*args)
     r, w = os.pipe()
@@ -315,10 +323,12 @@ class Pool:
     def stream(self, fn: Callable[..., Any], items: Iterable[Any], *,
                args: Callable[[Any], tuple] = lambda x: (x,),
                hang_limit: float | None = None, window: int | None = None,
-               name: Callable[[Any], str] = str) -> Iterator[tuple[Any, Any]]:
+               name: Callable[[Any], str] = str,
+               warm: Callable[[], Any] | None = None) -> Iterator[tuple[Any, Any]]:
         """Run ``fn(*args(item))`` for every item; yield ``(item, result)`` as each one
         completes, the result being a :class:`TaskFailure` when the task gave none. At most
-        ``window`` tasks (default twice the slots) are submitted at a time."""
+        ``window`` tasks (default twice the slots) are submitted at a time; ``warm()`` runs
+        once in each worker before its first task (see :func:`guarded_call`)."""
         assert self.executor is not None
         window = window or max(1, 2 * self.slots)
         # (item, tries, suspect): a suspect was in flight when a local worker died
@@ -330,7 +340,7 @@ class Pool:
                     if queue[0][2] and futures or any(f[2] for f in futures.values()):
                         break  # a suspect runs alone
                     item, tries, suspect = queue.popleft()
-                    fut = self.executor.submit(guarded_call, fn, args(item), hang_limit)
+                    fut = self.executor.submit(guarded_call, fn, args(item), hang_limit, warm)
                     futures[fut] = (item, tries, suspect)
                 done, _ = wait(futures, return_when=FIRST_COMPLETED)
                 broken = False

@@ -371,4 +371,5 @@ def crosscheck_kind(methods: Sequence[str] | None = None, rules: Rules | None = 
     exact = tuple(nm for nm in names if METHODS[nm][1])
     return PuzzleKind("cityclose", ms, partial(_harness_check, rules), _canon,
                       extra=partial(cityclose_disagreements, exact, rules=rules),
-                      exact_unknown_is_open=True)
+                      exact_unknown_is_open=True,
+                      warm=warm_exact if "exact" in names else None)

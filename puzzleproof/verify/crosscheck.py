@@ -73,6 +73,9 @@ class PuzzleKind:
     #: optimality ran out of time (it keeps its best answer and bounds), so it is not a
     #: ``missed-solution`` when another method produced a legal answer
     exact_unknown_is_open: bool = False
+    #: loads what every task of the kind needs (compiled code), once per worker process and
+    #: outside the tasks' time (a task may run in a forked child: see puzzleproof.executor)
+    warm: Callable[[], Any] | None = None
 
 
 @dataclass
@@ -288,7 +291,7 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
     try:
         with executor.open_pool(spec) as pool:
             for (inst, m), rec in pool.stream(
-                    _run_task, tasks, hang_limit=hang,
+                    _run_task, tasks, hang_limit=hang, warm=kind.warm,
                     args=lambda t: (kind, kind.methods[t[1]], t[0], time_limit),
                     name=lambda t: f"{t[1]} on {t[0].id}"):
                 if isinstance(rec, executor.TaskFailure):
