@@ -22,10 +22,12 @@ renumbered) while the map stays winnable and the same bots still lose under the 
 model, until no single removal keeps both (locally minimal). The evidence is the agent's
 winning line against each bot, a replayable game record, and the player's winning strategy.
 
-Example:
-    >>> from puzzleproof.generate.skynet import SkyParams, generate
-    >>> got = next(generate(SkyParams(nodes=9, bots=("ep2-article",), seed=3)))
-    >>> got.map.n <= 9 and got.record["result"] == "LOSS"
+Example (the shipped ``breaker-ep2-n12-s1-864``; ``generate(SkyParams(...))`` draws new ones):
+    >>> from puzzleproof.formats.skynet import read_map
+    >>> m = read_map("9 11 3 0 1 0 3 0 4 1 2 1 5 2 3 3 6 3 8 4 5 4 6 4 7 0 2 8 7")
+    >>> breaks(m, ("ep2-slack", "ep2-double"), True, "article")[0]
+    ['ep2-slack', 'ep2-double']
+    >>> locally_minimal(m, ("ep2-slack", "ep2-double"), "article")
     True
 """
 
@@ -187,16 +189,15 @@ def breaks(m: SkynetMap, bots: tuple[str, ...], all_bots: bool, agent: str = "wo
 
 def _breaks(m: SkynetMap, bots: tuple[str, ...], all_bots: bool, agent: str,
             min_beaten: int) -> tuple[dict, dict, list] | None:
-    rules = {_rule(b) for b in bots}
+    games, defects = beaten_by(m, bots, agent)  # the bots' games first: most maps stop here
+    if len(games) < _needed(bots, all_bots, min_beaten):
+        return None
     strategies = {}
-    for rule in rules:
+    for rule in {_rule(b) for b in bots}:
         strat = _won(m, rule)
         if strat is None:
             return None
         strategies[rule] = strat
-    games, defects = beaten_by(m, bots, agent)
-    if len(games) < _needed(bots, all_bots, min_beaten):
-        return None
     return games, strategies, defects
 
 
@@ -227,10 +228,10 @@ def _smaller(m: SkynetMap):
 
 def _same_bots_lose(m: SkynetMap, bots: tuple[str, ...], agent: str) -> bool:
     """Winnable, and every one of ``bots`` still loses by play under ``agent``."""
-    if any(_won(m, r) is None for r in {_rule(b) for b in bots}):
+    if not all((_lost_game(m, _rule(b), b, agent) or {}).get("reason") in BY_PLAY
+               for b in bots):
         return False
-    return all((_lost_game(m, _rule(b), b, agent) or {}).get("reason") in BY_PLAY
-               for b in bots)
+    return all(_won(m, r) is not None for r in {_rule(b) for b in bots})
 
 
 def shrink(m: SkynetMap, bots: tuple[str, ...], all_bots: bool = True,

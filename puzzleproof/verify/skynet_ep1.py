@@ -150,9 +150,10 @@ def fewest_cuts(m: SkynetMap, start: int, time_limit: float | None = 30.0) -> di
         if left is not None and left < 1:
             break
         r = solve(m, "ep1", start, horizon=H, time_limit=left)
-        if r.status.value != "LOSS" or not (r.check and r.check.get("ok")):
+        if r.status.value != "LOSS" or (r.check is not None and not r.check.get("ok")):
             break
-        lower, lower_by = H + 1, f"horizon {H} refuted (the agent's escape checked)"
+        if r.check is not None:  # with no escape written, a later checked one covers it
+            lower, lower_by = H + 1, f"horizon {H} refuted (the agent's escape checked)"
         H += 1
     seconds = round(time.monotonic() - t0, 3)
     if lower >= upper:
