@@ -55,6 +55,10 @@ def _bot_help() -> str:
                    "triple star, double star with a ring, meshes of 100, 250 and 500 nodes) "
                    "from --seed, each with its fewest cuts (proved, or bounds) and the bots' "
                    f"cuts. The shipped set: {EP1_SET_COMMAND}")
+@click.option("--codingame-limits", is_flag=True,
+              help="Write -n seeded maps at CodinGame's limits (500 nodes, 1000 links, 20 "
+                   "gateways each linked to 3-10 nodes, 100-140 gateway links), seeds --seed "
+                   "and up; no search.")
 @click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=60.0,
               show_default=True, help="With --ep1-set: seconds per map for the fewest cuts "
                                       "and per bot for its worst case.")
@@ -65,8 +69,8 @@ def _bot_help() -> str:
 @force_option
 @quiet_option
 def generate_skynet(nodes, extra, gateways, rule, bots, agents, min_beaten, all_bots, count,
-                    seed, max_attempts, no_shrink, ep1_set, time_limit, out_dir, force,
-                    quiet) -> None:
+                    seed, max_attempts, no_shrink, ep1_set, codingame_limits, time_limit,
+                    out_dir, force, quiet) -> None:
     """Make maps that break bots: winnable (proved, the player's strategy replayed and
     written) but lost by at least --min-beaten bots by play against the agent model, then
     shrunk to a locally minimal map (no node or link can be removed while the same bots
@@ -85,6 +89,8 @@ def generate_skynet(nodes, extra, gateways, rule, bots, agents, min_beaten, all_
     from puzzleproof.verify.skynet_bots import BOTS
 
     folder = Path(out_dir)
+    if codingame_limits:
+        raise Exit(_write_large(folder, seed, count, force, quiet))
     if ep1_set:
         raise Exit(_write_ep1_set(folder, seed, time_limit, force, quiet))
     if rule == "ep1":
@@ -206,6 +212,23 @@ def _write_gap_maps(folder, nodes, extra, gateways, chosen, count, seed, attempt
     return 0 if made else 1
 
 
+def _write_large(folder: Path, seed: int, count: int, force: bool, quiet: bool) -> int:
+    """Maps at CodinGame's limits (:mod:`puzzleproof.generate.skynet_large`)."""
+    from puzzleproof.formats import skynet as sfmt
+    from puzzleproof.generate.skynet_large import codingame_limits_map
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(count):
+        m = codingame_limits_map(seed + k)
+        txt = folder / f"{m.name}.txt"
+        _fresh([txt], force)
+        write_atomic(txt, sfmt.write_map(m, "codingame"))
+        if not quiet:
+            say(f"{txt}: {m.n} nodes, {len(m.links)} links, {len(m.gateways)} gateways, "
+                f"start {m.start}")
+    return 0
+
+
 def _write_ep1_set(folder: Path, seed: int, time_limit: float, force: bool,
                    quiet: bool) -> int:
     from puzzleproof.formats import skynet as sfmt
@@ -309,6 +332,10 @@ def ep1_cuts_table(maps, starts: dict, bots: list[str] | None, time_limit: float
     out.print(table)
     out.print(EP1_NOTE + " '>=n': the worst-case search stopped at its budget; 'a..b': the "
               "fewest cuts' proved bounds.", markup=False)
+    doubles = [m.name for m in maps if m.ep1_problems()]
+    if doubles:
+        out.print(f"not Episode 1 maps (a node links to two gateways), so bots may lose them: "
+                  f"{', '.join(str(d) for d in doubles[:5])}", markup=False)
     for f in failures:
         out.print(f"FINDING NO LONGER HOLDS: {f}", markup=False)
     return 1 if failures else 0
