@@ -340,7 +340,7 @@ def _bridges(bs: list[tuple]) -> str:
     return text + (f" and {len(bs) - 12} more" if len(bs) > 12 else "")
 
 
-def _draw_skynet(d: dict, k: int) -> list[Any]:
+def _draw_skynet(d: dict, k: Any) -> list[Any]:
     rec = (d.get("evidence") or {}).get("record")
     if not isinstance(rec, dict):
         return []
@@ -353,6 +353,18 @@ def _draw_skynet(d: dict, k: int) -> list[Any]:
     return [Figure(f"disagreement-{k}", "svg", render_svg(game.map, game),
                    f"{d['methods'][0]} against the worst-case agent: cut links dashed and "
                    f"numbered by turn, the agent's winning line in blue ({game.reason})")]
+
+
+def _skynet_game(answer: Any) -> dict | None:
+    """The game record in a Skynet record's answer (a referee batch's game, or the game a
+    bot lost against the worst-case agent)."""
+    if isinstance(answer, dict):
+        if answer.get("type") == "skynet-game":
+            return answer
+        rec = answer.get("record")
+        if isinstance(rec, dict) and rec.get("type") == "skynet-game":
+            return rec
+    return None
 
 
 def _draw_cityclose(name: str, recs: list[dict], inst: Any, k: int) -> list[Any]:
@@ -466,6 +478,21 @@ def _crosscheck(recs: list[dict], puzzle: str, found: _Instances) -> list[Sectio
                 gaps.blocks += _draw_cityclose(name, rs, found.get(name), 100 + k)
         if gaps.blocks:
             sections.append(gaps)
+    if puzzle == "skynet":  # lost games (referee batches, bots against the agent): drawn
+        drawn = {(d["instance"], d["methods"][0]) for d in disagreements[:MAX_DRAWN]
+                 if d["methods"]}
+        lost = [(r, g) for r in records for g in [_skynet_game(r.get("answer"))]
+                if g is not None and g.get("result") == "LOSS"
+                and (r["instance"], r["method"]) not in drawn]
+        if lost:
+            sec = Section("Lost games", [f"{len(lost)} more game(s) lost by a bot"
+                                         + (f"; the first {MAX_DRAWN // 2} drawn"
+                                            if len(lost) > MAX_DRAWN // 2 else "") + "."])
+            for k, (r, g) in enumerate(lost[:MAX_DRAWN // 2]):
+                sec.blocks.append(f"### {r['instance']}: {r['method']}")
+                sec.blocks += _draw_skynet({"evidence": {"record": g}, "methods": [r["method"]]},
+                                           f"lost-{k}")
+            sections.append(sec)
     unknown = [r for r in records if r["status"] in ("UNKNOWN", "ERROR")]
     if unknown:
         sections.append(Section("Unknown and failed", [Table(

@@ -116,6 +116,9 @@ def test_reports_of_skynet_city_closing_death_run_and_generator_runs(tmp_path):
     breaker = INSTANCES / "skynet" / "breakers" / "breaker-ep2-n12-s1-864.txt"
     assert _pp("crosscheck", "skynet", str(breaker), "-j", "1", "-q", "-o",
                str(sky)).returncode == 0
+    ref = tmp_path / "referee.jsonl"
+    assert _pp("skynet", "referee", str(breaker), "--all-starts", "--bot", "ep2-slack", "-q",
+               "-j", "1", "-o", str(ref)).returncode == 1  # the bot loses games
     assert _pp("crosscheck", "cityclose", str(INSTANCES / "cityclose" / "ring14-s1-0.json"),
                "--method", "dp,greedy", "-j", "1", "-q", "-o", str(city)).returncode == 0
     assert _pp("deathrun", "tournament", "--criminals", "toll,gap-toll", "--students",
@@ -125,7 +128,8 @@ def test_reports_of_skynet_city_closing_death_run_and_generator_runs(tmp_path):
     expect = {sky: ["Skynet Revolution", "loses-winnable-game", "winning line in blue"],
               city: ["City closing", "Wiener number per step", "order (each city labelled"],
               games: ["Death Run games", "Scores per bot and role", "path in its own colour"],
-              gen: ["Generated Hashi puzzles", "with its unique solution"]}
+              gen: ["Generated Hashi puzzles", "with its unique solution"],
+              ref: ["Skynet Revolution", "Lost games", "winning line in blue"]}
     for run, words in expect.items():
         out = run.with_suffix(".html")
         r = _pp("report", str(run), str(INSTANCES / "cityclose"))
