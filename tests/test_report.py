@@ -110,31 +110,36 @@ def test_markdown_report_writes_its_pictures_beside_it(hashi_run, tmp_path):
     assert again.returncode == 2 and "exists" in again.stderr  # never overwritten
 
 
-def test_reports_of_skynet_city_closing_death_run_and_generator_runs(tmp_path):
+def _main(*args: str) -> int:  # in this process: no interpreter start-up per run
+    from puzzleproof.cli import main
+
+    return main(list(args))
+
+
+def test_reports_of_skynet_city_closing_death_run_and_generator_runs(tmp_path, capsys):
+    from puzzleproof.report import build, to_html
+
     sky, city = tmp_path / "sky.jsonl", tmp_path / "city.jsonl"
     games, gen = tmp_path / "games.jsonl", tmp_path / "gen.jsonl"
-    breaker = INSTANCES / "skynet" / "breakers" / "breaker-ep2-n12-s1-864.txt"
-    assert _pp("crosscheck", "skynet", str(breaker), "-j", "1", "-q", "-o",
-               str(sky)).returncode == 0
     ref = tmp_path / "referee.jsonl"
-    assert _pp("skynet", "referee", str(breaker), "--all-starts", "--bot", "ep2-slack", "-q",
-               "-j", "1", "-o", str(ref)).returncode == 1  # the bot loses games
-    assert _pp("crosscheck", "cityclose", str(INSTANCES / "cityclose" / "ring14-s1-0.json"),
-               "--method", "dp,greedy", "-j", "1", "-q", "-o", str(city)).returncode == 0
-    assert _pp("deathrun", "tournament", "--criminals", "toll,gap-toll", "--students",
-               "robust,greedy", "-n", "1", "-j", "1", "-q", "-o", str(games)).returncode == 0
-    assert _pp("generate", "hashi", "--size", "7x7", "-n", "2", "--format", "jsonl", "-q",
-               "-o", str(gen)).returncode == 0
+    breaker = INSTANCES / "skynet" / "breakers" / "breaker-ep2-n12-s1-864.txt"
+    assert _main("crosscheck", "skynet", str(breaker), "-j", "1", "-q", "-o", str(sky)) == 0
+    assert _main("skynet", "referee", str(breaker), "--all-starts", "--bot", "ep2-slack", "-q",
+                 "-j", "1", "-o", str(ref)) == 1  # the bot loses games
+    assert _main("crosscheck", "cityclose", str(INSTANCES / "cityclose" / "ring14-s1-0.json"),
+                 "--method", "dp,greedy", "-j", "1", "-q", "-o", str(city)) == 0
+    assert _main("deathrun", "tournament", "--criminals", "toll,gap-toll", "--students",
+                 "robust,greedy", "-n", "1", "-j", "1", "-q", "-o", str(games)) == 0
+    assert _main("generate", "hashi", "--size", "7x7", "-n", "2", "--format", "jsonl", "-q",
+                 "-j", "1", "-o", str(gen)) == 0
+    capsys.readouterr()
     expect = {sky: ["Skynet Revolution", "loses-winnable-game", "winning line in blue"],
+              ref: ["Skynet Revolution", "Lost games", "winning line in blue"],
               city: ["City closing", "Wiener number per step", "order (each city labelled"],
               games: ["Death Run games", "Scores per bot and role", "path in its own colour"],
-              gen: ["Generated Hashi puzzles", "with its unique solution"],
-              ref: ["Skynet Revolution", "Lost games", "winning line in blue"]}
+              gen: ["Generated Hashi puzzles", "with its unique solution"]}
     for run, words in expect.items():
-        out = run.with_suffix(".html")
-        r = _pp("report", str(run), str(INSTANCES / "cityclose"))
-        assert r.returncode == 0, r.stderr
-        page = out.read_text()
+        page = to_html(build(run, [str(INSTANCES / "cityclose")]))
         for w in words:
             assert w in page, (run.name, w)
         assert "<table" in page and ("<svg" in page or "data:image/png" in page)
