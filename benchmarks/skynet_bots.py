@@ -6,8 +6,20 @@ forum map): win or loss, cuts used, the longest turn (ms, in process); then ever
 the real protocol (``puzzleproof skynet play`` in a subprocess, refereed with the 150 ms limit)
 with its longest turn; then the traces table.
 
+Section 4 (``--adversary``): the worst-case adversary
+(:mod:`puzzleproof.verify.skynet_adversary`) per official map, every start, for the articles'
+bots, the common rule and our exact bot: PROVED / BEATEN / lost because unwinnable / UNKNOWN,
+next to the article-agent and nearest-agent games, with the time and lines per start. Section 5
+(``--target``): the issue's target, an external Python bot
+(``benchmarks/skynet_slack_bot.py``, a plain CodinGame bot) judged with ``skynet referee
+--agent worst --all-starts`` over the six official Episode 2 maps in at most 5 minutes, with
+UNKNOWN on no start of the first four maps (maps 01-04 with a 120 s limit per start, 05-06
+with ``--far-limit``).
+
 Usage:
-    python benchmarks/skynet_bots.py
+    python benchmarks/skynet_bots.py                    # sections 1-3
+    python benchmarks/skynet_bots.py --adversary [--limit S]
+    python benchmarks/skynet_bots.py --target [--far-limit S]
 """
 
 from __future__ import annotations
@@ -31,9 +43,116 @@ def load_maps():
     return [read_map(f.read_text(), f.stem) for f in files]
 
 
+def _adversary_task(args):
+    from puzzleproof.verify.skynet_adversary import BotPlayer, adversary
+
+    m, bot, start, limit = args
+    rule = make_bot(bot).rule
+    r = adversary(m, rule, start, BotPlayer(bot), time_limit=limit, certificate=False)
+    games = {a: play(m, rule, make_bot(bot), make_agent(a, "low", 0), start).result
+             for a in ("article", "nearest")}
+    return m.name, bot, start, r.verdict, r.seconds, r.lines, r.positions, games
+
+
+def adversary_table(limit: float, jobs: int = 2) -> None:
+    """Section 4: every start of every official map, each bot against the adversary."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    maps = [read_map(f.read_text(), f.stem) for f in sorted((SHARED / "ep2").glob("*.txt"))]
+    bots = ("ep2-article", "ep2-slack", "exact")
+    tasks = [(m, b, s, limit) for m in maps for b in bots
+             for s in range(m.n) if s not in m.gateways]
+    print(f"4. The worst-case adversary, every start, {limit:g} s per start, {jobs} processes "
+          "(PROVED / BEATEN / lost: unwinnable / UNKNOWN; the article and nearest agents' "
+          "games: starts lost; time and lines per start: mean / max)")
+    print(f"{'map':32} {'bot':12} {'starts':>6} {'PRV':>4} {'BEAT':>4} {'UNW':>4} {'UNK':>4} | "
+          f"{'art.lost':>8} {'near.lost':>9} | {'s mean':>7} {'s max':>7} | {'lines mean':>10} "
+          f"{'lines max':>9}")
+    rows: dict = {}
+    with ProcessPoolExecutor(jobs) as pool:
+        for name, bot, start, verdict, secs, lines, _pos, games in pool.map(
+                _adversary_task, tasks, chunksize=1):
+            row = rows.setdefault((name, bot), {"starts": 0, "PROVED": 0, "BEATEN": 0,
+                                                "UNWINNABLE": 0, "UNKNOWN": 0, "art": 0,
+                                                "near": 0, "secs": [], "lines": []})
+            row["starts"] += 1
+            row[verdict] += 1
+            row["art"] += games["article"] == "LOSS"
+            row["near"] += games["nearest"] == "LOSS"
+            row["secs"].append(secs)
+            row["lines"].append(lines)
+    for (name, bot), r in rows.items():
+        print(f"{name[:32]:32} {bot:12} {r['starts']:>6} {r['PROVED']:>4} {r['BEATEN']:>4} "
+              f"{r['UNWINNABLE']:>4} {r['UNKNOWN']:>4} | {r['art']:>8} {r['near']:>9} | "
+              f"{sum(r['secs']) / len(r['secs']):7.2f} {max(r['secs']):7.2f} | "
+              f"{sum(r['lines']) / len(r['lines']):10.1f} {max(r['lines']):9}")
+
+
+def external_target(far_limit: float) -> None:
+    """Section 5: an external Python bot judged by the adversary over the six maps."""
+    import subprocess
+    import tempfile
+    import time
+
+    bot = Path(__file__).resolve().parent / "skynet_slack_bot.py"
+    files = sorted((SHARED / "ep2").glob("*.txt"))
+    print("5. An external Python bot (benchmarks/skynet_slack_bot.py, run by "
+          f"{sys.executable}) judged with --agent worst over every start of the six maps, "
+          "-j 2")
+    total = 0.0
+    counts: dict = {}
+    for group, limit in ((files[:4], 120.0), (files[4:], far_limit)):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "games.jsonl"
+            t0 = time.monotonic()
+            subprocess.run([sys.executable, "-m", "puzzleproof", "skynet", "referee",
+                            *map(str, group), "--all-starts", "--agent", "worst",
+                            "--bot-cmd", f"slack={sys.executable} {bot}", "-j", "2",
+                            "--time-limit", str(limit), "-q", "-o", str(out)],
+                           stdout=subprocess.DEVNULL, check=False)
+            secs = time.monotonic() - t0
+            total += secs
+            recs = [json.loads(x) for x in out.read_text().splitlines() if x.strip()]
+            for r in recs:
+                if r.get("type") != "record":
+                    continue
+                key = Path(r["instance"].split("@")[0]).stem
+                st = r.get("stats") or {}
+                c = counts.setdefault(key, {"PROVED": 0, "BEATEN": 0, "UNWINNABLE": 0,
+                                            "UNKNOWN": 0, "lines": 0, "runs": 0,
+                                            "solver": 0.0, "seconds": 0.0, "limit": limit})
+                c[st.get("adversary") or "UNKNOWN"] += 1
+                c["lines"] += st.get("lines") or 0
+                c["runs"] += st.get("replays") or 0
+                c["solver"] += st.get("solver_seconds") or 0.0
+                c["seconds"] += r.get("wall_time") or 0.0
+            print(f"   maps {', '.join(f.stem[:2] for f in group)} ({limit:g} s a start): "
+                  f"{secs:.1f} s wall", flush=True)
+    print(f"{'map':32} {'limit':>5} {'PRV':>4} {'BEAT':>4} {'UNW':>4} {'UNK':>4} | "
+          f"{'lines':>6} {'runs':>6} | {'search s':>8} {'solver s':>8}")
+    for key, c in counts.items():
+        print(f"{key[:32]:32} {c['limit']:5g} {c['PROVED']:>4} {c['BEATEN']:>4} "
+              f"{c['UNWINNABLE']:>4} {c['UNKNOWN']:>4} | {c['lines']:>6} {c['runs']:>6} | "
+              f"{c['seconds']:8.1f} {c['solver']:8.1f}")
+    first4 = sum(c["UNKNOWN"] for k, c in counts.items() if k[:2] in ("01", "02", "03", "04"))
+    print(f"   total {total:.1f} s (target <= 300 s); UNKNOWN on the first four maps: {first4} "
+          "(target 0)")
+
+
 def main() -> int:
     if not SHARED.is_dir():
         sys.exit(f"{SHARED} is absent: outside data lives in ../shared/instances/skynet/")
+    args = sys.argv[1:]
+    if "--adversary" in args or "--target" in args:
+        print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
+        if "--adversary" in args:
+            limit = float(args[args.index("--limit") + 1]) if "--limit" in args else 60.0
+            adversary_table(limit)
+        if "--target" in args:
+            far = (float(args[args.index("--far-limit") + 1]) if "--far-limit" in args
+                   else 8.0)
+            external_target(far)
+        return 0
     maps = load_maps()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
     print("1. In-process games from each map's given start (agent ties: lowest id; the "

@@ -231,6 +231,45 @@ def test_property_proved_never_beaten_and_every_brute_force_loss_found():
     assert min(seen.values()) >= 10, seen
 
 
+class PathBot(Bot):
+    """Decides by where the agent came from (a history, not the position): after a move up
+    (to a higher node) it cuts the lowest gateway link, after a move down the highest."""
+
+    name = "path"
+
+    def reset(self, m):
+        super().reset(m)
+        self.last = None
+
+    def choose(self, agent):
+        forced = self.forced_cut(agent)
+        up = self.last is None or agent > self.last
+        self.last = agent
+        if forced:
+            return forced
+        links = sorted((u, g) for u in range(self.map.n) for g in self.gate_links(u)
+                       if u not in self.map.gateways)
+        return (links[0] if up else links[-1]) if links else self.fallback(agent)
+
+
+def test_a_history_dependent_bot_is_found_and_judged_line_by_line():
+    rng = random.Random(5)
+    found = 0
+    for k in range(300):
+        m = random_small_map(rng)
+        r = adversary(m, "ep2", m.start, BotPlayer("path", PathBot), time_limit=30)
+        brute = brute_losing_line(m, "ep2", PathBot())
+        assert (r.verdict == "PROVED") == (not brute), (m, r.summary())
+        if r.history_dependent:
+            found += 1
+            assert r.mode == "per-line" and "history-dependent" in r.summary()
+            if r.verdict == "PROVED":
+                assert check_player_strategy(m, "ep2", m.start, r.certificate) == []
+        if found >= 3:
+            break
+    assert found >= 3
+
+
 def test_cli_a_program_judged_by_the_worst_case_over_every_start(tmp_path, capsys):
     maps = [str(shared_path(f"instances/skynet/ep2/{n}.txt")) for n in OFFICIAL]
     out = tmp_path / "games.jsonl"

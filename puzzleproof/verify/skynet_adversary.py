@@ -265,6 +265,7 @@ class AdversaryResult:
     lines: int = 0
     replays: int = 0
     checks: int = 0
+    rereached: int = 0
     seconds: float = 0.0
     solver_seconds: float = 0.0
     note: str = ""
@@ -275,6 +276,9 @@ class AdversaryResult:
         bits = [self.verdict]
         if self.verdict == "PROVED":
             bits.append(f"({self.mode} mode: the bot's cuts contain every agent)")
+            if self.mode == "position" and self.rereached:
+                bits.append(f"; {self.checks} checks of {self.rereached} positions reached "
+                            "again by another line")
         elif self.record is not None:
             bits.append(f"({self.record.reason} after {len(self.record.turns)} turn(s))")
         flags = [f for f, on in (("non-deterministic", self.nondeterministic),
@@ -295,6 +299,7 @@ class AdversaryResult:
                 "winnable": self.winnable, "nondeterministic": self.nondeterministic,
                 "history_dependent": self.history_dependent, "positions": self.positions,
                 "lines": self.lines, "replays": self.replays, "checks": self.checks,
+                "rereached": self.rereached,
                 "seconds": round(self.seconds, 3),
                 "solver_seconds": round(self.solver_seconds, 3), "note": self.note,
                 "record": None if self.record is None else record_to_json(self.record),
@@ -345,7 +350,8 @@ class _Search:
         self.lost: tuple[list[Turn], str, str | None, str | None] | None = None
         self.first_line: list[Turn] | None = None
         self.nondeterministic = False
-        self.lines = self.replays = self.checks = 0
+        self.lines = self.replays = self.checks = self.rereached = 0
+        self.known: list = []
         self.walk_turn: dict[tuple, int] = {}
 
     # keys: a position (agent, links left) in position mode, a line id in per-line mode
@@ -437,7 +443,11 @@ class _Search:
                 return self._beaten(turns, "agent-reached-gateway",
                                     f"the agent reached gateway {gate}")
             with self.lock:
+                self.known = []
                 children, fresh, lost = self._expand(key, cut, state, after, moves, forced)
+                known = self.known
+            checked = (bool(known) and not self.per_line and lost is None
+                       and self._check_known(sess, known))
             if lost is not None:
                 forced, v = True, lost
                 plan.clear()
@@ -447,7 +457,8 @@ class _Search:
             elif fresh:
                 plan.clear()
                 v = fresh.pop(0)[0]
-            elif not self.per_line and children and not forced and not checking:
+            elif not self.per_line and children and not forced and not checking \
+                    and not checked:
                 # one step more, into a position another line found: a check of the
                 # position-determined assumption, at the cost of one more cut
                 plan.clear()
@@ -479,12 +490,39 @@ class _Search:
                 return [], [], v
         children = [(v, self.key(after.move(v), key, cut, v)) for v in moves]
         self.expanded[ek] = children
-        fresh = []
+        fresh, self.known = [], []
         for v, ck in children:
             if ck not in self.claimed and ck not in self.table:
                 self.claimed.add(ck)
                 fresh.append((v, ck))
+            else:
+                self.rereached += 1
+                if ck in self.table:
+                    self.known.append((v, ck))
         return children, fresh, None
+
+    def _check_known(self, sess: _Session, known: list) -> bool:
+        """An in-process bot, copied, asked at each position this line reaches that another
+        line found first: the same cut, or the bot is history-dependent. (A program would
+        need a run from the start for each: its lines check where they pass.)"""
+        for v, ck in known:
+            other = sess.fork()
+            if other is None:
+                return False
+            try:
+                cut, _ = other.ask(v)
+            except _Failed:
+                cut = None
+            finally:
+                other.close()
+            with self.lock:
+                entry = self.table[ck]
+                self.checks += 1
+                if cut is None or norm(*cut) != entry.cut:
+                    said = "no cut" if cut is None else f"{cut[0]}-{cut[1]}"
+                    raise _Switch(f"at agent {v} it cut {entry.cut[0]}-{entry.cut[1]} on one "
+                                  f"line and {said} on another", False)
+        return True
 
     def _push(self, sess, after, turns, key, cut, fresh) -> None:
         base = tuple(t.agent_moved_to for t in turns[:-1])
@@ -593,11 +631,11 @@ def adversary(m: SkynetMap, rule: str, start: int, player, *, per_line: bool = F
     budget = 5.0 if time_limit is None else max(0.05, min(30.0, time_limit / 2))
     winnable = oracle.player_wins(start, frozenset(m.links), budget)
     mode_note = ""
-    totals = [0, 0, 0]
+    totals = [0, 0, 0, 0]
     history = nondet = False
     while True:
         s = _Search(m, rule, start, player, oracle, per_line, deadline, max_lines)
-        s.lines, s.replays, s.checks = totals
+        s.lines, s.replays, s.checks, s.rereached = totals
         s.pending.append(_Item((), s.key(m.initial_state(start), None, None, None)))
         try:
             first = s.next_item()
@@ -611,7 +649,7 @@ def adversary(m: SkynetMap, rule: str, start: int, player, *, per_line: bool = F
             if not s.stop:
                 s.drive(max(1, getattr(player, "parallel", 1)))
         except _Switch as sw:
-            totals = [s.lines, s.replays, s.checks]
+            totals = [s.lines, s.replays, s.checks, s.rereached]
             what = "non-deterministic" if sw.same_line else "history-dependent"
             mode_note = f"{what}: {sw}; judged line by line"
             history = history or not sw.same_line
@@ -623,7 +661,8 @@ def adversary(m: SkynetMap, rule: str, start: int, player, *, per_line: bool = F
                           "per-line" if per_line else "position", winnable,
                           nondeterministic=s.nondeterministic or nondet,
                           history_dependent=history, positions=len(s.table),
-                          lines=s.lines, replays=s.replays, checks=s.checks)
+                          lines=s.lines, replays=s.replays, checks=s.checks,
+                          rereached=s.rereached)
     notes = [mode_note] if mode_note else []
     if s.lost is not None:
         turns, reason, detail, stderr = s.lost
