@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -94,16 +95,23 @@ def test_dask_gives_the_records_of_local_processes(tmp_path, cluster):
     address, _ = cluster
     files = _coelho(4)
     local, dask = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
-    common = ["crosscheck", "hashi", *files, "--method", "sat,cpsat,article", "-q"]
+    # deterministic limits (a conflict budget, a node budget), small enough to run out
+    common = ["crosscheck", "hashi", *files, "--method", "sat,article", "--conflicts", "10",
+              "--nodes", "5", "-q"]
     a = _run(common + ["-j", "2", "-o", str(local)])
     b = _run(common + ["--scheduler", address, "-o", str(dask)])
-    assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
+    assert a.returncode == b.returncode and a.returncode in (0, 1), a.stderr + b.stderr
     ra = sorted(map(_key, map(_comparable, _records(local))))
     rb = sorted(map(_key, map(_comparable, _records(dask))))
-    assert len(ra) == 4 * 3 + 4  # one record a task, one instance-done an instance
     assert ra == rb
-    assert a.stdout.splitlines()[-1].startswith("no disagreement")
-    assert b.stdout.splitlines()[-1].startswith("no disagreement")
+    recs = [r for r in _records(local) if r["type"] == "record"]
+    assert len(recs) == 4 * 2
+    statuses = {r["status"] for r in recs}
+    assert "UNKNOWN" in statuses and statuses & {"UNIQUE", "MULTIPLE", "SOLVED"}, statuses
+    def shown(out: str) -> str:  # the table and disagreements, times and file names aside
+        return re.sub(r"\d+\.\d+", "", out.replace(str(local), "").replace(str(dask), ""))
+
+    assert shown(a.stdout) == shown(b.stdout)
 
 
 SLOW_SOLVER = """

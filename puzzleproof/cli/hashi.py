@@ -491,6 +491,11 @@ def convert(puzzle: str, to_fmt: str, output: str | None, force: bool, fmt: str,
 @resume_option
 @jobs_option
 @time_limit_option(60.0, "per instance and method")
+@click.option("--conflicts", type=click.IntRange(1), default=None,
+              help="Conflict budget of the sat method per puzzle (a deterministic limit: "
+                   "the same records on any machine and executor).")
+@click.option("--nodes", type=click.IntRange(1), default=None,
+              help="Search nodes of the article's solver per puzzle (deterministic too).")
 @click.option("--memory-limit", type=click.IntRange(16), default=768, show_default=True,
               help="MB an external program may use.")
 @INPUT_FORMAT_OPT
@@ -498,7 +503,7 @@ def convert(puzzle: str, to_fmt: str, output: str | None, force: bool, fmt: str,
 @json_option
 @quiet_option
 def crosscheck(inputs, method, solver_cmds, output, force, resume, jobs, time_limit,
-               memory_limit, fmt, max_bridges, as_json, quiet) -> None:
+               conflicts, nodes, memory_limit, fmt, max_bridges, as_json, quiet) -> None:
     """Run exact solvers and heuristics on the same Hashi puzzles and report where they
     disagree.
 
@@ -526,7 +531,7 @@ def crosscheck(inputs, method, solver_cmds, output, force, resume, jobs, time_li
 
         extra = {name: external_method(name, argv, time_limit, memory_limit)
                  for name, argv in externals.items()}
-    kind = hashi_kind(extra)
+    kind = hashi_kind(extra, conflicts=conflicts, nodes=nodes)
     chosen = split_names(method, kind.methods, "method") if method else \
         [m for m in ("sat", "cpsat", "article") if m in kind.methods]
     chosen += [n for n in extra if n not in chosen]

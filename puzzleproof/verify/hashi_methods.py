@@ -20,15 +20,18 @@ from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind
 __all__ = ["hashi_kind", "load_hashi_instances", "canon"]
 
 
-def run_exact(name: str, puzzle: Puzzle, time_limit: float | None) -> Result:
+def run_exact(name: str, puzzle: Puzzle, time_limit: float | None,
+              conflicts: int | None = None) -> Result:
     kwargs: dict[str, Any] = {"mode": "unique", "time_limit": time_limit}
     if name == "cpsat":
         kwargs["workers"] = 1
+    elif conflicts is not None:
+        kwargs["conflict_budget"] = conflicts
     return (hashi_cpsat if name == "cpsat" else hashi_sat).solve(puzzle, **kwargs)
 
 
-def run_article(puzzle: Puzzle, time_limit: float | None) -> Result:
-    return hashi_heuristic.solve(puzzle, time_limit=time_limit)
+def run_article(puzzle: Puzzle, time_limit: float | None, nodes: int | None = None) -> Result:
+    return hashi_heuristic.solve(puzzle, time_limit=time_limit, max_nodes=nodes)
 
 
 def check(puzzle: Puzzle, answer: Any) -> list[dict]:
@@ -50,12 +53,17 @@ def canon(answer: Any) -> tuple:
     return tuple(sorted(out))
 
 
-def hashi_kind(extra: dict[str, Method] | None = None) -> PuzzleKind:
-    """The Hashi plug-in; ``extra`` adds methods (a test double, a user's bot)."""
+def hashi_kind(extra: dict[str, Method] | None = None, *, conflicts: int | None = None,
+               nodes: int | None = None) -> PuzzleKind:
+    """The Hashi plug-in; ``extra`` adds methods (a test double, a user's bot).
+    ``conflicts``: the sat method's conflict budget; ``nodes``: the article's search
+    nodes (deterministic limits: the same answers on any machine and executor)."""
     methods = {
         "cpsat": Method("cpsat", partial(run_exact, "cpsat"), exact=True, effort_key="cut_rounds"),
-        "sat": Method("sat", partial(run_exact, "sat"), exact=True, effort_key="cut_rounds"),
-        "article": Method("article", run_article, exact=False, effort_key="assumptions"),
+        "sat": Method("sat", partial(run_exact, "sat", conflicts=conflicts), exact=True,
+                      effort_key="cut_rounds"),
+        "article": Method("article", partial(run_article, nodes=nodes), exact=False,
+                          effort_key="assumptions"),
     }
     methods.update(extra or {})
     return PuzzleKind("hashi", methods, check, canon)
