@@ -49,6 +49,9 @@ __all__ = ["AdversaryResult", "Oracle", "BotPlayer", "ProgramPlayer", "adversary
 VERDICTS = ("PROVED", "BEATEN", "UNWINNABLE", "UNKNOWN")
 #: explicit-state nodes per question before the SAT solver takes over
 EXPLICIT_BUDGET = 400
+#: the SAT solver's time per question about a position the bot cut into (undecided: the
+#: search goes on without the short cut)
+QUESTION_SECONDS = 1.0
 
 
 # -- the exact solver, asked about positions -------------------------------------------------
@@ -85,10 +88,12 @@ class Oracle:
             ex = self.explicit
             mask = sum(1 << k for l, k in self.index.items() if l in links)
             ex.max_nodes = ex.nodes + EXPLICIT_BUDGET
+            ex.deadline = t0 + time_limit / 2
             try:
                 got: bool | None = ex.win(agent, mask)
             except _Budget:
-                got = self._sat(agent, links, time_limit)
+                left = time_limit - (time.monotonic() - t0)
+                got = self._sat(agent, links, left) if left > 0.01 else None
             self.seconds += time.monotonic() - t0
         if got is not None:
             self.memo[key] = got
@@ -277,15 +282,16 @@ class AdversaryResult:
         if self.verdict == "PROVED":
             bits.append(f"({self.mode} mode: the bot's cuts contain every agent)")
             if self.mode == "position" and self.rereached:
-                bits.append(f"; {self.checks} checks of {self.rereached} positions reached "
-                            "again by another line")
+                bits.append(f"; {self.checks} of {self.rereached} arrivals at a position "
+                            "another line found checked")
         elif self.record is not None:
             bits.append(f"({self.record.reason} after {len(self.record.turns)} turn(s))")
         flags = [f for f, on in (("non-deterministic", self.nondeterministic),
                                  ("history-dependent", self.history_dependent)) if on]
         if flags:
             bits.append("; the bot is " + " and ".join(flags))
-        bits.append(f"; {self.positions} positions, {self.lines} lines, "
+        what = "positions" if self.mode == "position" else "line nodes"
+        bits.append(f"; {self.positions} {what}, {self.lines} lines, "
                     f"{self.replays} runs from the start, {self.seconds:.2f} s")
         if self.note:
             bits.append(f"; {self.note}")
@@ -484,7 +490,7 @@ class _Search:
         if ek in self.expanded and not forced:
             return self.expanded[ek], [], None
         left = None if self.deadline is None else self.deadline - time.monotonic()
-        limit = 5.0 if left is None else max(0.05, min(5.0, left))
+        limit = QUESTION_SECONDS if left is None else max(0.05, min(QUESTION_SECONDS, left))
         for v in moves:
             if self.oracle.player_wins(v, after.links, limit) is False:
                 return [], [], v
