@@ -59,7 +59,9 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_li
     'loses-winnable-game' disagreement, with the agent's winning line as a game record
     ('puzzleproof render skynet MAP --game RECORDS.jsonl' draws it). External programs
     (--bot-cmd) play the agent models of --agent; a lost game on a proved-winnable
-    start is reported with the program's stderr.
+    start is reported with the program's stderr. With --agent worst a program meets
+    the same adversary (rerun from the start for each line): per start PROVED,
+    BEATEN (with the line), lost because unwinnable, or UNKNOWN at the limits.
 
     \b
     A map shipped with NAME.evidence.json (the breakers 'generate skynet' writes) is a
