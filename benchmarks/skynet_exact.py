@@ -1,5 +1,12 @@
 """Skynet exact solvers: SAT CEGAR vs explicit-state search, side by side.
 
+0. Certificates the size of the game (issue 18): every start of every official map decided
+   and certified (the table search with invariant and fixed-path leaves, else the CEGAR;
+   the winner's position table replayed by the rules-only checker), per map next to the
+   figures before (target <= 1 s a map, a single start of map 05 <= 0.3 s); then seeded maps
+   at CodinGame's limits (500 nodes, 1000 links, 20 gateways), each in its own process:
+   verdict, certificate kind, seconds and peak memory (target: median <= 10 s, <= 1 GB).
+
 Per official map (../shared/instances/skynet): the verdict from every start under ep2
 (target <= 1 s per map, all starts), the value under ep2 and under ep1 rules from the given
 start (targets 10 s and 60 s), for both solvers with the ratio; the exact bot's turn times
@@ -7,6 +14,7 @@ through the referee; then random maps at 100, 250 and 500 nodes: median and max 
 (target: median <= 10 s at 500 nodes).
 
     python benchmarks/skynet_exact.py [--limit 60] [--random 5] [--skip-ep1]
+        [--large 10] [--large-limit 60] [--only-certificates]
 """
 
 from __future__ import annotations
@@ -14,7 +22,9 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import json
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -65,17 +75,106 @@ def random_map(rng: random.Random, n: int, links: int, gates: int) -> SkynetMap:
     return SkynetMap(n, tuple(sorted(edges)), g, start=0)
 
 
+#: issue 18's figures before position tables (every start, with certificates)
+BEFORE = {"05-complex-mesh.txt": 58.0, "06-bobnet-core-network.txt": 22.0}
+BEFORE_SINGLE_05 = 2.5
+
+_LARGE_ONE = """
+import json, resource, sys, time
+from puzzleproof.encoders.skynet_sat import solve
+from puzzleproof.generate.skynet_large import codingame_limits_map
+m = codingame_limits_map(int(sys.argv[1]))
+t0 = time.monotonic()
+r = solve(m, "ep2", time_limit=float(sys.argv[2]))
+print(json.dumps({"status": r.status.value, "wall": r.wall_time,
+                  "total": time.monotonic() - t0,
+                  "kind": (r.check or {}).get("certificate"),
+                  "ok": (r.check or {}).get("ok"), "positions": (r.check or {}).get("positions"),
+                  "by": (r.stats or {}).get("decided_by") or "cegar",
+                  "gateway_links": r.stats.get("links_that_matter"),
+                  "note": (r.answer or {}).get("note"),
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def certificates(files: list[Path], large: int, large_limit: float) -> None:
+    print("\n0. certificates the size of the game: every start, decided and certified (sat)")
+    print(f"{'map':34s} {'starts':>6s} | {'before s':>8s} {'after s':>8s} | verdicts | "
+          f"certificates (kind: starts) | positions")
+    for f in files:
+        m = read_map(f.read_text(), f.name)
+        t0 = time.monotonic()
+        verdicts: dict[str, int] = {}
+        kinds: dict[str, int] = {}
+        positions = 0
+        with SolverCache() as cache:
+            for s in range(m.n):
+                if s in m.gateways:
+                    continue
+                r = sat_solve(m, "ep2", s, cache=cache)
+                verdicts[r.status.value] = verdicts.get(r.status.value, 0) + 1
+                if r.check is not None:
+                    k = r.check["certificate"] + ("" if r.check["ok"] else " FAILED")
+                    kinds[k] = kinds.get(k, 0) + 1
+                    positions += r.check["positions"]
+        took = time.monotonic() - t0
+        before = BEFORE.get(f.name)
+        print(f"{f.name:34s} {m.n - len(m.gateways):6d} | "
+              f"{'' if before is None else f'{before:.0f}':>8s} {took:8.2f} | {verdicts} | "
+              f"{kinds} | {positions}", flush=True)
+    m05 = next((f for f in files if f.name.startswith("05")), None)
+    if m05 is not None:
+        m = read_map(m05.read_text(), m05.name)
+        r = sat_solve(m, "ep2")
+        print(f"single start of map 05 (start {m.start}): {r.status.value}, solver's wall "
+              f"time {r.wall_time:.4f} s (before {BEFORE_SINGLE_05} s), certificate "
+              f"{r.check['certificate']} with {r.check['positions']} position(s), "
+              f"check {'ok' if r.check['ok'] else 'FAILED'}")
+    if not large:
+        return
+    print(f"\n0b. {large} seeded maps at CodinGame's limits (generate skynet --codingame-limits"
+          f" --seed 1 -n {large}), verdict from the map's start under a {large_limit:.0f} s "
+          "limit, one process each (peak memory is the process's)")
+    rows = []
+    for seed in range(1, large + 1):
+        out = subprocess.run([sys.executable, "-c", _LARGE_ONE, str(seed), str(large_limit)],
+                             capture_output=True, text=True, timeout=large_limit * 3 + 60)
+        if out.returncode != 0:
+            print(f"  seed {seed:2d}: crashed: {out.stderr.strip()[-300:]}")
+            rows.append({"status": "UNKNOWN", "wall": large_limit, "peak_mb": 0})
+            continue
+        row = json.loads(out.stdout.strip().splitlines()[-1])
+        rows.append(row)
+        print(f"  seed {seed:2d}: {row['status']:7s} {row['wall']:7.2f} s (process "
+              f"{row['total']:6.2f} s) peak {row['peak_mb']:6.0f} MB, {row['gateway_links']} "
+              f"gateway links; by {row['by']}; certificate {row['kind']} "
+              f"({row['positions']} positions, check {row['ok']})"
+              + (f"; {row['note']}" if row.get("note") else ""), flush=True)
+    walls = [r["wall"] if r["status"] != "UNKNOWN" else large_limit for r in rows]
+    decided = sum(r["status"] != "UNKNOWN" for r in rows)
+    print(f"  decided with a checked certificate: {decided}/{len(rows)}; median "
+          f"{statistics.median(walls):.2f} s (an UNKNOWN counts as the limit); peak memory "
+          f"max {max(r['peak_mb'] for r in rows):.0f} MB")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per question")
     ap.add_argument("--random", type=int, default=5, help="random maps per size")
     ap.add_argument("--skip-ep1", action="store_true")
+    ap.add_argument("--large", type=int, default=10, help="seeded maps at CodinGame's limits")
+    ap.add_argument("--large-limit", type=float, default=60.0, help="seconds per large map")
+    ap.add_argument("--only-certificates", action="store_true",
+                    help="run section 0 alone")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; limit "
           f"{args.limit:.0f} s per question")
     files = sorted((SHARED / "ep2").glob("*.txt")) + sorted((SHARED / "custom").glob("*.txt"))
     if not files:
         sys.exit(f"no maps under {SHARED}")
+    certificates([f for f in files if f.parent.name == "ep2"], args.large, args.large_limit)
+    if args.only_certificates:
+        return
     print("\n1. official maps: verdict from every start (ep2), sat vs explicit")
     print(f"{'map':34s} {'starts':>6s} | {'sat s':>8s} {'verdicts':24s} | {'explicit s':>10s} "
           f"{'verdicts':24s} | ratio")

@@ -297,7 +297,7 @@ def test_limits_give_unknown_not_a_verdict():
     m = random_map(rng, 9)
     r = sat_solve(m, "ep1", value=True, conflicts=1)
     assert r.status.value in ("UNKNOWN", "WIN", "LOSS")
-    big = codingame_limits_map(2)  # the table search and the CEGAR both run out
+    big = codingame_limits_map(3)  # the table search and the CEGAR both run out
     r = sat_solve(big, "ep2", time_limit=0.3)
     assert r.status.value == "UNKNOWN" and "verdict" not in r.answer
 

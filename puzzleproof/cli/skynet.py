@@ -202,6 +202,10 @@ def _print_skynet_results(results, rule: str) -> None:
         st = r.stats or {}
         effort = (f"{st.get('iterations', 0)} it / {st.get('tree_nodes', 0)} nodes"
                   if r.solver == "sat-cegar" else f"{st.get('states', 0)} states")
+        if st.get("decided_by") and r.check is not None and "positions" in r.check:
+            # decided without the CEGAR: the certificate's size (a table, by position)
+            effort = f"table, {plural(r.check['positions'], 'position')}"
+
         table.add_row(short(Path(m.name or "").name, 32), str(s), verdict(r),
                       "" if value is None else str(value), chk, r.solver,
                       f"{r.wall_time:.3f}", effort)

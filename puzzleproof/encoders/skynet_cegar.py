@@ -78,9 +78,9 @@ class Reduced:
                                           for u in self.region}
         doubles = self.doubles = [u for u in self.region if len(self.own[u]) >= 2]
         self.order: dict[int, tuple[int, ...]] = {}
+        to = {d: self._free_turns_to(d) for d in doubles}  # one search per double
         for u in self.region:
-            dist = self._free_turns(u)
-            self.order[u] = tuple(sorted(doubles, key=lambda d: (dist[d], d)))
+            self.order[u] = tuple(sorted(doubles, key=lambda d: (to[d].get(u, 1 << 30), d)))
 
     def for_start(self, start: int) -> "Reduced":
         """The same reduction for another start in the same region (shares everything)."""
@@ -107,6 +107,24 @@ class Reduced:
                         queue.append(w)
         return dist
 
+    def _free_turns_to(self, d: int) -> dict[int, int]:
+        """:meth:`_free_turns` from every node to ``d`` (``result[u]`` is
+        ``_free_turns(u)[d]``): the same 0-1 search, backwards from ``d``."""
+        dist = {d: 0}
+        queue = deque([d])
+        while queue:
+            w = queue.popleft()
+            step = 0 if self.own[w] else 1  # the cost of stepping onto w
+            for u, _ in self.moves[w]:
+                du = dist[w] + step
+                if du < dist.get(u, 1 << 30):
+                    dist[u] = du
+                    if step:
+                        queue.append(u)
+                    else:
+                        queue.appendleft(u)
+        return dist
+
     def policy(self, a: int, mask: int) -> int | None:
         """The default cut off the proposer's tree (``mask``: links that matter left): the
         agent's own gateway link (lowest index) when it has one, else the lowest link of the
@@ -127,7 +145,13 @@ class Reduced:
 
     def min_cuts(self) -> dict[int, int]:
         """For each region node v, the fewest links whose removal separates v from every
-        gateway (a lower bound on the cuts to contain an agent standing on v)."""
+        gateway (a lower bound on the cuts to contain an agent standing on v). Computed
+        once per region (a Gomory-Hu tree)."""
+        if getattr(self, "_min_cuts", None) is None:
+            self._min_cuts = self._compute_min_cuts()
+        return dict(self._min_cuts)
+
+    def _compute_min_cuts(self) -> dict[int, int]:
         if self.rule == "ep2":
             return {v: self.K for v in self.region}
         import networkx as nx
@@ -339,8 +363,13 @@ class Proposer:
 
 # -- the refuter: one agent sequence that beats the completed proposal -------------------
 
+class BuildLimit(Exception):
+    """The deadline passed while an encoding was being built."""
+
+
 class Refuter:
-    def __init__(self, red: Reduced, horizon: int, value: bool, solver: str) -> None:
+    def __init__(self, red: Reduced, horizon: int, value: bool, solver: str,
+                 deadline: float | None = None) -> None:
         self.red, self.H = red, horizon
         v = self.v = _Vars()
         s = self.s = Solver(name=solver)
@@ -362,6 +391,9 @@ class Refuter:
             s.add_clause([-self.cut[0][k]])
         gate_k = [(u, k) for u in region for _, k in red.gate_links[u]]
         for t in range(H + 1):
+            if deadline is not None and time.monotonic() > deadline:
+                s.delete()
+                raise BuildLimit
             lits = list(self.pos[t].values()) + [self.D[t]]
             s.add_clause(lits)
             for cl in _amo(lits, v):
@@ -715,10 +747,11 @@ class SolverCache:
         self.reduced[(_map_key(m), rule, tuple(red.region))] = red
         return red
 
-    def refuter(self, red: Reduced, horizon: int, value: bool, solver: str) -> Refuter:
+    def refuter(self, red: Reduced, horizon: int, value: bool, solver: str,
+                deadline: float | None = None) -> Refuter:
         key = (_map_key(red.m), red.rule, tuple(red.region), horizon, value, solver)
         if key not in self.refuters:
-            self.refuters[key] = Refuter(red, horizon, value, solver)
+            self.refuters[key] = Refuter(red, horizon, value, solver, deadline)
         return self.refuters[key]
 
     def table(self, red: Reduced):
@@ -754,8 +787,13 @@ def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
     it off every gateway)? ``seeds`` are agent sequences to start the tree with."""
     t0 = time.monotonic()
     A = Proposer(red, horizon, value, solver, min_cuts, VALUE_EXPAND if value else 0)
-    B = (cache.refuter(red, horizon, value, solver) if cache is not None
-         else Refuter(red, horizon, value, solver))
+    try:
+        B = (cache.refuter(red, horizon, value, solver, budget.deadline) if cache is not None
+             else Refuter(red, horizon, value, solver, budget.deadline))
+    except BuildLimit:  # the encoding was not built in time
+        A.sequences = list(seeds or [])  # type: ignore[attr-defined]
+        A.s.delete()
+        return Decision(LIMIT, horizon, A, None, 0, time.monotonic() - t0)
     for seq in seeds or []:
         A.add_sequence(seq)
     sequences: list[list[int]] = []

@@ -181,6 +181,74 @@ def fixed_path(red: Reduced, a: int, mask: int) -> list[int] | None:
     return None
 
 
+def path_count(red: Reduced, mask: int, path: list[int]) -> bool:
+    """The solver's own count for a fixed agent path (the checker has its own): some
+    prefix ``p0..pi`` has more gateway links left on its distinct nodes than ``i + 1``."""
+    seen: set[int] = set()
+    total = 0
+    for i, v in enumerate(path):
+        if v not in seen:
+            seen.add(v)
+            total += sum(mask >> k & 1 for k in red.own[v])
+        if total > i + 1:
+            return True
+    return False
+
+
+def chain_path(red: Reduced, a: int, mask: int, depth: int = 4,
+               deadline: float | None = None) -> list[int] | None:
+    """A fixed agent path through several nodes with two or more gateway links, each
+    reached from the last over the fewest free turns, whose count wins
+    (:func:`path_count`); None when no chain of up to ``depth`` such nodes does. A search
+    over orders of those nodes, cut off when even the best remaining nodes cannot make the
+    count win."""
+    if red.rule != "ep2" or not red.doubles:
+        return None
+    dist, parent = free_turns(red, a, mask)
+    needs = _needs(red, dist, mask)
+    if not needs:
+        return None
+    gain = {d: c for _, c, d in needs}
+    best_gain = max(gain.values())
+    trees: dict[int, tuple[dict[int, int], dict[int, int]]] = {}
+
+    def tree(d: int) -> tuple[dict[int, int], dict[int, int]]:
+        if d not in trees:
+            trees[d] = free_turns(red, d, mask)
+        return trees[d]
+
+    def walk(src_parent: dict[int, int], src: int, dst: int) -> list[int]:
+        out = [dst]
+        while out[-1] != src:
+            out.append(src_parent[out[-1]])
+        return out[::-1]
+
+    def extend(seq: list[int], path: list[int], score: int) -> list[int] | None:
+        if score > 0 and path_count(red, mask, path):
+            return path
+        if len(seq) >= depth or score + (depth - len(seq)) * best_gain <= 0:
+            return None
+        if deadline is not None and time.monotonic() > deadline:
+            return None
+        last = seq[-1]
+        dl, pl = tree(last)
+        for f, c, d in sorted((dl[d], c, d) for d, c in gain.items()
+                              if d not in seq and d in dl):
+            nxt = score - f + c
+            if nxt + (depth - len(seq) - 1) * best_gain <= 0:
+                break  # sorted by free turns: the rest cost more
+            got = extend(seq + [d], path + walk(pl, last, d)[1:], nxt)
+            if got is not None:
+                return got
+        return None
+
+    for f, c, d in needs:
+        got = extend([d], walk(parent, a, d), c - f)
+        if got is not None:
+            return got
+    return None
+
+
 def quick_certificate(red: Reduced) -> tuple[bool, dict] | None:
     """A verdict without search, when the start decides it: (True, a one-node player
     strategy) when the invariant holds there, (False, a one-node agent path) when a
@@ -190,7 +258,7 @@ def quick_certificate(red: Reduced) -> tuple[bool, dict] | None:
     if edf_holds(red, a, full):
         return True, {"type": "skynet-player-strategy", "root": f"{a}:{full:x}",
                       "nodes": {f"{a}:{full:x}": {"agent": a, "invariant": INVARIANT}}}
-    path = fixed_path(red, a, full)
+    path = fixed_path(red, a, full) or chain_path(red, a, full)
     if path is not None:
         return False, {"type": "skynet-agent-strategy", "root": f"{a}:{full:x}",
                        "nodes": {f"{a}:{full:x}": {"agent": a, "path": path}}}

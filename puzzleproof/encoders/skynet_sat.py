@@ -102,6 +102,8 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     :class:`SolverCache`) shares reductions and refuters between calls on the same map, as
     for every start of a map.
     """
+    if value and rule == "ep1" or horizon is not None:
+        import networkx  # noqa: F401  (the minimum cuts' library: start-up, not search)
     t0 = time.monotonic()
     s = m.start if start is None else start
     if s is None:
@@ -260,7 +262,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
             return d
 
         def wins(fm: SkynetMap) -> bool | None:
-            if budget.spent():
+            if budget.spent() or time.monotonic() > deadline:
                 return None
             limit = min(deadline, time.monotonic() + FENCE_DECIDE_SECONDS)
             return {HOLDS: True, REFUTED: False}.get(verdict(fm, limit).status)

@@ -6,7 +6,9 @@ once (:mod:`.skynet_certify`): **the invariant** (:func:`~.skynet_certify.edf_ho
 free turns the player gets before the agent can stand on each node with two or more
 gateway links cover the cuts those nodes need, earliest deadline first) proves the player
 wins, and **a fixed path** (:func:`~.skynet_certify.fixed_path`: a node with ``c`` links
-left that the agent reaches with fewer than ``c - 1`` free turns) proves the agent wins.
+left that the agent reaches with fewer than ``c - 1`` free turns; at the start also a
+chain through several such nodes, :func:`~.skynet_certify.chain_path`) proves the agent
+wins.
 Elsewhere the player cuts the agent's gateway link when it has one (forced), else tries
 every gateway link of the region, those of the nodes with two or more left first, nearest
 in free turns first; the agent's every reply must be won. The search is exact: each
@@ -24,8 +26,8 @@ from __future__ import annotations
 import time
 from collections import deque
 
-from puzzleproof.encoders.skynet_certify import (INVARIANT, edf_holds, fixed_path,
-                                                 free_turns)
+from puzzleproof.encoders.skynet_certify import (INVARIANT, chain_path, edf_holds,
+                                                 fixed_path, free_turns)
 from puzzleproof.encoders.skynet_contain import contained
 
 __all__ = ["TableSearch", "OutOfBudget"]
@@ -50,6 +52,7 @@ class TableSearch:
         self.paths: dict[tuple[int, int], list[int]] = {}
         self.deadline: float | None = None
         self.limit = 0
+        self.visits = 0
 
     # -- the search ----------------------------------------------------------------------
 
@@ -76,8 +79,9 @@ class TableSearch:
         got = self.memo.get(key, _MISSING)
         if got is not _MISSING:
             return got is not None and got != LOST_LEAF
+        self.visits += 1
         if len(self.memo) >= self.limit or (
-                len(self.memo) % 256 == 0 and self.deadline is not None
+                self.deadline is not None
                 and time.monotonic() > self.deadline):
             raise OutOfBudget
         red = self.red
@@ -108,6 +112,14 @@ class TableSearch:
         ran out; the memo keeps what was decided)."""
         self.deadline, self.limit = deadline, len(self.memo) + max_positions
         full = (1 << self.red.K) - 1
+        key = (start, full)
+        if key not in self.memo and not edf_holds(self.red, start, full):
+            # at the start only (it costs a search per node with two gateway links): a
+            # fixed path through several of them
+            path = chain_path(self.red, start, full, deadline=deadline)
+            if path is not None:
+                self.memo[key] = LOST_LEAF
+                self.paths[key] = path
         try:
             return self._win(start, full)
         except OutOfBudget:  # the memo holds only positions decided in full

@@ -403,7 +403,15 @@ def read_strategy(text: str, source: str = "<string>", m: SkynetMap | None = Non
             if not isinstance(nd, dict):
                 raise InputError(f"expected {at} to be an object")
             json_int(nd.get("agent"), f"{at}.agent{node}", 0, hi)
-            if player:
+            if player and "invariant" in nd and "cut" not in nd:
+                if not isinstance(nd["invariant"], str):
+                    raise InputError(f"expected {at}.invariant to be the invariant's name")
+            elif not player and "path" in nd and "replies" not in nd:
+                if not isinstance(nd["path"], list) or not nd["path"]:
+                    raise InputError(f"expected {at}.path to be a list of nodes")
+                for k, v in enumerate(nd["path"]):
+                    json_int(v, f"{at}.path[{k}]{node}", 0, hi)
+            elif player:
                 _pair(nd.get("cut"), f"{at}.cut (two nodes"
                       + (f" 0..{hi})" if hi is not None else ")"), 0, hi)
                 nxt = nd.get("next", {})

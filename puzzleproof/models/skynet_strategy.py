@@ -404,7 +404,7 @@ def strategy_depth(m: SkynetMap, rule: str, start: int, strategy: dict) -> int:
         nid, a, links = key
         node = nodes[nid]
         if "cut" not in node:  # an invariant node
-            reach = bd.region(a, links) or []
+            reach = bd.free_turns(a, links)  # every non-gateway node the agent reaches
             memo[key] = sum(bin(bd.gate_bits[u] & links).count("1") for u in reach)
             continue
         _, after = bd.cut(a, links, tuple(node["cut"]))

@@ -125,7 +125,7 @@ class ExplicitSolver:
         self.nodes += 1
         if self.max_nodes is not None and self.nodes > self.max_nodes:
             raise _Budget
-        if self.deadline is not None and self.nodes % 1024 == 0 and \
+        if self.deadline is not None and self.nodes % 64 == 0 and \
                 time.monotonic() > self.deadline:
             raise _Budget
 
