@@ -270,6 +270,33 @@ def test_a_history_dependent_bot_is_found_and_judged_line_by_line():
     assert found >= 3
 
 
+def test_the_oracle_agrees_with_explicit_search_on_random_positions():
+    """Its answers, looked up by subsets and supersets of links, against a fresh search."""
+    from puzzleproof.verify.skynet_adversary import Oracle
+
+    rng = random.Random(3)
+    answers = set()
+    for _ in range(40):
+        m = random_small_map(rng)
+        rule = rng.choice(["ep1", "ep2"])
+        oracle = Oracle(m, rule)
+        try:
+            for _ in range(25):
+                links = frozenset(l for l in m.links if rng.random() < 0.7)
+                a = rng.choice([v for v in range(m.n) if v not in m.gateways])
+                sub = SkynetMap(m.n, tuple(sorted(links)) or m.links[:1], m.gateways, a)
+                if not links:
+                    continue
+                truth = ex_solve(sub, rule, a, max_nodes=None,
+                                 certificate=False).status.value == "WIN"
+                got = oracle.player_wins(a, links)
+                assert got == truth, (m, rule, a, sorted(links))
+                answers.add(got)
+        finally:
+            oracle.close()
+    assert answers == {True, False}
+
+
 def test_cli_a_program_judged_by_the_worst_case_over_every_start(tmp_path, capsys):
     maps = [str(shared_path(f"instances/skynet/ep2/{n}.txt")) for n in OFFICIAL]
     out = tmp_path / "games.jsonl"

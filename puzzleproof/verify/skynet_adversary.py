@@ -59,7 +59,12 @@ QUESTION_SECONDS = 1.0
 class Oracle:
     """Who wins from a position (agent node, links left) with the player to cut: True (the
     player), False (the agent), None (the solver's limit ran out). Memoised; one per map and
-    rule can serve every start and every bot."""
+    rule can serve every start and every bot.
+
+    Fewer links never hurt the player (a strategy for more links still wins: where it would
+    cut a link already gone, any other cut only takes moves from the agent), so a win with
+    links L answers every subset of L, and a loss every superset: both are looked up before
+    any solver runs."""
 
     def __init__(self, m: SkynetMap, rule: str) -> None:
         from puzzleproof.encoders.skynet_sat import SolverCache
@@ -68,11 +73,16 @@ class Oracle:
         self.m, self.rule = m, rule
         self.explicit = ExplicitSolver(m, rule, max_nodes=0)
         self.index = {l: k for k, l in enumerate(self.explicit.g.cuttable)}
+        #: links the explicit search takes as always there (ep2: those touching no gateway)
+        self.fixed = frozenset(l for l in m.links if l not in self.index)
         self.memo: dict[tuple[int, frozenset], bool] = {}
         self.cache = SolverCache()
         self.lock = threading.Lock()
         self.seconds = 0.0
         self.questions = 0
+        self.bits = {l: 1 << k for k, l in enumerate(m.links)}
+        self.won: dict[int, list[int]] = {}
+        self.lost: dict[int, list[int]] = {}
 
     def player_wins(self, agent: int, links: frozenset, time_limit: float = 5.0
                     ) -> bool | None:
@@ -82,6 +92,14 @@ class Oracle:
         hit = self.memo.get(key)
         if hit is not None:
             return hit
+        bits = self.bits
+        have = sum(bits[l] for l in links)
+        if any(have & ~w == 0 for w in self.won.get(agent, ())):
+            self.memo[key] = True
+            return True
+        if any(w & ~have == 0 for w in self.lost.get(agent, ())):
+            self.memo[key] = False
+            return False
         with self.lock:
             t0 = time.monotonic()
             self.questions += 1
@@ -90,6 +108,8 @@ class Oracle:
             ex.max_nodes = ex.nodes + EXPLICIT_BUDGET
             ex.deadline = t0 + time_limit / 2
             try:
+                if not self.fixed <= links:  # not a position of this rule's games
+                    raise _Budget
                 got: bool | None = ex.win(agent, mask)
             except _Budget:
                 left = time_limit - (time.monotonic() - t0)
@@ -97,6 +117,7 @@ class Oracle:
             self.seconds += time.monotonic() - t0
         if got is not None:
             self.memo[key] = got
+            (self.won if got else self.lost).setdefault(agent, []).append(have)
         return got
 
     def _sat(self, agent: int, links: frozenset, time_limit: float) -> bool | None:
