@@ -43,8 +43,15 @@ it matter; links between two gateways and links elsewhere are never worth cuttin
 are a deadline and a conflict budget shared by all SAT calls (:class:`Budget`); a spent
 limit is UNKNOWN with whatever bounds are proved.
 
+Before the CEGAR, Episode 2 verdicts go to an exact search over positions whose leaves are
+proved without search (:mod:`.skynet_table`: an invariant for the player, a fixed path for
+the agent), its memo shared by the starts of a map through the cache; it decides every
+start of every official map at once, and the CEGAR runs only when it runs out of its half
+of the time. Under ``ep1`` the invariant alone is tried at the start.
+
 Modules: :mod:`.skynet_cegar` holds the CEGAR proper (the reduced map, proposer, refuter,
-one bounded game decided); :mod:`.skynet_certify` writes the winner's strategy from a
+one bounded game decided; :mod:`.skynet_policy` its abstract policy test);
+:mod:`.skynet_certify` writes the winner's strategy from a
 decision and replays it by the rules; this module asks the questions.
 """
 

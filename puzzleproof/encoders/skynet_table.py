@@ -116,7 +116,7 @@ class TableSearch:
         if key not in self.memo and not edf_holds(self.red, start, full):
             # at the start only (it costs a search per node with two gateway links): a
             # fixed path through several of them
-            path = chain_path(self.red, start, full, deadline=deadline)
+            path = chain_path(self.red, start, full, depth=8, deadline=deadline)
             if path is not None:
                 self.memo[key] = LOST_LEAF
                 self.paths[key] = path
