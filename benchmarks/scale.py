@@ -17,6 +17,7 @@ Usage:
     python benchmarks/scale.py                          # the whole set (long: hours on 2 cores)
     python benchmarks/scale.py --sizes 400 --step 12    # every 12th puzzle of 400 islands
     python benchmarks/scale.py --methods sat --sizes 300,400 --step 8
+    python benchmarks/scale.py --sizes 100,200 --step 8 --nodes 500   # deterministic limits
 """
 
 from __future__ import annotations
@@ -55,13 +56,15 @@ def comparable(rec: dict) -> str:
     return json.dumps(rec, sort_keys=True)
 
 
-def run(label: str, spec: ExecutorSpec, workers: int, instances, methods, time_limit) -> dict:
+def run(label: str, spec: ExecutorSpec, workers: int, instances, methods, time_limit,
+        budgets: dict) -> dict:
     t0 = time.perf_counter()
-    report = run_crosscheck(hashi_kind(), instances, methods, None, jobs=spec,
+    report = run_crosscheck(hashi_kind(**budgets), instances, methods, None, jobs=spec,
                             time_limit=time_limit)
     wall = time.perf_counter() - t0
     work = sum(r["wall_time"] for r in report.records)
     n = len(report.records)
+    print(f"  {label}: {n} tasks in {wall:.1f} s", flush=True)
     return {"label": label, "tasks": n, "wall": wall, "rate": n / wall, "work": work,
             "mean_task": work / n, "median_task": statistics.median(
                 r["wall_time"] for r in report.records),
@@ -78,6 +81,11 @@ def main() -> int:
     ap.add_argument("--step", type=int, default=1, help="every STEP-th puzzle of each size")
     ap.add_argument("--methods", default="sat,cpsat,article")
     ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--conflicts", type=int, default=None,
+                    help="the sat method's conflict budget (deterministic)")
+    ap.add_argument("--nodes", type=int, default=None,
+                    help="the article's node budget (deterministic: with it and a time limit "
+                         "that does not bind, the records must be identical)")
     ap.add_argument("--skip-serial", action="store_true", help="leave out the -j 1 run")
     args = ap.parse_args()
     if not COELHO.exists():
@@ -85,14 +93,15 @@ def main() -> int:
         return 2
     instances = load([int(s) for s in args.sizes.split(",")], args.step)
     methods = args.methods.split(",")
+    budgets = {"conflicts": args.conflicts, "nodes": args.nodes}
     print(f"{len(instances)} puzzles x {len(methods)} methods = "
           f"{len(instances) * len(methods)} tasks (sizes {args.sizes}, every {args.step})")
     rows = []
     if not args.skip_serial:
         rows.append(run("local -j 1", ExecutorSpec(jobs=1), 1, instances, methods,
-                        args.time_limit))
+                        args.time_limit, budgets))
     rows.append(run("local -j 2", ExecutorSpec(jobs=2), 2, instances, methods,
-                    args.time_limit))
+                    args.time_limit, budgets))
     from distributed import Client, LocalCluster
 
     t0 = time.perf_counter()
@@ -103,7 +112,7 @@ def main() -> int:
     start = time.perf_counter() - t0
     try:
         rows.append(run("Dask, 2 workers", ExecutorSpec(scheduler=cluster.scheduler_address),
-                        2, instances, methods, args.time_limit))
+                        2, instances, methods, args.time_limit, budgets))
     finally:
         client.close()
         cluster.close()
@@ -119,7 +128,9 @@ def main() -> int:
     print(f"Dask wall time against 2 local processes: {100 * extra:+.1f} % "
           f"(target <= +10 % for tasks >= 0.1 s; mean task here {dask['mean_task']:.3f} s)")
     same = all(r["records"] == rows[0]["records"] for r in rows)
-    print("records identical across executors (timings aside): " + ("yes" if same else "NO"))
+    print("records identical across executors (timings aside): " + ("yes" if same else "NO")
+          + ("" if same or args.nodes else " (a wall-clock limit ran out differently: give "
+             "--nodes N for a deterministic limit)"))
     for r in rows:
         print(f"  {r['label']}: {r['statuses']}")
     return 0 if same else 1
