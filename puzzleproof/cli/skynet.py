@@ -290,9 +290,15 @@ def check_skynet(map_arg: str, strategy: str, rule: str | None, start: int | Non
                          "\"skynet-agent-strategy\" or \"skynet-agent-escape\"", ssource)
     who = {"skynet-player-strategy": "player", "skynet-agent-strategy": "agent"}.get(
         kind, "agent escape")
+    from puzzleproof.models.skynet_strategy import certificate_kind
+
+    backed = certificate_kind(data)  # which kind of certificate backs the verdict
+    leaves = ("" if "+" not in backed else " (a table by position whose leaves the checker "
+              + ("proved by the invariant" if "invariant" in backed else
+                 "proved by counting fixed agent paths") + ")")
     if as_json:
         emit({"type": "check", "schema_version": 1, "puzzle": "skynet", "strategy": who,
-              "ok": not problems,
+              "ok": not problems, "certificate": backed,
                "rule": rule, "start": s, "problems": problems})
     elif problems:
         out.print(f"{ssource}: the {who} strategy does NOT win on {m.name} ({rule}, start {s}):",
@@ -301,7 +307,7 @@ def check_skynet(map_arg: str, strategy: str, rule: str | None, start: int | Non
             out.print(f"  {p}", markup=False)
     else:
         out.print(f"{ssource}: the {who} strategy wins on {m.name} ({rule}, start {s}) against "
-                  "every opponent move", markup=False)
+                  f"every opponent move{leaves}", markup=False)
     raise Exit(1 if problems else 0)
 
 
