@@ -18,7 +18,7 @@ with ``--far-limit``).
 
 Usage:
     python benchmarks/skynet_bots.py                    # sections 1-3
-    python benchmarks/skynet_bots.py --adversary [--limit S]
+    python benchmarks/skynet_bots.py --adversary [--limit S] [--bots B,B] [--maps 05,06]
     python benchmarks/skynet_bots.py --target [--far-limit S]
 """
 
@@ -54,12 +54,13 @@ def _adversary_task(args):
     return m.name, bot, start, r.verdict, r.seconds, r.lines, r.positions, games
 
 
-def adversary_table(limit: float, jobs: int = 2) -> None:
+def adversary_table(limit: float, jobs: int = 2, bots=("ep2-article", "ep2-slack", "exact"),
+                    only: tuple[str, ...] = ()) -> None:
     """Section 4: every start of every official map, each bot against the adversary."""
     from concurrent.futures import ProcessPoolExecutor
 
-    maps = [read_map(f.read_text(), f.stem) for f in sorted((SHARED / "ep2").glob("*.txt"))]
-    bots = ("ep2-article", "ep2-slack", "exact")
+    maps = [read_map(f.read_text(), f.stem) for f in sorted((SHARED / "ep2").glob("*.txt"))
+            if not only or f.stem[:2] in only]
     tasks = [(m, b, s, limit) for m in maps for b in bots
              for s in range(m.n) if s not in m.gateways]
     print(f"4. The worst-case adversary, every start, {limit:g} s per start, {jobs} processes "
@@ -147,7 +148,11 @@ def main() -> int:
         print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
         if "--adversary" in args:
             limit = float(args[args.index("--limit") + 1]) if "--limit" in args else 60.0
-            adversary_table(limit)
+            bots = (tuple(args[args.index("--bots") + 1].split(",")) if "--bots" in args
+                    else ("ep2-article", "ep2-slack", "exact"))
+            only = (tuple(args[args.index("--maps") + 1].split(",")) if "--maps" in args
+                    else ())
+            adversary_table(limit, bots=bots, only=only)
         if "--target" in args:
             far = (float(args[args.index("--far-limit") + 1]) if "--far-limit" in args
                    else 8.0)
