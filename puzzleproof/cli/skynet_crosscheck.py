@@ -94,7 +94,15 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_li
         raise click.UsageError("these maps need two rules (their evidence says so): cross-check "
                                "them in two runs, or give --rule")
     worst = 0
+    runs = []  # (rule, maps): without -o, maps with evidence run apart, with their bots
     for the_rule, group in sorted(groups.items()):
+        with_ev = [m for m in group if evidence[m.name]]
+        if output or method or not with_ev or len(with_ev) == len(group):
+            runs.append((the_rule, group))
+        else:
+            runs += [(the_rule, [m for m in group if not evidence[m.name]]),
+                     (the_rule, with_ev)]
+    for the_rule, group in runs:
         default = (["sat", "ep2-article", "ep2-slack"] if the_rule == "ep2"
                    else ["sat", "ep1-article", "ep1-path"])
         for m in group:
@@ -121,8 +129,10 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_li
             else:
                 raise InputError("the map gives no start; pass --all-starts", m.name)
         instances = game_instances(group, starts)
-        if len(groups) > 1 and not as_json:
-            out.print(f"-- rule {the_rule} --", markup=False)
+        if len(runs) > 1 and not as_json:
+            out.print(f"-- rule {the_rule}"
+                      + (", maps shipped with evidence" if evidence[group[0].name] else "")
+                      + " --", markup=False)
         code = run_and_report("skynet", kind, instances, chosen, output, force, resume, jobs,
                               time_limit, as_json, quiet,
                               findings={m.name: evidence[m.name] for m in group
