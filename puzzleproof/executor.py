@@ -264,11 +264,10 @@ class Pool:
                 from exc
         if spec.dask_workers:
             with dask.config.set({"distributed.scheduler.allowed-failures": spec.retries,
-                                  "distributed.worker.daemon": False,
                                   "distributed.admin.system-monitor.gil.enabled": False}):
                 self.cluster = LocalCluster(n_workers=spec.dask_workers, threads_per_worker=1,
                                             processes=True, host="127.0.0.1",
-                                            dashboard_address=None, silence_logs=40)
+                                            dashboard_address="127.0.0.1:0", silence_logs=40)
                 self.client = Client(self.cluster)
             self.client.run(_worker_dies_with_parent)
         else:
