@@ -254,6 +254,13 @@ def _effort_plot(recs: list[dict], sizes: dict[str, int], what: str) -> Figure |
 
 
 def _size(puzzle: str, rec: dict, inst: Any) -> int | None:
+    try:
+        return _size_of(puzzle, rec, inst)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+        return None
+
+
+def _size_of(puzzle: str, rec: dict, inst: Any) -> int | None:
     if inst is not None:
         for attr in ("islands", "cities", "n"):
             v = getattr(inst, attr, None)
@@ -286,9 +293,19 @@ def _hashi_from_solution(answer: list) -> Any:
 
 def _lines(answer: Any) -> list[tuple] | None:
     try:
-        return [tuple(int(v) for v in b) for b in answer]
+        lines = [tuple(int(v) for v in b) for b in answer]
     except (TypeError, ValueError):
         return None
+    return lines if all(len(b) == 5 for b in lines) else None
+
+
+def _drawn(draw, *args) -> list[Any]:
+    """What ``draw(*args)`` gives, or one line saying why the evidence cannot be drawn (a
+    record the project did not write as it writes them): the tables still list it."""
+    try:
+        return draw(*args)
+    except Exception as exc:  # noqa: BLE001 - drawing is the report's extra, never its end
+        return [f"(the evidence cannot be drawn: {type(exc).__name__}: {str(exc)[:200]})"]
 
 
 def _draw_hashi(d: dict, recs: list[dict], inst: Any, k: int) -> list[Any]:
@@ -429,7 +446,8 @@ def _crosscheck(recs: list[dict], puzzle: str, found: _Instances) -> list[Sectio
         gap_rows = []
         for name, rs in by_inst.items():
             totals = {r["method"]: r["answer"]["total"] for r in rs
-                      if isinstance(r.get("answer"), dict) and "total" in r["answer"]}
+                      if isinstance(r.get("answer"), dict)
+                      and isinstance(r["answer"].get("total"), (int, float))}
             if totals:
                 low = min(totals.values())
                 gap_rows.append([name, *[totals.get(m, "") for m in methods],
@@ -459,12 +477,13 @@ def _crosscheck(recs: list[dict], puzzle: str, found: _Instances) -> list[Sectio
         for k, d in enumerate(disagreements[:MAX_DRAWN]):
             dis.blocks.append(f"### {d['instance']}: {d['kind']} [{', '.join(d['methods'])}]")
             if puzzle == "hashi":
-                dis.blocks += _draw_hashi(d, by_inst[d["instance"]], found.get(d["instance"]), k)
+                dis.blocks += _drawn(_draw_hashi, d, by_inst[d["instance"]],
+                                     found.get(d["instance"]), k)
             elif puzzle == "skynet":
-                dis.blocks += _draw_skynet(d, k)
+                dis.blocks += _drawn(_draw_skynet, d, k)
             elif puzzle == "cityclose":
-                dis.blocks += _draw_cityclose(d["instance"], by_inst[d["instance"]],
-                                              found.get(d["instance"]), k)
+                dis.blocks += _drawn(_draw_cityclose, d["instance"], by_inst[d["instance"]],
+                                     found.get(d["instance"]), k)
         if len(disagreements) > MAX_DRAWN:
             dis.blocks.append(f"(the first {MAX_DRAWN} are drawn; the table lists all)")
     sections.append(dis)
@@ -472,10 +491,10 @@ def _crosscheck(recs: list[dict], puzzle: str, found: _Instances) -> list[Sectio
         gaps = Section("Maps where the orders differ")
         for k, (name, rs) in enumerate(by_inst.items()):
             totals = {r["answer"]["total"] for r in rs if isinstance(r.get("answer"), dict)
-                      and "total" in r["answer"]}
+                      and isinstance(r["answer"].get("total"), (int, float))}
             if len(totals) > 1 and k < MAX_DRAWN:
                 gaps.blocks.append(f"### {name}")
-                gaps.blocks += _draw_cityclose(name, rs, found.get(name), 100 + k)
+                gaps.blocks += _drawn(_draw_cityclose, name, rs, found.get(name), 100 + k)
         if gaps.blocks:
             sections.append(gaps)
     if puzzle == "skynet":  # lost games (referee batches, bots against the agent): drawn
@@ -490,8 +509,8 @@ def _crosscheck(recs: list[dict], puzzle: str, found: _Instances) -> list[Sectio
                                             if len(lost) > MAX_DRAWN // 2 else "") + "."])
             for k, (r, g) in enumerate(lost[:MAX_DRAWN // 2]):
                 sec.blocks.append(f"### {r['instance']}: {r['method']}")
-                sec.blocks += _draw_skynet({"evidence": {"record": g}, "methods": [r["method"]]},
-                                           f"lost-{k}")
+                sec.blocks += _drawn(_draw_skynet, {"evidence": {"record": g},
+                                                    "methods": [r["method"]]}, f"lost-{k}")
             sections.append(sec)
     unknown = [r for r in records if r["status"] in ("UNKNOWN", "ERROR")]
     if unknown:

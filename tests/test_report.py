@@ -158,3 +158,21 @@ def test_bad_runs_exit_2_with_one_line_naming_the_file_and_line(tmp_path, conten
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and f"{run}{where}" in r.stderr, r.stderr
     assert not run.with_suffix(".html").exists()
+
+
+def test_evidence_not_as_the_project_writes_it_is_said_not_drawn(tmp_path, capsys):
+    from puzzleproof.report import build, to_html
+
+    run = tmp_path / "run.jsonl"
+    run.write_text('{"type": "record", "instance": "a", "method": "sat", "status": "UNIQUE", '
+                   '"wall_time": 0.1, "check_ok": true, "answer": [[0, 0, 2, 0, 1]]}\n'
+                   '{"type": "disagreement", "instance": "a", "kind": "invalid-answer", '
+                   '"methods": ["article"], "evidence": {"answer": [[1, 2]], '
+                   '"violations": []}}\n')
+    page = to_html(build(run))
+    assert "<svg" in page  # the checked solution, rebuilt into its puzzle
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "deathrun-game", "game_id": "g", "graph": {"edges": []}, '
+                   '"seats": [5], "scores": {"students": "x"}}\n')
+    assert _main("report", str(bad)) == 2
+    assert "holds records that are not as the project writes them" in capsys.readouterr().err

@@ -58,7 +58,11 @@ def report_command(run, inputs, output, fmt, puzzle, force) -> None:
     if Path(output).resolve() == Path(run).resolve():
         raise InputError("is the run itself; choose another output", output)
     check_output(output, force)
-    rep = build(run, inputs, puzzle)
+    try:
+        rep = build(run, inputs, puzzle)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InputError("holds records that are not as the project writes them "
+                         f"({type(exc).__name__}: {str(exc)[:200]})", run) from None
     from puzzleproof.formats import write_atomic
 
     if fmt == "html":
