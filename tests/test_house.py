@@ -122,6 +122,10 @@ def test_every_shipped_file_is_recognised():
             assert (puzzle, what) == ("hashi", "instance"), name
         elif name.endswith(".evidence.json"):
             assert (puzzle, what) == ("skynet", "skynet breaker evidence"), name
+        elif name.endswith(".strategy.json"):
+            assert (puzzle, what) == ("skynet", "a skynet strategy certificate"), name
+        elif name.endswith(".cuts.json"):
+            assert (puzzle, what) == ("skynet", "a skynet Episode 1 cuts record"), name
         elif name.startswith("skynet/"):
             assert (puzzle, what) == ("skynet", "instance"), name
     assert len(seen) >= 20
