@@ -39,8 +39,8 @@ def _bot_help() -> str:
 @click.option("--bots", default=None, help="Comma-separated bots (see 'skynet play --help').")
 @click.option("--agent", "agents", default="worst", show_default=True,
               help="Agent model(s) the bots must lose to, comma-separated, each searched on "
-                   "its own: article (the Episode 2 article's agent, one game), worst (every "
-                   "agent line searched).")
+                   "its own: article (the Episode 2 article's agent, one game), worst (the "
+                   "worst-case adversary: every agent line searched).")
 @click.option("--min-beaten", type=click.IntRange(1), default=2, show_default=True,
               help="A breaker beats at least this many of the bots (capped at their number).")
 @click.option("--all-bots", is_flag=True, help="Keep only maps that every chosen bot loses.")

@@ -10,8 +10,10 @@ the player's strategy replayed against every agent move) is WIN from the start a
 ``min_beaten`` of the chosen bots lose it **by play** against that agent model:
 
 - ``article``: one game against the Episode 2 article's agent model (low ties);
-- ``worst``: a search over every agent line (:func:`puzzleproof.verify.skynet_worst.
-  beating_line`, exact for bots that decide from the position alone, as ours do).
+- ``worst``: the worst-case adversary (:mod:`puzzleproof.verify.skynet_adversary`, through
+  :func:`puzzleproof.verify.skynet_worst.beating_line`): every agent line searched, cut short
+  where the exact solver proves the bot's position lost; exact for bots that decide from the
+  position alone, as ours do, and it checks that assumption where lines meet.
 
 The two models are searched separately: a breaker's evidence says which one beat which bot.
 A crash, an illegal cut or any other failure of a bot is a **defect** of the bot, never a
