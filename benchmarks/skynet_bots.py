@@ -16,6 +16,14 @@ next to the article-agent and nearest-agent games, with the time and lines per s
 UNKNOWN on no start of the first four maps (maps 01-04 with a 120 s limit per start, 05-06
 with ``--far-limit``).
 
+Measured (November 2026, 2 cores shared with four other jobs, so wall times are high):
+section 4 at 15 s a start: maps 01-04 every bot PROVED on every winnable start (3, 1, 3, 3),
+the rest lost because unwinnable, <= 2 s a start; maps 05-06 all winnable starts UNKNOWN at
+15 s (600-3,000 lines); the exact bot at 90 s a start: 05 6 PROVED, 7 UNKNOWN (mean 30 s,
+up to 17,469 lines), 06 all 12 PROVED (mean 8.7 s). Section 5: 259 s in all, UNKNOWN on no
+start of maps 01-04 (10 PROVED, 27 unwinnable; 04 alone 768 program runs, 127 s), 05-06 all
+20 + 20 unwinnable starts decided, the 25 winnable ones UNKNOWN at 8 s (solver 77 s of it).
+
 Usage:
     python benchmarks/skynet_bots.py                    # sections 1-3
     python benchmarks/skynet_bots.py --adversary [--limit S] [--bots B,B] [--maps 05,06]
