@@ -161,6 +161,8 @@ class _Session:
     """One run of the bot, turn by turn."""
 
     stderr: str | None = None
+    #: the bot keeps no state beyond its view of the links: equal positions, equal cuts
+    plain: bool = False
 
     def ask(self, agent: int) -> tuple[Link, float]:
         raise NotImplementedError
@@ -179,6 +181,7 @@ _PLAIN = frozenset({"map", "gates", "graph", "rule", "name"})
 class _BotSession(_Session):
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
+        self.plain = not hasattr(type(bot), "__deepcopy__") and set(vars(bot)) <= _PLAIN
 
     def ask(self, agent: int) -> tuple[Link, float]:
         t0 = time.perf_counter()
@@ -191,7 +194,7 @@ class _BotSession(_Session):
 
     def fork(self) -> "_Session":
         bot = self.bot
-        if not hasattr(type(bot), "__deepcopy__") and set(vars(bot)) <= _PLAIN:
+        if self.plain:
             new = copy.copy(bot)  # a plain bot keeps only its view of the graph
             new.graph = [list(a) for a in bot.graph]
             return _BotSession(new)
@@ -292,6 +295,7 @@ class AdversaryResult:
     replays: int = 0
     checks: int = 0
     rereached: int = 0
+    plain: bool = False
     seconds: float = 0.0
     solver_seconds: float = 0.0
     note: str = ""
@@ -302,7 +306,10 @@ class AdversaryResult:
         bits = [self.verdict]
         if self.verdict == "PROVED":
             bits.append(f"({self.mode} mode: the bot's cuts contain every agent)")
-            if self.mode == "position" and self.rereached:
+            if self.mode == "position" and self.plain:
+                bits.append("; position-determined by construction (the bot keeps no state "
+                            "beyond its view of the links)")
+            elif self.mode == "position" and self.rereached:
                 bits.append(f"; {self.checks} of {self.rereached} arrivals at a position "
                             "another line found checked")
         elif self.record is not None:
@@ -326,7 +333,7 @@ class AdversaryResult:
                 "winnable": self.winnable, "nondeterministic": self.nondeterministic,
                 "history_dependent": self.history_dependent, "positions": self.positions,
                 "lines": self.lines, "replays": self.replays, "checks": self.checks,
-                "rereached": self.rereached,
+                "rereached": self.rereached, "plain": self.plain,
                 "seconds": round(self.seconds, 3),
                 "solver_seconds": round(self.solver_seconds, 3), "note": self.note,
                 "record": None if self.record is None else record_to_json(self.record),
@@ -378,6 +385,7 @@ class _Search:
         self.first_line: list[Turn] | None = None
         self.nondeterministic = False
         self.lines = self.replays = self.checks = self.rereached = 0
+        self.plain = False
         self.known: list = []
         self.walk_turn: dict[tuple, int] = {}
 
@@ -532,6 +540,9 @@ class _Search:
         """An in-process bot, copied, asked at each position this line reaches that another
         line found first: the same cut, or the bot is history-dependent. (A program would
         need a run from the start for each: its lines check where they pass.)"""
+        if sess.plain:  # its cut is a function of the position: nothing to check
+            self.plain = True
+            return True
         for v, ck in known:
             other = sess.fork()
             if other is None:
@@ -689,7 +700,7 @@ def adversary(m: SkynetMap, rule: str, start: int, player, *, per_line: bool = F
                           nondeterministic=s.nondeterministic or nondet,
                           history_dependent=history, positions=len(s.table),
                           lines=s.lines, replays=s.replays, checks=s.checks,
-                          rereached=s.rereached)
+                          rereached=s.rereached, plain=s.plain)
     notes = [mode_note] if mode_note else []
     if s.lost is not None:
         turns, reason, detail, stderr = s.lost
@@ -749,9 +760,13 @@ def position_table(m: SkynetMap, rule: str, start: int, s: _Search) -> dict:
     else:
         by_pos = {k: e.cut for k, e in s.table.items()}
     index = {l: k for k, l in enumerate(m.links)}
+    masks: dict[frozenset, str] = {}
 
     def nid(agent: int, links: frozenset) -> str:
-        return f"{agent}:{sum(1 << index[l] for l in links):x}"
+        mask = masks.get(links)
+        if mask is None:
+            mask = masks[links] = f"{sum(1 << index[l] for l in links):x}"
+        return f"{agent}:{mask}"
 
     nodes: dict[str, dict] = {}
     stack2 = [(start, frozenset(m.links))]
