@@ -3,9 +3,6 @@ evidence confirmed as known findings."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import click
 
 from puzzleproof.cli.common import (Exit, check_output, crosscheck_group, force_option,
@@ -170,19 +167,9 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_li
 
 def _evidence_of(m) -> dict | None:
     """The breaker evidence shipped beside a map file (NAME.evidence.json), if any."""
-    name = m.name or ""
-    path = Path(name).with_suffix("")
-    candidate = Path(f"{path}.evidence.json")
-    if not name or not candidate.is_file():
-        return None
-    try:
-        obj = json.loads(candidate.read_text(encoding="utf-8-sig"))
-    except (ValueError, OSError, RecursionError) as exc:
-        raise InputError(f"unreadable evidence: {exc}", str(candidate)) from None
-    if not isinstance(obj, dict) or obj.get("type") != "skynet-breaker":
-        return None
-    obj["file"] = str(candidate)
-    return obj
+    from puzzleproof.cli.skynet_generate import sidecar
+
+    return sidecar(m, ".evidence.json", "skynet-breaker", "evidence")
 
 
 def _evidence_rule(ev: dict | None) -> str:

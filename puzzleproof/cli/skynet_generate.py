@@ -253,20 +253,32 @@ def _write_ep1_set(folder: Path, seed: int, time_limit: float, force: bool,
 
 # -- the cross-check's Episode 1 table: cuts used against the fewest -----------------------
 
-def cuts_record_of(m) -> dict | None:
-    """The Episode 1 cuts record shipped beside a map file (NAME.cuts.json), if any."""
+def sidecar(m, suffix: str, kind: str, what: str) -> dict | None:
+    """The record of type ``kind`` shipped beside a map file (NAME``suffix``), if any, read
+    strictly (an unreadable one is an error naming it and ``what`` it is)."""
+    from puzzleproof.formats.numbers import load_json
+
     name = m.name or ""
-    candidate = Path(f"{Path(name).with_suffix('')}.cuts.json")
+    candidate = Path(f"{Path(name).with_suffix('')}{suffix}")
     if not name or not candidate.is_file():
         return None
     try:
-        obj = json.loads(candidate.read_text(encoding="utf-8-sig"))
-    except (ValueError, OSError, RecursionError) as exc:
-        raise InputError(f"unreadable cuts record: {exc}", str(candidate)) from None
-    if not isinstance(obj, dict) or obj.get("type") != "skynet-ep1-cuts":
+        text = candidate.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"unreadable {what}: {exc}", str(candidate)) from None
+    try:
+        obj = load_json(text, str(candidate))
+    except InputError as exc:
+        raise InputError(f"unreadable {what}: {exc.message}", str(candidate), exc.line) from None
+    if not isinstance(obj, dict) or obj.get("type") != kind:
         return None
     obj["file"] = str(candidate)
     return obj
+
+
+def cuts_record_of(m) -> dict | None:
+    """The Episode 1 cuts record shipped beside a map file (NAME.cuts.json), if any."""
+    return sidecar(m, ".cuts.json", "skynet-ep1-cuts", "cuts record")
 
 
 #: a recorded worst case is searched again in a cross-check when it took at most this many
