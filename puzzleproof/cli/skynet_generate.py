@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from puzzleproof.cli.common import (Exit, force_option, generate_group, quiet_option, say,
+from puzzleproof.cli.common import (Exit, executor_for, force_option, generate_group,
+                                    jobs_option, quiet_option, say,
                                     seed_option)
 from puzzleproof.errors import InputError
 from puzzleproof.formats import write_atomic
@@ -67,10 +68,11 @@ def _bot_help() -> str:
                    "(NAME.evidence.json and NAME.strategy.json for a breaker, NAME.cuts.json "
                    "for an Episode 1 map). Files are never overwritten without --force.")
 @force_option
+@jobs_option
 @quiet_option
 def generate_skynet(nodes, extra, gateways, rule, bots, agents, min_beaten, all_bots, count,
                     seed, max_attempts, no_shrink, ep1_set, codingame_limits, time_limit,
-                    out_dir, force, quiet) -> None:
+                    out_dir, force, jobs, quiet) -> None:
     """Make maps that break bots: winnable (proved, the player's strategy replayed and
     written) but lost by at least --min-beaten bots by play against the agent model, then
     shrunk to a locally minimal map (no node or link can be removed while the same bots
@@ -116,7 +118,7 @@ def generate_skynet(nodes, extra, gateways, rule, bots, agents, min_beaten, all_
     for agent in models:
         made += _write_breakers(folder, nodes, extra, gateways, chosen, agent, min_beaten,
                                 all_bots, count, seed, max_attempts or 20_000, no_shrink,
-                                force, quiet, kept)
+                                force, quiet, kept, executor_for(jobs))
     raise Exit(0 if made else 1)
 
 
@@ -127,7 +129,7 @@ def _fresh(paths: list[Path], force: bool) -> None:
 
 
 def _write_breakers(folder, nodes, extra, gateways, chosen, agent, min_beaten, all_bots,
-                    count, seed, max_attempts, no_shrink, force, quiet, kept) -> int:
+                    count, seed, max_attempts, no_shrink, force, quiet, kept, jobs=1) -> int:
     from puzzleproof.formats import skynet as sfmt
     from puzzleproof.generate.skynet import Defect, SkyParams, generate as gen
 
@@ -137,7 +139,7 @@ def _write_breakers(folder, nodes, extra, gateways, chosen, agent, min_beaten, a
                        min_beaten=min_beaten, skip=frozenset(kept))
     made = 0
     try:
-        for b in gen(params):
+        for b in gen(params, jobs):
             if isinstance(b, Defect):
                 say(f"defect report (not a breaker): {b.bot} against agent {b.agent} on "
                     f"attempt {b.attempt} ended by '{b.reason}': "

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
 
 from puzzleproof.formats.skynet import record_to_json
 from puzzleproof.models.skynet import SkynetMap, norm
@@ -261,36 +261,62 @@ def locally_minimal(m: SkynetMap, bots: tuple[str, ...], agent: str = "worst") -
     return not any(_same_bots_lose(s, bots, agent) for s in _smaller(m))
 
 
-def generate(p: SkyParams) -> Iterator["Breaker | Defect"]:
+def attempt(p: SkyParams, k: int) -> list["Breaker | Defect"]:
+    """Attempt ``k`` on its own (its map is drawn from ``f"{seed}:{k}"``): the defect reports
+    of the bots that failed on it, then the breaker when it is one (shrunk, re-judged)."""
+    rng = random.Random(f"{p.seed}:{k}")
+    m = _random_map(rng, p)
+    if m is None:
+        return []
+    got = _breaks(m, p.bots, p.all_bots, p.agent, p.min_beaten)
+    if got is None:
+        return []
+    out: list[Breaker | Defect] = [Defect(m, b, p.agent, rec.get("reason") or "?", rec, k)
+                                   for b, rec in got[2]]
+    n0, l0 = m.n, len(m.links)
+    beaten = tuple(got[0])
+    if p.shrink:
+        m = shrink(m, beaten, agent=p.agent)
+    tag = "" if p.agent == "article" else f"-{p.agent}"
+    name = f"breaker-{p.style}{tag}-n{n0}-s{p.seed}-{k}"
+    m = SkynetMap(m.n, m.links, m.gateways, m.start, name=name,
+                  gateway_order=m.gateway_order)
+    games, strategies, _ = _breaks(m, beaten, True, p.agent, len(beaten))  # type: ignore[misc]
+    for rec in games.values():
+        rec["map"]["name"] = name
+    first = next(iter(games.values()))
+    out.append(Breaker(m, m.start, list(games), first, k, n0, l0, agent=p.agent,  # type: ignore[arg-type]
+                       games=games, strategy=strategies[_rule(beaten[0])]))
+    return out
+
+
+def generate(p: SkyParams, jobs: Any = 1) -> Iterator["Breaker | Defect"]:
     """Breakers, in attempt order, until ``count`` are found or attempts run out; a
-    :class:`Defect` is yielded (and the bot not counted) whenever a bot fails on a map."""
+    :class:`Defect` is yielded (and the bot not counted) whenever a bot fails on a map.
+
+    Attempts are judged on ``jobs`` (local processes or an
+    :class:`~puzzleproof.executor.ExecutorSpec`) a round at a time and yielded in attempt
+    order, so every executor gives the same maps."""
+    from puzzleproof import executor
+
     found = 0
-    for k in range(p.max_attempts):
-        if found >= p.count:
-            return
-        if k in p.skip:
-            continue
-        rng = random.Random(f"{p.seed}:{k}")
-        m = _random_map(rng, p)
-        if m is None:
-            continue
-        got = _breaks(m, p.bots, p.all_bots, p.agent, p.min_beaten)
-        if got is None:
-            continue
-        for b, rec in got[2]:
-            yield Defect(m, b, p.agent, rec.get("reason") or "?", rec, k)
-        n0, l0 = m.n, len(m.links)
-        beaten = tuple(got[0])
-        if p.shrink:
-            m = shrink(m, beaten, agent=p.agent)
-        tag = "" if p.agent == "article" else f"-{p.agent}"
-        name = f"breaker-{p.style}{tag}-n{n0}-s{p.seed}-{k}"
-        m = SkynetMap(m.n, m.links, m.gateways, m.start, name=name,
-                      gateway_order=m.gateway_order)
-        games, strategies, _ = _breaks(m, beaten, True, p.agent, len(beaten))  # type: ignore[misc]
-        for rec in games.values():
-            rec["map"]["name"] = name
-        found += 1
-        first = next(iter(games.values()))
-        yield Breaker(m, m.start, list(games), first, k, n0, l0, agent=p.agent,  # type: ignore[arg-type]
-                      games=games, strategy=strategies[_rule(beaten[0])])
+    todo = (k for k in range(p.max_attempts) if k not in p.skip)
+    with executor.open_pool(jobs) as pool:
+        size = 2 * pool.slots if pool.spec.parallel else 1
+        while found < p.count:
+            batch = [k for _, k in zip(range(size), todo)]
+            if not batch:
+                return
+            results: dict[int, list] = {}
+            for k, res in pool.stream(attempt, batch, args=lambda k: (p, k),
+                                      name=lambda k: f"attempt {k}"):
+                if isinstance(res, executor.TaskFailure):
+                    raise RuntimeError(res.message)
+                results[k] = res
+            for k in batch:
+                for item in results[k]:
+                    if found >= p.count:
+                        return
+                    if isinstance(item, Breaker):
+                        found += 1
+                    yield item
