@@ -200,3 +200,17 @@ def test_shipped_ep1_gap_maps_replay(path):
         assert w["cuts"] == row["worst"]["cuts"] >= rec["fewest"]["value"]
         assert row["excess"] == w["cuts"] - rec["fewest"]["value"]
     assert rec["excess"] == max(r["excess"] for r in rec["bots"].values()) >= 1
+
+
+def test_generate_gives_the_same_breakers_on_any_executor():
+    """Attempts are tasks judged a round at a time and yielded in attempt order: one process
+    and two give the same breaker (attempt 8940 of seed 3, reached by skipping the others)."""
+    from puzzleproof.generate.skynet import SkyParams, generate
+
+    p = SkyParams(nodes=9, bots=("ep2-article",), seed=3, count=1, max_attempts=8944,
+                  skip=frozenset(range(8935)))
+    runs = [[(type(b).__name__, b.attempt, b.map.name, b.map.links) for b in generate(p, jobs)]
+            for jobs in (1, 2)]
+    assert runs[0] == runs[1]
+    assert [r[:3] for r in runs[0] if r[0] == "Breaker"] == [
+        ("Breaker", 8940, "breaker-ep2-worst-n9-s3-8940")]
