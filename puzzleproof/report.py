@@ -210,43 +210,43 @@ def _pyplot():
     return plt
 
 
-def _time_plot(recs: list[dict], sizes: dict[str, int], what: str) -> Figure | None:
-    plt = _pyplot()
-    by: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for r in recs:
-        if r["instance"] in sizes:
-            by[r["method"]].append((sizes[r["instance"]], max(r["wall_time"], 1e-4)))
-    if not by:
-        return None
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for m, pts in sorted(by.items()):
-        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=14, label=m, alpha=0.7)
-    ax.set_yscale("log")
-    ax.set_xlabel(what)
-    ax.set_ylabel("seconds per instance")
-    ax.set_title("Time per instance size, per method")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    return Figure("time-per-size", "png", _png(fig), f"Time per instance ({what}), per method")
-
-
-def _effort_plot(recs: list[dict], sizes: dict[str, int], what: str) -> Figure | None:
-    pts = defaultdict(list)
-    for r in recs:
-        if r["instance"] in sizes and isinstance(r.get("effort"), (int, float)):
-            pts[r["method"]].append((sizes[r["instance"]], r["effort"]))
+def _per_size_plot(pts: dict[str, list[tuple[float, float]]], what: str, ylabel: str,
+                   name: str, title: str, caption: str, log: bool) -> Figure | None:
+    """One scatter of a value against instance size, a colour per method."""
     if not pts:
         return None
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     for m, p in sorted(pts.items()):
         ax.scatter([x for x, _ in p], [y for _, y in p], s=14, label=m, alpha=0.7)
+    if log:
+        ax.set_yscale("log")
     ax.set_xlabel(what)
-    ax.set_ylabel("effort")
-    ax.set_title("Effort per instance size, per method")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    return Figure("effort-per-size", "png", _png(fig), f"Effort per instance ({what})")
+    return Figure(name, "png", _png(fig), caption)
+
+
+def _time_plot(recs: list[dict], sizes: dict[str, int], what: str) -> Figure | None:
+    pts: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for r in recs:
+        if r["instance"] in sizes:
+            pts[r["method"]].append((sizes[r["instance"]], max(r["wall_time"], 1e-4)))
+    return _per_size_plot(pts, what, "seconds per instance", "time-per-size",
+                          "Time per instance size, per method",
+                          f"Time per instance ({what}), per method", log=True)
+
+
+def _effort_plot(recs: list[dict], sizes: dict[str, int], what: str) -> Figure | None:
+    pts: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for r in recs:
+        if r["instance"] in sizes and isinstance(r.get("effort"), (int, float)):
+            pts[r["method"]].append((sizes[r["instance"]], r["effort"]))
+    return _per_size_plot(pts, what, "effort", "effort-per-size",
+                          "Effort per instance size, per method",
+                          f"Effort per instance ({what})", log=False)
 
 
 # --------------------------------------------------------------------------------------------
