@@ -178,3 +178,133 @@ class TestExactOnShippedMaps:
             assert solve(ring, Rules(no_paths=4)).status == Status.INFEASIBLE
         r = cityclose_exact.solve(ring, incumbent=[0, 1, 2, 3, 4])
         assert r.status == Status.OPTIMAL and r.answer["total"] == 62
+
+
+def _connected_subsets(m: CityMap) -> list[int]:
+    from puzzleproof.models.cityclose import is_connected_mask
+
+    return [s for s in range(1, 1 << m.n) if is_connected_mask(m.adj, s)]
+
+
+def _cost_to_go(m: CityMap, final_size: int) -> dict[int, int]:
+    """The least sum of Wiener numbers of the maps after each connected set (itself
+    excluded) down to ``final_size`` cities, by plain recursion over the model's own
+    connectivity and Wiener functions (no numba)."""
+    from puzzleproof.models.cityclose import is_connected_mask, wiener_mask
+
+    memo: dict[int, int] = {}
+
+    def go(s: int) -> int:
+        if s in memo:
+            return memo[s]
+        if bin(s).count("1") <= final_size:
+            memo[s] = 0
+            return 0
+        best = None
+        for v in range(m.n):
+            if s >> v & 1 and is_connected_mask(m.adj, s & ~(1 << v)):
+                c = wiener_mask(m.adj, s & ~(1 << v)) + go(s & ~(1 << v))
+                best = c if best is None else min(best, c)
+        memo[s] = best
+        return best
+
+    for s in _connected_subsets(m):
+        go(s)
+    return memo
+
+
+def _random_maps(count: int, lo: int, hi: int) -> list[CityMap]:
+    import random
+
+    out = []
+    rng = random.Random(16)
+    while len(out) < count:
+        n = rng.randint(lo, hi)
+        g = nx.gnp_random_graph(n, rng.choice((0.2, 0.3, 0.45)), seed=rng.randrange(10 ** 6))
+        if nx.is_connected(g):
+            out.append(CityMap(tuple(f"v{i}" for i in g.nodes), tuple(g.edges)))
+    return out
+
+
+class TestBounds:
+    """The bound ``h(S)`` of the exact method never exceeds the true cost still to come."""
+
+    @staticmethod
+    def _check(m: CityMap, final_size: int) -> int:
+        import numpy as np
+
+        E = cityclose_exact
+        emax, p2max, lbmin, _ = E._bound_tables(m, Rules(final_size=final_size), True, None)
+        adj = np.array(m.adj, dtype=np.uint64)
+        togo = _cost_to_go(m, final_size)
+        checked = 0
+        for s, g in togo.items():
+            size = bin(s).count("1")
+            if size < final_size:
+                continue
+            for use_dist in (True, False):
+                h = E._root_h(adj, np.uint64(s), size, final_size, emax, p2max, lbmin,
+                              E._DEBRUIJN, use_dist)
+                assert h <= g, (m.links, bin(s), final_size, use_dist, h, g)
+            checked += 1
+        return checked
+
+    def test_admissible_on_every_graph_up_to_7(self):
+        checked = 0
+        for m in atlas_maps(7):
+            for k in (1, 2, 3):
+                if k <= m.n:
+                    checked += self._check(m, k)
+        assert checked > 40_000
+
+    def test_admissible_on_random_maps(self):
+        checked = sum(self._check(m, k) for m in _random_maps(12, 8, 11) for k in (1, 3))
+        assert checked > 5_000
+
+    def test_bound_is_tight_where_it_should_be(self):
+        # one closing left: the complement side of the bound is exact (W(S) less the status
+        # of the best city to close, plus nothing) on a cycle, and the per-size minima are
+        # exact at the root of a path
+        import numpy as np
+
+        E = cityclose_exact
+        ring = CityMap(tuple("abcdefgh"), tuple((i, (i + 1) % 8) for i in range(8)))
+        emax, p2max, lbmin, _ = E._bound_tables(ring, Rules(final_size=7), True, None)
+        h = E._root_h(np.array(ring.adj, dtype=np.uint64), np.uint64(ring.full_mask), 8, 7,
+                      emax, p2max, lbmin, E._DEBRUIJN, True)
+        assert h == 56  # the path of 7: 1*6 + 2*5 + 3*4 + 4*3 + 5*2 + 6*1
+
+    def test_min_wiener_by_size_against_enumeration(self):
+        from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
+        from puzzleproof.models.cityclose import wiener_mask
+
+        maps = _random_maps(10, 9, 13) + [m for m in atlas_maps(7) if m.n == 7][::50]
+        for m in maps:
+            best: dict[int, int] = {}
+            for s in _connected_subsets(m):
+                k = bin(s).count("1")
+                w = wiener_mask(m.adj, s)
+                best[k] = min(best.get(k, w), w)
+            table, stats = min_wiener_by_size(m.adj, 1, m.n)
+            for k in range(1, m.n + 1):
+                assert table[k] == best[k], (m.links, k)
+                assert stats[k][2]
+
+    def test_min_wiener_by_size_out_of_nodes_says_so(self):
+        from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
+
+        p = shared_path("instances/cityclose/europe30.json")
+        m = read_map(p.read_text(), str(p))
+        table, stats = min_wiener_by_size(m.adj, 20, 20, cap=100)
+        assert table[20] == -1 and not stats[20][2]
+        table, stats = min_wiener_by_size(m.adj, 20, 20)
+        assert table[20] == 526 and stats[20][2]
+
+    def test_both_bounds_prove_europe30(self):
+        p = shared_path("instances/cityclose/europe30.json")
+        m = read_map(p.read_text(), str(p))
+        r = cityclose_exact.solve(m)
+        assert r.status == Status.OPTIMAL and r.answer["total"] == 13208
+        assert r.certificate["root_bound"] == 13149  # the sum of the per-size minima
+        r = cityclose_exact.solve(m, bound="simple", minima=True)
+        assert r.status == Status.OPTIMAL and r.answer["total"] == 13208

@@ -15,28 +15,58 @@ The method (``--method exact``, the default of ``solve``):
   of a layer (``prange``, 2 threads here); inserting into the next layer's table is serial.
 - Pruning (admissible, so the result stays exact): a state is dropped when
   ``f(S) + h(S) > UB``, where ``UB`` is the total of the merged-beam order (the incumbent) and
-  ``h(S)`` is a lower bound on the Wiener numbers still to come: for every later size ``i``,
-  ``W >= i(i-1) - e`` (pairs not linked are at distance >= 2) and
-  ``W >= 3 C(i,2) - 2e - p`` (pairs not within two links are at distance >= 3), with ``e`` at
-  most ``m(S) - (|S| - i)`` links (every closing removes a link) and ``p`` at most the
-  two-link paths of the ``i`` busiest cities; and the exact least Wiener number of a connected
-  set of size ``i`` when the small sizes were enumerated first.
-- Proof data: ``{"method": "exact-dp", "lower_bound", "upper_bound", "states",
-  "pruned", "layer_peak"}``; OPTIMAL only when every layer was completed (the optimum is then
-  the least ``f`` of the last layer, or the incumbent when everything better was pruned).
-  A time limit or a state cap gives UNKNOWN with the incumbent order and the proved lower
-  bound ``min(UB, min over the live layer of f(S) + h(S))``.
+  ``h(S)`` is a lower bound on the Wiener numbers still to come, a sum over every later size
+  ``i`` of the largest of these bounds on the least Wiener number of a connected ``T`` of
+  ``i`` cities inside ``S``:
 
-Measured (2 cores, ``benchmarks/cityclose.py``): ``europe30.json`` proved optimal at 13208
-(merged beam width 100 finds it too; width 10 gives 13239) in 22-35 s and about 290 MB peak,
-2.3 million states kept and 6.0 million pruned of its 27,165,108 connected sets; the time
-goes to the Wiener BFS of the kept states (about half), the closable-city BFS and the hash
-inserts. The first call of a fresh checkout also compiles the loops (about 20 s, cached on
-disk afterwards). ``europe41-land-borders.json`` is NOT proved: the bounds above are too weak
-for it (root bound 23917 against 32534; the layers grow past 25 million states by the ninth
-closing, 2 GB), and the best proved gap measured is about 11.6 % after 180 s. The sum of the
-exact least Wiener number of every size is within 0.45 % of the optimum on europe30, so a
-cheaper way to get those per-size minima for the middle sizes is the way forward.
+  * the exact least Wiener number of a connected set of ``i`` cities of the whole map, found
+    once by branch and bound (:mod:`puzzleproof.encoders.cityclose_bounds`). This is the
+    bound that matters: the sum over the sizes is within 0.45 % of the optimum on europe30
+    (13149 against 13208) and 0.06 % on europe41 (32514 against 32534);
+  * distances (``bound="dist"``, the default): ``d_T >= d_S``, so each city of ``T`` is at
+    total distance at least the sum of its ``i - 1`` nearest cities of ``S``, and ``W(T)`` is
+    at least half the sum of the ``i`` least of these; and from the other side ``T`` is ``S``
+    less ``r`` cities ``R``, so ``W(T) >= W(S) - sum_R status + (distances within R)``
+    (exact for ``r = 1`` where the best city to close loses no shortcut). The distances come
+    out of the BFS that computes ``W(S)``;
+  * link counts: ``W >= i(i-1) - e`` and ``W >= 3 C(i,2) - 2e - p`` with ``e`` at most
+    ``m(S) - (|S| - i)`` links and ``p`` at most the two-link paths of the ``i`` busiest
+    cities (``bound="simple"`` keeps only these and the per-size minima).
+
+  Every bound is checked against the true cost still to come on every connected set of
+  every connected graph of up to 7 cities and of random maps up to 11 (the tests).
+- Proof data: ``{"method": "exact-dp", "lower_bound", "upper_bound", "states",
+  "pruned", "layer_peak", "root_bound"}``; OPTIMAL only when every layer was completed (the
+  optimum is then the least ``f`` of the last layer, or the incumbent when everything better
+  was pruned). A time limit or a state cap gives UNKNOWN with the incumbent order and the
+  proved lower bound ``min(UB, min over the live layer of f(S) + h(S))``. The statistics
+  carry the set-up times, the branch and bound's nodes and, per layer, the states kept, the
+  seconds and the bound.
+
+Measured (2 cores shared with other work, load average 2 to 3, ``benchmarks/cityclose.py``):
+
+==================  ======================================  ==================================
+map                 before (link counts + minima <= 14)     now (per-size minima + distances)
+==================  ======================================  ==================================
+europe30            OPTIMAL 13208, 33 s, 281 MB,            OPTIMAL 13208, 3-4 s, 145 MB,
+                    2,296,901 states, root bound 10613      2,930 states, root bound 13149
+europe41            UNKNOWN 26679..32534 after 180 s        OPTIMAL 32534, 12 s, 144 MB,
+                    (gap ~11-18 %), root bound 23917        636 states, root bound 32514
+==================  ======================================  ==================================
+
+On europe41 the time goes to the per-size minima (all 40 sizes, 26.7 million branch-and-bound
+nodes, about 10 s; sizes 24 to 34 take most), then the merged-beam incumbent (1-2 s); the
+DP itself takes well under a second (no layer holds more than 54 states). What each part is
+worth, measured on europe41: the distance bounds alone (no per-size minima) raise the root
+bound from 23917 to 30669 and reach a proved gap of 3.1 % in 120 s (closing 9, 430 thousand
+states a layer); the per-size minima with link counts only prove the optimum with 1,499
+states; both together with 636. On europe30 the distance bounds alone prove it in 3 s
+(9,328 states, root bound 12468).
+
+A fix that came with this: the time of the first layers used to include compiling the loops,
+so a fresh checkout's first run predicted the next layer far past its time limit and stopped
+at once (UNKNOWN after one closing of europe30 with 300 s to go). The loops are now compiled
+(or loaded from the disk cache) before the first layer, and tiny layers predict nothing.
 """
 
 from __future__ import annotations
@@ -186,6 +216,123 @@ def _h(adj, mask, size, final_size, emax, p2max, lbmin, db):
     return total
 
 
+@njit(cache=True)
+def _wiener_pref(adj, mask, db, pref):
+    """Wiener number of a connected mask by BFS from every city; fills ``pref[a, j]``, the
+    sum of the ``j`` smallest distances from the ``a``-th city of ``mask`` (in bit order) to
+    the other cities of ``mask`` (``j`` = 0 .. size - 1)."""
+    total = np.int64(0)
+    rest = mask
+    a = 0
+    while rest != np.uint64(0):
+        low = rest & (~rest + np.uint64(1))
+        rest ^= low
+        seen = low
+        frontier = low
+        d = np.int64(0)
+        j = 0
+        acc = np.int64(0)
+        pref[a, 0] = 0
+        while frontier != np.uint64(0):
+            d += 1
+            nb = np.uint64(0)
+            f = frontier
+            while f != np.uint64(0):
+                b = f & (~f + np.uint64(1))
+                nb |= adj[_ctz(b, db)]
+                f ^= b
+            frontier = nb & mask & ~seen
+            seen |= frontier
+            c = _popcount(frontier)
+            for _ in range(c):
+                j += 1
+                acc += d
+                pref[a, j] = acc
+        total += acc
+        a += 1
+    return total // 2
+
+
+@njit(cache=True)
+def _h_dist(adj, mask, size, final_size, emax, p2max, lbmin, pref, order, key, order2, key2,
+            w, db):
+    """The bound of :func:`_h`, raised size by size by the distances of ``mask``
+    (``pref`` as filled by :func:`_wiener_pref`): a connected ``T`` inside ``mask`` has
+    ``d_T >= d_mask``, so a city of ``T`` (``i`` cities) is at total distance at least the sum
+    of its ``i - 1`` nearest cities of ``mask`` from the others, and ``W(T)`` is at least
+    half the sum of the ``i`` least such sums. And from the other side: ``T`` is ``mask``
+    less a set ``R`` of ``r = size - i`` cities, so ``W(T) >= w - sum_R status(x) + (the
+    distances within R)``, where ``w`` is the Wiener number of ``mask``, a city's status is
+    its total distance and the distances within ``R`` are at least half the sum over ``x`` in
+    ``R`` of its ``r - 1`` nearest: ``W(T) >= w - (the r largest of status(x) - half that)``.
+    ``order``, ``key``, ``order2`` and ``key2`` are scratch arrays of ``size`` entries."""
+    m = _edges(adj, mask, db)
+    total = np.int64(0)
+    for a in range(size):
+        order[a] = a
+        order2[a] = a
+    for i in range(size - 1, final_size - 1, -1):
+        pairs = i * (i - 1) // 2
+        e = m - (size - i)
+        if e > emax[i]:
+            e = emax[i]
+        if e > pairs:
+            e = pairs
+        if e < i - 1:
+            e = i - 1
+        b2 = 2 * pairs - e
+        p = p2max[i]
+        if p > pairs - e:
+            p = pairs - e
+        b3 = 3 * pairs - 2 * e - p
+        b = b2 if b2 > b3 else b3
+        if lbmin[i] > b:
+            b = lbmin[i]
+        # the i least of pref[., i - 1]: insertion sort from the last size's order (the order
+        # barely changes from one size to the next)
+        for a in range(size):
+            key[a] = pref[order[a], i - 1]
+        for a in range(1, size):
+            ka = key[a]
+            oa = order[a]
+            q = a - 1
+            while q >= 0 and key[q] > ka:
+                key[q + 1] = key[q]
+                order[q + 1] = order[q]
+                q -= 1
+            key[q + 1] = ka
+            order[q + 1] = oa
+        sd = np.int64(0)
+        for a in range(i):
+            sd += key[a]
+        bd = (sd + 1) // 2
+        if bd > b:
+            b = bd
+        # the r largest of 2 status(x) - pref[x, r - 1] (doubled to stay in integers)
+        r = size - i
+        for a in range(size):
+            x = order2[a]
+            key2[a] = 2 * pref[x, size - 1] - pref[x, r - 1]
+        for a in range(1, size):
+            ka = key2[a]
+            oa = order2[a]
+            q = a - 1
+            while q >= 0 and key2[q] < ka:
+                key2[q + 1] = key2[q]
+                order2[q + 1] = order2[q]
+                q -= 1
+            key2[q + 1] = ka
+            order2[q + 1] = oa
+        sc = 2 * w
+        for a in range(r):
+            sc -= key2[a]
+        bc = (sc + 1) // 2
+        if bc > b:
+            b = bc
+        total += b
+    return total
+
+
 def _closable_py(adj, keys, keep, db):
     """For every state, the mask of cities whose closing keeps it connected (kept excluded)."""
     out = np.zeros(keys.shape[0], dtype=np.uint64)
@@ -254,7 +401,7 @@ def _insert_all(keys, vals, closable, tkeys, tvals, fill, bits):
 
 
 def _finish_py(adj, keys, vals, size, final_size, no_paths, final_not_path, ub, emax, p2max,
-               lbmin, db):
+               lbmin, db, use_dist):
     """Add each state's Wiener number, apply the shape rules and the bound. Returns the new
     values (-1: dropped by a rule, -2: pruned by the bound) and each state's f + h."""
     n = keys.shape[0]
@@ -283,7 +430,18 @@ def _finish_py(adj, keys, vals, size, final_size, no_paths, final_not_path, ub, 
             out[t] = -2
             est[t] = vals[t] + wl + hh
             continue
-        v = vals[t] + _wiener(adj, s, db)
+        if use_dist:
+            pref = np.empty((size, size), dtype=np.int64)
+            order = np.empty(size, dtype=np.int64)
+            key = np.empty(size, dtype=np.int64)
+            order2 = np.empty(size, dtype=np.int64)
+            key2 = np.empty(size, dtype=np.int64)
+            w = _wiener_pref(adj, s, db, pref)
+            v = vals[t] + w
+            hh = _h_dist(adj, s, size, final_size, emax, p2max, lbmin, pref, order, key,
+                         order2, key2, w, db)
+        else:
+            v = vals[t] + _wiener(adj, s, db)
         e = v + hh
         est[t] = e
         if e > ub:
@@ -311,67 +469,14 @@ def _finish(adj, keys, *args):
     return f(adj, keys, *args)
 
 
-@njit(cache=True)
-def _small_minima(adj, n, upto, db, cap):
-    """The least Wiener number of a connected set of each size 1..upto (exact), by growing
-    connected sets from each lowest city; stops (returns ok=False) past ``cap`` sets."""
-    best = np.full(upto + 1, np.int64(1) << 60, dtype=np.int64)
-    # stack-based enumeration of connected sets whose lowest city is r (each set once)
-    stack_set = np.zeros(upto * 64 + 64, dtype=np.uint64)
-    stack_ext = np.zeros(upto * 64 + 64, dtype=np.uint64)
-    stack_ban = np.zeros(upto * 64 + 64, dtype=np.uint64)
-    count = np.int64(0)
-    for r in range(n):
-        root = U1 << np.uint64(r)
-        below = root - U1
-        sp = 0
-        stack_set[0] = root
-        stack_ext[0] = adj[r] & ~below & ~root
-        stack_ban[0] = below | root
-        sp = 1
-        while sp > 0:
-            sp -= 1
-            s = stack_set[sp]
-            ext = stack_ext[sp]
-            ban = stack_ban[sp]
-            count += 1
-            if count > cap:
-                return best, False
-            size = _popcount(s)
-            w = _wiener(adj, s, db)
-            if w < best[size]:
-                best[size] = w
-            if size == upto:
-                continue
-            # branch: take each extension city v (in turn), banning the earlier ones
-            e = ext
-            banned = ban
-            while e != np.uint64(0):
-                low = e & (~e + np.uint64(1))
-                e ^= low
-                v = _ctz(low, db)
-                ns = s | low
-                nban = banned | low
-                next_ext = (e | (adj[v] & ~nban)) & ~nban
-                stack_set[sp] = ns
-                stack_ext[sp] = next_ext
-                stack_ban[sp] = nban
-                sp += 1
-                banned = nban
-    return best, True
-
-
-#: states per second of :func:`_small_minima` on this kind of machine (europe41: 1.5 M/s),
-#: taken low so that a deadline holds
-_SMALL_RATE = 1.2e6
-
-
-def _bound_tables(m: CityMap, rules: Rules, small_upto: int, small_cap: int,
+def _bound_tables(m: CityMap, rules: Rules, minima: bool, known: np.ndarray | None,
                   deadline: float | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
-    """Bound tables; the minimum Wiener numbers of small connected sets are searched within
-    ``deadline`` (a ``time.monotonic()`` value): without them the bound is weaker, never
-    wrong."""
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """Bound tables: link counts, two-link paths and the exact least Wiener number of a
+    connected set of each size (:mod:`puzzleproof.encoders.cityclose_bounds`, searched
+    within ``deadline``, a ``time.monotonic()`` value; a size not finished keeps 0, so the
+    bound is weaker, never wrong). The least over all connected sets bounds the least over
+    the sets that the rules allow."""
     n = m.n
     deg = sorted((bin(a).count("1") for a in m.adj), reverse=True)
     emax = np.zeros(n + 1, dtype=np.int64)
@@ -380,24 +485,14 @@ def _bound_tables(m: CityMap, rules: Rules, small_upto: int, small_cap: int,
         emax[i] = min(i * (i - 1) // 2, sum(deg[:i]) // 2, len(m.links))
         p2max[i] = sum(d * (d - 1) // 2 for d in deg[:i])
     lbmin = np.zeros(n + 1, dtype=np.int64)
-    complete = False
-    adj = np.array(m.adj, dtype=np.uint64)
-    upto = min(small_upto, n)
-    budget = None if deadline is None else max(0.0, deadline - time.monotonic()) * _SMALL_RATE
-    while upto > 1 and not complete:
-        cap = small_cap if budget is None else int(min(small_cap, budget))
-        if cap < 1000:
-            break
-        best, complete = _small_minima(adj, n, upto, _DEBRUIJN, cap)
-        if budget is not None:
-            budget -= cap
-        if complete:
-            for i in range(1, upto + 1):
-                if best[i] < (1 << 60):
-                    lbmin[i] = best[i]
-        else:
-            upto -= 1
-    return emax, p2max, lbmin, complete
+    stats: dict[int, tuple[int, float]] = {}
+    if minima and n >= 2:
+        from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
+
+        table, stats = min_wiener_by_size(m.adj, max(1, rules.final_size), n - 1,
+                                          deadline=deadline, known=known)
+        lbmin = np.maximum(table, 0)
+    return emax, p2max, lbmin, stats
 
 
 def _peak_rss_mb() -> float:
@@ -406,22 +501,29 @@ def _peak_rss_mb() -> float:
 
 def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
           incumbent: list[int] | None = None, width: int = 10, max_states: int = 12_000_000,
-          small_upto: int = 14, seed: int = 0) -> Result:
+          minima: bool = True, bound: str = "dist", seed: int = 0) -> Result:
     """The proved optimal order of ``m`` under ``rules`` (see the module docstring).
 
     ``incumbent`` (city indices) replaces the merged beam of ``width`` as the first upper
     bound; ``max_states`` caps the states of one layer (memory: about 40 bytes a state while a
-    layer is made); ``small_upto`` enumerates connected sets up to that size first for exact
-    per-size minima (capped at 3 million sets). Returns OPTIMAL, INFEASIBLE (proved: no order
-    keeps the rules) or UNKNOWN with the best order and both bounds.
+    layer is made); ``minima`` searches the exact least Wiener number of every size first;
+    ``bound`` is ``"dist"`` (the distance bounds of the module docstring) or ``"simple"``
+    (link counts and per-size minima only, as measured before). Returns OPTIMAL, INFEASIBLE
+    (proved: no order keeps the rules) or UNKNOWN with the best order and both bounds.
     """
     from puzzleproof.verify.cityclose_heuristics import answer_of, greedy, merged_beam, prepare
+
+    if bound not in ("dist", "simple"):
+        raise ValueError(f"bound must be 'dist' or 'simple', not {bound!r}")
+    use_dist = bound == "dist"
+    extra: dict[str, Any] = {}
 
     rules = rules or Rules()
     t0 = time.monotonic()
     keep_mask, closings = prepare(m, rules)
     params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": time_limit,
-                              "max_states": max_states, "width": width}
+                              "max_states": max_states, "width": width, "bound": bound,
+                              "minima": minima}
     if m.n > MAX_EXACT_CITIES:
         return Result("cityclose", Status.UNKNOWN, None, None, solver="exact-dp",
                       params=params, stats={"reason": f"more than {MAX_EXACT_CITIES} cities"},
@@ -443,9 +545,17 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
             ub_order = [m.index(c) for c in mb.answer["order"]]  # type: ignore[misc]
             ub = mb.answer["total"]
     ub_val = ub if ub is not None else (1 << 62)
-    emax, p2max, lbmin, small_complete = _bound_tables(
-        m, rules, small_upto, 3_000_000,
-        None if share is None else time.monotonic() + share)
+    extra["setup_s"] = {"incumbent": round(time.monotonic() - t0, 2)}
+    known = None
+    if ub_order is not None:  # the incumbent's maps are connected sets of every size
+        known = np.full(m.n + 1, -1, dtype=np.int64)
+        for t, w in enumerate(_wseq(m, ub_order)):
+            known[m.n - t] = w
+    emax, p2max, lbmin, minima_stats = _bound_tables(
+        m, rules, minima, known, None if share is None else time.monotonic() + share)
+    extra["minima"] = {"sizes_done": sum(1 for v in minima_stats.values() if v[2]),
+                       "nodes": sum(v[0] for v in minima_stats.values())}
+    extra["setup_s"]["bounds"] = round(time.monotonic() - t0, 2)
     db = _DEBRUIJN
     adj = np.array(m.adj, dtype=np.uint64)
     keep = np.uint64(keep_mask)
@@ -462,16 +572,25 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     from puzzleproof.models.cityclose import forbidden_shape
     if forbidden_shape(m.adj, m.full_mask, rules, final=closings == 0):
         return _done(m, rules, Status.INFEASIBLE, None, t0, params, states, 0, 1, None, None,
-                     "the full map breaks a shape rule")
+                     "the full map breaks a shape rule", extra=extra)
     keys = np.array([full], dtype=np.uint64)
     vals = np.array([w0], dtype=np.int64)
-    h0 = int(_h(adj, full, m.n, k, emax, p2max, lbmin, db))
+    # compile (or load) every loop now, so that no layer's time, which predicts the next
+    # one's, includes compiling
+    for cl, fi in ((_closable_ser, _finish_ser), (_closable_par, _finish_par)):
+        cl(adj, keys, keep, db)
+        fi(adj, keys, vals, m.n, k, no_paths, fnp, -1, emax, p2max, lbmin, db, use_dist)
+    _insert_all(keys, vals, np.zeros(1, dtype=np.uint64), np.zeros(1 << 10, dtype=np.uint64),
+                np.zeros(1 << 10, dtype=np.int64), 0, 10)
+    h0 = _root_h(adj, full, m.n, k, emax, p2max, lbmin, db, use_dist)
     root_bound = w0 + h0
     layers.append((keys, vals))
     deadline = None if time_limit is None else t0 + time_limit
     stopped = None
     live_lb = None
     rate: float | None = None  # seconds per parent state in the last layer
+    trace: list[tuple[int, int, float, int]] = []  # per layer: closing, kept, seconds, bound
+    extra["layers"] = trace
     growth = 1.0
     prev_count = 1
     for step in range(1, closings + 1):
@@ -496,7 +615,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         cvals = tvals[occ]
         del tkeys, tvals, occ
         newv, est = _finish(adj, ckeys, cvals, size, k, no_paths, fnp, ub_val, emax, p2max,
-                            lbmin, db)
+                            lbmin, db, use_dist)
         keepit = newv >= 0
         pruned += int(np.count_nonzero(newv == -2))
         keys = ckeys[keepit]
@@ -514,8 +633,10 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         layers.append((keys, vals))
         live_lb = int(live_est.min())
         spent = time.monotonic() - layer_t0
+        trace.append((step, int(keys.shape[0]), round(spent, 2), min(live_lb, ub_val)))
         growth = max(1.0, keys.shape[0] / max(prev_count, 1))
-        rate = spent / max(prev_count, 1)
+        if prev_count >= 1000:  # a tiny layer's time is mostly overhead: no prediction
+            rate = spent / prev_count
         prev_count = int(keys.shape[0])
         if keys.shape[0] > max_states:
             stopped = f"layer {step} holds {keys.shape[0]} states (cap {max_states})"
@@ -532,22 +653,31 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         wseq = _wseq(m, order)
         total = sum(wseq)
         return _done(m, rules, Status.OPTIMAL, answer_of(m, order, wseq), t0, params, states,
-                     pruned, layer_peak, total, total, None, root_bound)
+                     pruned, layer_peak, total, total, None, root_bound, extra=extra)
     if stopped is None:
         # every state died: pruned ones were worse than the incumbent, the rest broke rules
         if ub is not None:
             wseq = _wseq(m, ub_order)  # type: ignore[arg-type]
             return _done(m, rules, Status.OPTIMAL, answer_of(m, ub_order, wseq), t0, params,
-                         states, pruned, layer_peak, ub, ub, None, root_bound)
+                         states, pruned, layer_peak, ub, ub, None, root_bound, extra=extra)
         return _done(m, rules, Status.INFEASIBLE, None, t0, params, states, pruned,
-                     layer_peak, None, None, "no order keeps the rules", root_bound)
+                     layer_peak, None, None, "no order keeps the rules", root_bound, extra=extra)
     lb = root_bound if live_lb is None else min(live_lb, ub_val)
     lb = max(lb, root_bound) if live_lb is None else lb
     answer = None
     if ub_order is not None:
         answer = answer_of(m, ub_order, _wseq(m, ub_order))
     return _done(m, rules, Status.UNKNOWN, answer, t0, params, states, pruned, layer_peak,
-                 lb, ub, stopped, root_bound)
+                 lb, ub, stopped, root_bound, extra=extra)
+
+
+def _root_h(adj, mask, size, final_size, emax, p2max, lbmin, db, use_dist) -> int:
+    if not use_dist:
+        return int(_h(adj, mask, size, final_size, emax, p2max, lbmin, db))
+    pref = np.empty((size, size), dtype=np.int64)
+    w = _wiener_pref(adj, mask, db, pref)
+    sc = [np.empty(size, dtype=np.int64) for _ in range(4)]
+    return int(_h_dist(adj, mask, size, final_size, emax, p2max, lbmin, pref, *sc, w, db))
 
 
 def _wseq(m: CityMap, order: list[int]) -> list[int]:
@@ -582,7 +712,7 @@ def _trace(adj, layers, j, db, n) -> list[int]:
 
 
 def _done(m, rules, status, answer, t0, params, states, pruned, layer_peak, lb, ub, reason,
-          root_bound=None) -> Result:
+          root_bound=None, extra=None) -> Result:
     gap = None
     if lb is not None and ub is not None and ub > 0:
         gap = (ub - lb) / ub
@@ -593,6 +723,7 @@ def _done(m, rules, status, answer, t0, params, states, pruned, layer_peak, lb, 
              "peak_rss_mb": round(_peak_rss_mb(), 1)}
     if reason:
         stats["reason"] = reason
+    stats.update(extra or {})
     return Result("cityclose", status, answer, cert, solver="exact-dp",
                   solver_version=_numba_version(), params=params,
                   wall_time=time.monotonic() - t0, stats=stats, instance=m.name)

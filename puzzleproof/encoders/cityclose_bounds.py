@@ -1,0 +1,225 @@
+"""City closing: the least Wiener number of a connected set of each size, by branch and bound.
+
+``min_wiener_by_size`` gives, for sizes ``lo .. hi``, the exact least Wiener number of a
+connected set of that many cities (``-1`` where a size was not finished within its budget).
+The exact layered DP (:mod:`puzzleproof.encoders.cityclose_exact`) takes these as per-size
+lower bounds: every map of the closing sequence is such a set.
+
+The search grows connected sets from their lowest city (each set once: a city passed over
+is banned below that branch). A grown set ``F`` that must reach ``i`` cities ``T`` (``F``
+inside ``T``, the rest ``X`` among the cities not banned) is cut when a lower bound on
+``W(T)`` reaches the best Wiener number known. The bound uses the distances ``d`` of the full
+map (``d_T >= d``): ``W(T) >= d(F, F) + sum over x in X of (d(x, F) + half the sum of the
+``|X| - 1`` least distances from ``x`` to other cities)``, and the ``|X|`` least such terms
+are taken. ``d(x, F)`` is kept up to date city by city as ``F`` grows. The first best value
+is the Wiener number of a set grown greedily from every city (the city that adds least).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from puzzleproof.encoders.cityclose_exact import _DEBRUIJN, _ctz, _wiener, njit
+
+__all__ = ["min_wiener_by_size", "distance_matrix"]
+
+
+def distance_matrix(adj: list[int] | tuple[int, ...]) -> np.ndarray:
+    """All shortest-path lengths of a connected map given as neighbour masks (BFS)."""
+    n = len(adj)
+    d = np.zeros((n, n), dtype=np.int64)
+    for s in range(n):
+        seen = 1 << s
+        frontier = seen
+        k = 0
+        while frontier:
+            k += 1
+            nb = 0
+            f = frontier
+            while f:
+                low = f & -f
+                nb |= adj[low.bit_length() - 1]
+                f ^= low
+            frontier = nb & ~seen
+            seen |= frontier
+            f = frontier
+            while f:
+                low = f & -f
+                d[s, low.bit_length() - 1] = k
+                f ^= low
+    return d
+
+
+@njit(cache=True)
+def _greedy_upper(adj, dist, n, size, db):
+    """The least Wiener number among sets grown greedily (the city closest in total to the
+    set joins next) from every city: an upper bound on the least of ``size`` cities."""
+    best = np.int64(1) << 60
+    sumf = np.zeros(n, dtype=np.int64)
+    for r in range(n):
+        s = np.uint64(1) << np.uint64(r)
+        for x in range(n):
+            sumf[x] = dist[x, r]
+        for _ in range(size - 1):
+            nb = np.uint64(0)
+            rest = s
+            while rest != np.uint64(0):
+                low = rest & (~rest + np.uint64(1))
+                rest ^= low
+                nb |= adj[_ctz(low, db)]
+            cand = nb & ~s
+            bx = -1
+            bv = np.int64(1) << 60
+            while cand != np.uint64(0):
+                low = cand & (~cand + np.uint64(1))
+                cand ^= low
+                x = _ctz(low, db)
+                if sumf[x] < bv:
+                    bv = sumf[x]
+                    bx = x
+            s |= np.uint64(1) << np.uint64(bx)
+            for x in range(n):
+                sumf[x] += dist[x, bx]
+        w = _wiener(adj, s, db)
+        if w < best:
+            best = w
+    return best
+
+
+@njit(cache=True)
+def _bnb(adj, dist, near, n, size, best, cap, db):
+    """Branch and bound for the least Wiener number of a connected set of ``size`` cities
+    below ``best`` (returns ``best`` unchanged when none is lower). Returns (best, nodes,
+    finished): ``finished`` is False when ``cap`` nodes were spent first."""
+    depth_max = size + 1
+    st_set = np.zeros(depth_max * n + n, dtype=np.uint64)
+    st_ext = np.zeros(depth_max * n + n, dtype=np.uint64)
+    st_ban = np.zeros(depth_max * n + n, dtype=np.uint64)
+    st_pairs = np.zeros(depth_max * n + n, dtype=np.int64)
+    st_depth = np.zeros(depth_max * n + n, dtype=np.int64)
+    st_add = np.zeros(depth_max * n + n, dtype=np.int64)
+    # d(x, F) for the sets on the current branch, one row per depth (F of depth + 1 cities):
+    # depth-first, the rows above a node's depth belong to its ancestors
+    sumf = np.zeros((depth_max + 1, n), dtype=np.int64)
+    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    keys = np.empty(n, dtype=np.int64)
+    nodes = np.int64(0)
+    for r in range(n):
+        root = np.uint64(1) << np.uint64(r)
+        below = root - np.uint64(1)
+        st_set[0] = root
+        st_ext[0] = adj[r] & ~below & ~root
+        st_ban[0] = below | root
+        st_pairs[0] = 0
+        st_depth[0] = 0
+        st_add[0] = r
+        sp = 1
+        while sp > 0:
+            sp -= 1
+            s = st_set[sp]
+            ext = st_ext[sp]
+            ban = st_ban[sp]
+            pairs = st_pairs[sp]
+            dep = st_depth[sp]
+            v = st_add[sp]
+            nodes += 1
+            if nodes > cap:
+                return best, nodes, False
+            # d(x, F) for this set: the parent's row plus the city added last
+            if dep == 0:
+                for x in range(n):
+                    sumf[0, x] = dist[x, r]
+            else:
+                for x in range(n):
+                    sumf[dep, x] = sumf[dep - 1, x] + dist[x, v]
+            f = dep + 1
+            if f == size:
+                w = _wiener(adj, s, db)
+                if w < best:
+                    best = w
+                continue
+            q = size - f
+            # bound: pairs within F plus the q least terms over the allowed cities
+            rest = ~ban & ~s & full
+            cnt = 0
+            while rest != np.uint64(0):
+                low = rest & (~rest + np.uint64(1))
+                rest ^= low
+                x = _ctz(low, db)
+                keys[cnt] = 2 * sumf[dep, x] + near[x, q - 1]
+                cnt += 1
+            if cnt < q:
+                continue
+            keys[:cnt].sort()
+            lb2 = 2 * pairs
+            for a in range(q):
+                lb2 += keys[a]
+            if (lb2 + 1) // 2 >= best:
+                continue
+            # branch: take each extension city in turn, banning the earlier ones; a child's
+            # pairs are its parent's plus the new city's distance to the parent's set
+            e = ext
+            banned = ban
+            while e != np.uint64(0):
+                low = e & (~e + np.uint64(1))
+                e ^= low
+                v = _ctz(low, db)
+                nban = banned | low
+                st_set[sp] = s | low
+                st_ext[sp] = (e | (adj[v] & ~nban)) & ~nban
+                st_ban[sp] = nban
+                st_pairs[sp] = pairs + sumf[dep, v]
+                st_depth[sp] = dep + 1
+                st_add[sp] = v
+                sp += 1
+                banned = nban
+    return best, nodes, True
+
+
+#: branch-and-bound nodes per second on this kind of machine, taken low so a deadline holds
+_RATE = 1.0e6
+
+
+def min_wiener_by_size(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
+                       deadline: float | None = None, cap: int = 50_000_000,
+                       known: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+    """The least Wiener number of a connected set of ``size`` cities, for each size in
+    ``lo .. hi`` (index = size; ``-1`` where a size ran out of nodes or time).
+
+    ``adj`` holds the neighbour masks of a connected map; ``cap`` bounds the nodes of each
+    size's search, ``deadline`` (a ``time.monotonic()`` value) all of them. ``known`` (index =
+    size) gives upper bounds already known (for example a heuristic order's Wiener numbers).
+    Returns the table and per-size statistics ``{size: (nodes, seconds, finished)}``.
+    """
+    n = len(adj)
+    if n > 63:
+        raise ValueError(f"at most 63 cities (sets are 64-bit masks), not {n}")
+    a = np.array(adj, dtype=np.uint64)
+    dist = distance_matrix(adj)
+    srt = np.sort(dist, axis=1)  # column 0 is the city itself
+    near = np.cumsum(srt[:, 1:], axis=1)
+    near = np.concatenate([np.zeros((n, 1), dtype=np.int64), near], axis=1)
+    out = np.full(n + 1, -1, dtype=np.int64)
+    stats: dict[int, tuple[int, float, bool]] = {}
+    for size in range(lo, min(hi, n) + 1):
+        t0 = time.monotonic()
+        budget = cap
+        if deadline is not None:
+            budget = int(min(cap, max(0.0, deadline - t0) * _RATE))
+            if budget < 1000:
+                break
+        if size <= 2:
+            out[size] = size - 1
+            stats[size] = (0, 0.0, True)
+            continue
+        ub = int(_greedy_upper(a, dist, n, size, _DEBRUIJN))
+        if known is not None and 0 <= known[size] < ub:
+            ub = int(known[size])
+        # look for anything strictly below ub; ub itself is reached by a known set
+        best, nodes, done = _bnb(a, dist, near, n, size, ub, budget, _DEBRUIJN)
+        stats[size] = (int(nodes), round(time.monotonic() - t0, 3), bool(done))
+        if done:
+            out[size] = best
+    return out, stats
