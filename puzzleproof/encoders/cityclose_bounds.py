@@ -12,7 +12,13 @@ inside ``T``, the rest ``X`` among the cities not banned) is cut when a lower bo
 map (``d_T >= d``): ``W(T) >= d(F, F) + sum over x in X of (d(x, F) + half the sum of the
 ``|X| - 1`` least distances from ``x`` to other cities)``, and the ``|X|`` least such terms
 are taken. ``d(x, F)`` is kept up to date city by city as ``F`` grows. The first best value
-is the Wiener number of a set grown greedily from every city (the city that adds least).
+is the Wiener number of a set grown greedily from every city (the city that adds least), or
+a known set's (the incumbent order's maps) when lower.
+
+Measured (2 cores, shared): every size of europe30 in about 1 s (0.6 million nodes; plain
+enumeration of its connected sets up to 14 cities alone took about 2 s), every size of
+europe41 in 10-15 s (26.7 million nodes, at most 3.4 million for one size, sizes 24 to 34
+the dearest), where europe41 has more than 10^10 connected sets.
 """
 
 from __future__ import annotations

@@ -43,25 +43,30 @@ The method (``--method exact``, the default of ``solve``):
   carry the set-up times, the branch and bound's nodes and, per layer, the states kept, the
   seconds and the bound.
 
-Measured (2 cores shared with other work, load average 2 to 3, ``benchmarks/cityclose.py``):
+Measured (2 cores shared with other work, ``benchmarks/cityclose.py`` and single runs; the
+load average was 2 to 13 while measuring, so times vary by a factor of about 1.5):
 
 ==================  ======================================  ==================================
 map                 before (link counts + minima <= 14)     now (per-size minima + distances)
 ==================  ======================================  ==================================
-europe30            OPTIMAL 13208, 33 s, 281 MB,            OPTIMAL 13208, 3-4 s, 145 MB,
+europe30            OPTIMAL 13208, 33 s, 281 MB,            OPTIMAL 13208, 1.5-4 s, 145 MB,
                     2,296,901 states, root bound 10613      2,930 states, root bound 13149
-europe41            UNKNOWN 26679..32534 after 180 s        OPTIMAL 32534, 12 s, 144 MB,
+europe41            UNKNOWN 26679..32534 after 180 s        OPTIMAL 32534, 12-18 s, 145 MB,
                     (gap ~11-18 %), root bound 23917        636 states, root bound 32514
 ==================  ======================================  ==================================
 
 On europe41 the time goes to the per-size minima (all 40 sizes, 26.7 million branch-and-bound
-nodes, about 10 s; sizes 24 to 34 take most), then the merged-beam incumbent (1-2 s); the
-DP itself takes well under a second (no layer holds more than 54 states). What each part is
-worth, measured on europe41: the distance bounds alone (no per-size minima) raise the root
-bound from 23917 to 30669 and reach a proved gap of 3.1 % in 120 s (closing 9, 430 thousand
-states a layer); the per-size minima with link counts only prove the optimum with 1,499
-states; both together with 636. On europe30 the distance bounds alone prove it in 3 s
-(9,328 states, root bound 12468).
+nodes, 10-15 s; sizes 24 to 34 take most), then the merged-beam incumbent (1.5-2.5 s, 32535;
+the DP finds 32534); the DP itself takes about 0.2 s (no layer holds more than 54 states).
+What each part is worth on europe41: the distance bounds alone (``minima=False``) raise the
+root bound from 23917 to 30610 and reach 31548..32535 (gap 3.0 %) after 62 s of a 120 s limit
+(closing 7, 233,585 states a layer, each layer about 2.5 times the last and taking 3 times
+longer: the next was predicted past the limit); the per-size minima with link counts only
+(``bound="simple"``) prove the optimum with 1,499 states; both together with 636. On europe30
+the distance bounds alone prove it in about 3 s (9,328 states, root bound 12468). The same
+run proves networkx's karate club graph (34 cities) optimal at 13616 in about 2 s (merged
+beam 13643). The per-size minima were checked by plain enumeration for europe41's sizes 1-12
+and 38-40, and for every size of europe30 up to 14.
 
 A fix that came with this: the time of the first layers used to include compiling the loops,
 so a fresh checkout's first run predicted the next layer far past its time limit and stopped
