@@ -29,10 +29,16 @@ sequences that reach a gateway count; the **value** (fewest cuts that contain th
 deepening ``H`` from a min-cut lower bound (the fewest links that separate *some* region
 node from the gateways: the removed links finally separate the node where the agent ends),
 where a sequence that is still free after ``H`` turns counts too; the proposer's first two
-tree levels take every agent reply (:class:`Proposer`). Under ``ep1`` the first upper
+tree levels take every agent reply (:class:`Proposer`). Under ``ep1`` the value is first
+asked of an exact search (:mod:`.skynet_fewest`: iterative deepening over positions with a
+tempo bound and forced cuts) while its cost grows slowly: it settles the official maps
+01-03 outright (a few ms), refutes map 04 up to 7 cuts in about 2.5 s, and yields to SAT
+at once on map 05, where its bound is weak; a refutation it proves comes with the agent's
+escape when that answers at most ESCAPE_MAX_NODES positions. Then the first upper
 bound (and the verdict's certificate, when one is won) comes from a fence
-(:mod:`.skynet_fence`: the Episode 2 game inside a set of nodes), and each ``H`` is first
-tried by a containment search (:mod:`.skynet_contain`), both checked like every strategy;
+(:mod:`.skynet_fence`: the Episode 2 game inside a set of nodes; it stops at the exact
+search's lower bound), and each ``H`` is first tried by the exact search, while it lasts,
+then by a containment search (:mod:`.skynet_contain`), both checked like every strategy;
 when no fence is won the verdict is decided as usual. Under
 ``ep2`` only gateway links can be cut and the agent roams its component freely, so
 containment needs every gateway link of that component cut: the value is that number
@@ -73,6 +79,7 @@ from puzzleproof.encoders.skynet_certify import (NoCertificate, PlayerStrategy, 
                                                  player_certificate)
 from puzzleproof.encoders.skynet_contain import ContainSearch
 from puzzleproof.encoders.skynet_fence import FenceSearch, fenced_map
+from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime
 from puzzleproof.encoders.skynet_table import TableSearch
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import strategy_depth
@@ -89,6 +96,18 @@ FENCE_MAX_EVALUATIONS = 1500  # fences decided by the fence search (30-60 ms eac
 FENCE_MAX_SECONDS = 20.0  # the fence search's share, with no time limit or a long one
 FENCE_DECIDE_SECONDS = 2.0  # at most per fence (most take 10-60 ms; a few 0.5-1 s on 06)
 FENCE_PATIENCE = 300  # moves tried without a smaller boundary before it stops
+# the exact fewest-cuts search (:mod:`.skynet_fewest`) at each ep1 horizon, first: at most
+# EXACT_GROWTH times the positions of the last horizon (plus EXACT_SLACK, and never more
+# than a tenth of the time left, a twentieth before the fence search); once it runs out
+# after the fence search it is not asked again. Its cost grows
+# about 15-20x a horizon where its tempo bound bites (map 04: 532 positions at 6 cuts,
+# 8,700 more at 7) and several hundred times where it does not (map 05: 4 positions at 3
+# cuts, 3,400 at 4), so there it yields to the fence search and SAT at once
+EXACT_GROWTH = 25
+EXACT_SLACK = 500
+EXACT_BY = ("exact search (puzzleproof.encoders.skynet_fewest): no strategy contains the "
+            "agent within {h} cuts; the refutation answers every cut and is not written "
+            "(the search is checked against brute force on small maps in the tests)")
 
 # -- the questions ---------------------------------------------------------------------
 
@@ -96,7 +115,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
           horizon: int | None = None, time_limit: float | None = None,
           conflicts: int | None = None, solver: str = DEFAULT_SOLVER,
           certificate: bool = True, cache: SolverCache | None = None,
-          on_progress: Callable[[str], None] | None = None) -> Result:
+          on_progress: Callable[[str], None] | None = None, exact: bool = True) -> Result:
     """Decide the game from ``start`` (default: the map's start).
 
     - default: the verdict, WIN or LOSS, with the winner's strategy as a certificate;
@@ -105,6 +124,8 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     - ``horizon``: only "can the player contain the agent within ``horizon`` cuts?" (WIN
       or LOSS for that bounded game).
 
+    ``exact=False`` leaves out the exact fewest-cuts search (:mod:`.skynet_fewest`) of
+    ``ep1`` values (to see what the fence search, the containment search and SAT do alone).
     A spent limit gives UNKNOWN with the bounds proved so far in ``answer``. ``cache`` (a
     :class:`SolverCache`) shares reductions and refuters between calls on the same map, as
     for every start of a map.
@@ -247,7 +268,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         st["check_ok"] = chk["ok"]  # False would be a bug here
         return c, chk, strategy_depth(m, rule, s, c) if chk["ok"] else h
 
-    def fence_bound() -> tuple[dict | None, dict | None, int, dict] | None:
+    def fence_bound(floor: int) -> tuple[dict | None, dict | None, int, dict] | None:
         """The best fence :mod:`.skynet_fence` finds in its share of the time (an eighth
         of what is left, at most FENCE_MAX_SECONDS), as a player strategy for the real
         map (checked there) with the cuts it needs and a description for the answer;
@@ -276,7 +297,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
 
         say("fence search (Episode 2 games inside fences)")
         fs = FenceSearch(m, s, wins, seed=s)
-        floor = max(1, min(red.min_cuts().values()))  # no strategy contains with fewer
+        # ``floor``: no strategy contains with fewer (the exact search's or the min cut's)
         best = fs.run(deadline, FENCE_MAX_EVALUATIONS, FENCE_PATIENCE, floor)
         st = stats["fence_search"] = {"fences_decided": fs.evaluations, "boundary": None,
                                       "seconds": round(time.monotonic() - t1, 4),
@@ -306,9 +327,73 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         st["seconds"] = round(time.monotonic() - t1, 4)
         return cert, chk, strategy_depth(m, rule, s, cert), about
 
+    fewest: FewestCuts | None = None  # built on first use, its table kept across horizons
+    last_exact = 0  # positions of the last horizon it settled
+    exact_spent = False
+
+    def exact_search(h: int, first: bool = False
+                     ) -> tuple[bool, dict | None, dict | None] | None:
+        """"Contain within ``h`` cuts?" by the exact search (:mod:`.skynet_fewest`, ep1):
+        (answer, the winning strategy and its check when yes), or None when it ran out of
+        its share (then, unless ``first``: before the fence search, it is not asked
+        again)."""
+        nonlocal fewest, last_exact, exact_spent
+        if exact_spent or rule != "ep1" or not exact:
+            return None
+        if fewest is None:
+            fewest = FewestCuts(red)
+            stats["exact_search"] = {"settled": [], "positions": 0, "seconds": 0.0}
+        st = stats["exact_search"]
+        t1 = time.monotonic()
+        deadline = None
+        if budget.deadline is not None:
+            deadline = t1 + (budget.deadline - t1) / (20 if first else 10)
+        say(f"exact search, {h} cuts")
+        before = fewest.positions
+        try:
+            won = fewest.contains(s, fewest.full, h, deadline,
+                                  EXACT_GROWTH * last_exact + EXACT_SLACK)
+        except OutOfTime:
+            exact_spent = not first
+            won = None
+        if won is not None:
+            last_exact = fewest.positions - before
+        st["positions"] = fewest.positions
+        seconds = time.monotonic() - t1
+        st["seconds"] = round(st["seconds"] + seconds, 4)
+        if won is None:
+            st["ran_out_at"] = h
+            return None
+        st["settled"].append({"H": h, "contained": won, "positions": last_exact,
+                              "seconds": round(seconds, 4)})
+        if not won or not certificate:
+            return won, None, None
+        c = fewest.certificate(s)
+        chk = _certify.check(m, rule, s, c, True, budget.deadline)
+        st["check_ok"] = chk["ok"]  # False would be a bug here
+        return (True, c, chk) if chk["ok"] else None
+
+    def exact_lower(h: int) -> dict:
+        """``answer["lower_bound"]`` for "contain within ``h``" refuted by the exact search:
+        the agent's escape written from it and replayed when it answers at most
+        ESCAPE_MAX_NODES positions, else the method named."""
+        out: dict[str, Any] = {"horizon": h, "by": EXACT_BY.format(h=h)}
+        if not certificate or fewest is None or budget.spent():
+            return out
+        try:
+            esc = fewest.escape(s, h, ESCAPE_MAX_NODES, budget.deadline)
+            chk = _certify.check(m, rule, s, esc, False, budget.deadline)
+        except (OutOfTime, NoCertificate):
+            out["note"] = (f"the escape answers more than {ESCAPE_MAX_NODES} positions or "
+                           "the limit came first; not written")
+            return out
+        out.update(escape=esc, check=chk)
+        return out
+
     try:
         return _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert,
-                          loss_cert, escape_cert, upper_search, fence_bound, quick_cert)
+                          loss_cert, escape_cert, upper_search, fence_bound, quick_cert,
+                          exact_search, exact_lower)
     except NoCertificate:
         found = answer.pop("verdict", None)
         answer.pop("value", None)
@@ -318,7 +403,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
 
 
 def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, loss_cert,
-               escape_cert, upper_search, fence_bound, quick_cert):
+               escape_cert, upper_search, fence_bound, quick_cert, exact_search, exact_lower):
     """The question asked of :func:`solve`, answered with its helpers."""
 
     if not red.threat:  # no gateway can be reached: contained before any cut
@@ -350,7 +435,34 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
     # ep1 values: a won fence (an Episode 2 game inside a set of nodes) contains the agent,
     # so its strategy proves the verdict WIN too, and is usually far smaller than the
     # verdict strategy (05: 15 cuts and 8,412 positions, not 22 cuts and 50,674)
-    fence = fence_bound() if value and rule == "ep1" else None
+    mc = red.min_cuts()
+    lower = max(1, min(mc.values()))  # the fewest links that separate any region node
+    refuted = None  # the last "contain within H?" answered no: the lower bound's proof
+    if value and rule == "ep1":
+        # the exact search first, while it is fast (:func:`solve`'s exact_search): it often
+        # settles the value outright, and its lower bound stops the fence search early
+        while lower <= red.K:
+            exact = exact_search(lower, first=True)
+            if exact is None:
+                break
+            if exact[0]:
+                answer.update(verdict="WIN", value=lower, value_lower=lower,
+                              value_upper=lower, upper_bound={
+                                  "by": "exact search (skynet_fewest)", "cuts": lower})
+                answer["lower_bound"] = (
+                    exact_lower(lower - 1) if refuted else {
+                        "horizon": lower - 1, "by": "minimum cut (Gomory-Hu), no agent "
+                        "strategy needed"})
+                chk = exact[2]
+                lb_chk = answer["lower_bound"].get("check")
+                if lb_chk is not None and lb_chk["ok"] is False:  # would be a bug
+                    chk = {"ok": False, "violations": ["the escape behind the lower bound: "
+                                                       + v for v in lb_chk["violations"]],
+                           "by": lb_chk["by"]}
+                return result(Status.WIN, exact[1], chk)
+            refuted = "exact"
+            lower += 1
+    fence = fence_bound(lower) if value and rule == "ep1" else None
     if fence is not None:
         answer["verdict"] = "WIN"
         cert, chk, upper, about = fence
@@ -389,12 +501,18 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
     # "contain within H?" proves value > H. Each horizon is decided from scratch (seeding a
     # horizon with the last one's lines made the proposer's tree grow: 05 at H = 6 took
     # 105 s, not 4 s).
-    mc = red.min_cuts()
-    lower = max(1, min(mc.values()))
     best_cert, best_chk = cert, chk
     H = lower
-    refuted = None  # the last "contain within H?" answered no: the lower bound's proof
     while H < upper:
+        exact = exact_search(H)  # settles small horizons faster than SAT on most maps
+        if exact is not None and exact[0]:
+            upper, best_cert, best_chk = H, exact[1], exact[2]
+            answer["upper_bound"] = {"by": "exact search (skynet_fewest)", "cuts": upper}
+            break
+        if exact is not None:
+            refuted = "exact"
+            H += 1
+            continue
         found = upper_search(H)
         if found:
             c2, chk2, depth = found
@@ -407,6 +525,8 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
         dd = run(H, True, None, mc)
         if dd.status == LIMIT:
             answer.update(value_lower=H, value_upper=upper)
+            if refuted == "exact":
+                answer["lower_bound"] = exact_lower(H - 1)
             return result(Status.UNKNOWN, best_cert, best_chk,
                           f"limit reached: the value is between {H} and {upper}")
         if dd.status == HOLDS:
@@ -417,7 +537,13 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
         refuted = dd
         H += 1
     answer.update(value=upper, value_lower=upper, value_upper=upper)
-    if refuted is not None:  # value > upper - 1: the agent's escape, replayed
+    if refuted == "exact":
+        answer["lower_bound"] = lb = exact_lower(upper - 1)
+        if lb.get("check") is not None and lb["check"]["ok"] is False:  # would be a bug
+            best_chk = {"ok": False, "violations": ["the escape behind the lower bound: "
+                                                    + v for v in lb["check"]["violations"]],
+                        "by": lb["check"]["by"]}
+    elif refuted is not None:  # value > upper - 1: the agent's escape, replayed
         esc, esc_chk = escape_cert(refuted)
         answer["lower_bound"] = {"horizon": refuted.horizon, "escape": esc,
                                  "check": esc_chk}

@@ -1,0 +1,202 @@
+"""The exact fewest-cuts search for Skynet ``ep1`` (encoders/skynet_fewest.py): its value
+against an independent brute force (the explicit-state minimax of verify/skynet_explicit.py
+and a tiny minimax written here on the rules of models/skynet.py), its strategies and
+escapes replayed by the rules-only checker, its prunings on the maps that motivate them,
+and its place in ``solve skynet --rule ep1 --min-cuts`` (limits honoured)."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from functools import lru_cache
+
+import pytest
+
+from puzzleproof.cli import main
+from puzzleproof.encoders.skynet_cegar import Reduced
+from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime
+from puzzleproof.encoders.skynet_sat import solve as sat_solve
+from puzzleproof.models.skynet import (SkynetMap, agent_moves, legal_cuts, norm,
+                                       outcome)
+from puzzleproof.models.skynet_strategy import (check_agent_escape, check_player_strategy,
+                                                strategy_depth)
+from puzzleproof.verify.skynet_explicit import ExplicitSolver
+from tests.conftest import shared_path
+from tests.test_skynet import OFFICIAL
+
+
+def official(prefix: str) -> SkynetMap:
+    from puzzleproof.formats.skynet import read_map
+    name = next(k for k in OFFICIAL if k.startswith(prefix))
+    return read_map(shared_path(f"instances/skynet/ep2/{name}.txt").read_text(), name)
+
+INF = float("inf")
+
+
+def random_map(rng: random.Random, n: int) -> SkynetMap:
+    links = {norm(rng.randrange(v), v) for v in range(1, n)}
+    for _ in range(rng.randint(0, n)):
+        u, v = rng.sample(range(n), 2)
+        links.add(norm(u, v))
+    gates = frozenset(rng.sample(range(1, n), rng.randint(1, max(1, n // 3))))
+    return SkynetMap(n, tuple(sorted(links)), gates, start=0)
+
+
+def minimax_value(m: SkynetMap) -> float:
+    """Fewest cuts that contain the agent against every reply, by plain minimax over the
+    rules' own State (no pruning, no reduction): INF when the agent can win."""
+
+    @lru_cache(maxsize=None)
+    def value(state) -> float:
+        best = INF
+        for cut in legal_cuts(state, "ep1"):
+            after = state.cut(cut)
+            if outcome(after) == "WIN":
+                return 1
+            worst = 0.0
+            for w in agent_moves(after):
+                moved = after.move(w)
+                worst = max(worst, INF if outcome(moved) == "LOSS" else value(moved))
+                if worst >= best - 1:
+                    break
+            best = min(best, 1 + worst)
+        return best
+
+    s = m.initial_state()
+    return 0 if outcome(s) == "WIN" else value(s)
+
+
+def fewest(m: SkynetMap) -> tuple[FewestCuts, int | None]:
+    fc = FewestCuts(Reduced(m, "ep1", m.start))
+    lower, val = fc.value(m.start)
+    return fc, val
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_value_agrees_with_explicit_search_on_random_maps(seed):
+    """150 random winnable maps of 4-9 nodes per seed: the same value as the explicit
+    minimax; every strategy replays and needs exactly that many cuts; every escape from
+    one cut fewer replays."""
+    rng = random.Random(seed)
+    done = escapes = 0
+    values = set()
+    while done < 150:
+        m = random_map(rng, rng.randint(4, 9))
+        ex = ExplicitSolver(m, "ep1", max_nodes=20_000)
+        try:
+            want = ex.value(0, (1 << len(ex.g.cuttable)) - 1)
+        except Exception:  # the brute force's budget: skip the map
+            continue
+        if want == INF:
+            continue
+        done += 1
+        fc, got = fewest(m)
+        assert got == want, m
+        values.add(got)
+        if got == 0:
+            continue
+        cert = fc.certificate(0)
+        assert check_player_strategy(m, "ep1", 0, cert) == [], m
+        assert strategy_depth(m, "ep1", 0, cert) == want, m
+        if got >= 2:
+            esc = fc.escape(0, got - 1, max_nodes=5000)
+            assert check_agent_escape(m, "ep1", 0, esc) == [], m
+            escapes += 1
+    assert len(values) >= 3 and escapes > 15  # more than trivial values are exercised
+
+
+def test_value_agrees_with_a_tiny_minimax_on_the_rules():
+    """A second brute force, on the rules' own states (models/skynet.py), shares nothing
+    with either solver."""
+    rng = random.Random(11)
+    done = 0
+    while done < 60:
+        m = random_map(rng, rng.randint(4, 7))
+        if len(m.links) > 10:
+            continue
+        want = minimax_value(m)
+        if want == INF:
+            continue
+        done += 1
+        assert fewest(m)[1] == want, m
+
+
+def test_two_level_star_is_not_cut_by_the_start_min_cut():
+    """Five spokes 0-b-c-gateway: the minimum cut at the start is 5 but 3 cuts contain
+    the agent (it must step onto a spoke). The tempo bound looks at every node within
+    reach, not at the start alone."""
+    links = []
+    for i in range(5):
+        b, c = 1 + 2 * i, 2 + 2 * i
+        links += [(0, b), (b, c), (c, 11)]
+    m = SkynetMap(12, tuple(links), frozenset({11}), start=0)
+    fc, val = fewest(m)
+    assert val == 3
+    assert not fc.contains(0, fc.full, 2) and fc.contains(0, fc.full, 3)
+
+
+def test_forced_cut_and_two_gateway_links():
+    # the agent next to two gateways over uncut links is lost whatever the budget
+    m = SkynetMap(3, ((0, 1), (0, 2)), frozenset({1, 2}), start=0)
+    fc = FewestCuts(Reduced(m, "ep1", 0))
+    assert not fc.contains(0, fc.full, 5)
+    # next to one: cutting it contains the agent (1 cut)
+    m = SkynetMap(3, ((0, 1), (1, 2)), frozenset({1}), start=0)
+    assert fewest(m)[1] == 1
+
+
+def test_limits_raise_and_keep_what_was_learnt():
+    m = official("05")
+    fc = FewestCuts(Reduced(m, "ep1", m.start))
+    with pytest.raises(OutOfTime):
+        fc.contains(m.start, fc.full, 6, max_positions=50)
+    t0 = time.monotonic()
+    with pytest.raises(OutOfTime):
+        fc.contains(m.start, fc.full, 6, deadline=time.monotonic() + 0.2)
+    assert time.monotonic() - t0 < 2
+    lower, val = fc.value(m.start, deadline=time.monotonic() + 0.2)
+    assert val is None and lower >= 1
+
+
+def test_official_small_maps_values():
+    """ep1 values of the official maps 01-03 and 06 (agreeing with the SAT solver's)."""
+    for prefix, want in {"01": 4, "02": 4, "03": 3, "06": 5}.items():
+        assert fewest(official(prefix))[1] == want, prefix
+
+
+def test_solve_min_cuts_uses_it_and_proves_both_sides():
+    """``solve`` under ep1: the exact search settles map 03 (3 cuts) at once, with the
+    player's strategy and the agent's escape from 2 cuts, both replayed."""
+    m = official("03")
+    r = sat_solve(m, "ep1", value=True, time_limit=30)
+    assert r.status.value == "WIN" and r.answer["value"] == 3 and r.check["ok"]
+    assert r.answer["upper_bound"]["by"].startswith("exact search")
+    lb = r.answer["lower_bound"]
+    assert lb["horizon"] == 2 and lb["check"]["ok"]
+    assert check_agent_escape(m, "ep1", m.start, lb["escape"]) == []
+    assert r.stats["exact_search"]["settled"][-1] == {
+        "H": 3, "contained": True, "positions": r.stats["exact_search"]["settled"][-1][
+            "positions"], "seconds": r.stats["exact_search"]["settled"][-1]["seconds"]}
+
+
+def test_solve_min_cuts_honours_the_time_limit_on_the_complex_mesh(capsys):
+    """Map 05 under ep1 is open: a short limit gives UNKNOWN with proved bounds, on time."""
+    m = official("05")
+    t0 = time.monotonic()
+    r = sat_solve(m, "ep1", value=True, time_limit=4)
+    assert time.monotonic() - t0 < 12
+    assert r.status.value == "UNKNOWN"
+    lo, hi = r.answer["value_lower"], r.answer["value_upper"]
+    assert 1 <= lo <= 9 and hi >= 9  # the value is at least 9 (SAT refutes 8 in minutes)
+    if r.certificate is not None:  # the upper bound's strategy, replayed
+        assert r.check["ok"]
+        assert strategy_depth(m, "ep1", m.start, r.certificate) == hi
+
+
+def test_cli_min_cuts_json(capsys):
+    m = shared_path(f"instances/skynet/ep2/{OFFICIAL[0]}.txt")
+    code = main(["solve", "skynet", str(m), "--rule", "ep1", "--min-cuts", "--json",
+                 "--time-limit", "30"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["answer"]["value"] == 4
