@@ -72,6 +72,14 @@ With a time limit the set-up takes at most half of it (the incumbent a quarter, 
 minima the rest of that half, cheap sizes first). europe41 with a limit of 10 s: UNKNOWN, gap
 1.2-4 % (28 sizes' minima); 15 s: gap 0.5 %; 20 s: OPTIMAL (30 sizes, 2,856 states).
 
+Reach, on maps of ``generate.cityclose.random_map`` (seed = size, limit 120 s, load 4):
+grids with holes of 45 and 55 cities are proved (6 s and 49 s); Delaunay maps of 45, 55 and
+63 cities (2.7 links a city) are not: the per-size minima finish only up to size 24-27 within
+the set-up's 60 s (short distances make many sets look alike to their bound), leaving gaps of
+2.4 %, 4.5 % and 4.9 %; a perturbed ring of 55 cities keeps a gap of 12 % with every minimum
+known (the bound did not rise above the sum of the minima; whether the incumbent or the
+bound is the weak side there was not measured).
+
 A fix that came with this: the time of the first layers used to include compiling the loops,
 so a fresh checkout's first run predicted the next layer far past its time limit and stopped
 at once (UNKNOWN after one closing of europe30 with 300 s to go). The loops are now compiled
