@@ -27,7 +27,7 @@ start of maps 01-04 (10 PROVED, 27 unwinnable; 04 alone 768 program runs, 127 s)
 Usage:
     python benchmarks/skynet_bots.py                    # sections 1-3
     python benchmarks/skynet_bots.py --adversary [--limit S] [--bots B,B] [--maps 05,06]
-    python benchmarks/skynet_bots.py --target [--far-limit S]
+    python benchmarks/skynet_bots.py --target [--far-limit S] [--no-fork]
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def adversary_table(limit: float, jobs: int = 2, bots=("ep2-article", "ep2-slack
               f"{sum(r['lines']) / len(r['lines']):10.1f} {max(r['lines']):9}")
 
 
-def external_target(far_limit: float) -> None:
+def external_target(far_limit: float, fork: bool = True) -> None:
     """Section 5: an external Python bot judged by the adversary over the six maps."""
     import subprocess
     import tempfile
@@ -107,7 +107,7 @@ def external_target(far_limit: float) -> None:
     files = sorted((SHARED / "ep2").glob("*.txt"))
     print("5. An external Python bot (benchmarks/skynet_slack_bot.py, run by "
           f"{sys.executable}) judged with --agent worst over every start of the six maps, "
-          "-j 2")
+          "-j 2, " + ("forked where lines branch" if fork else "--no-fork: a fresh run a line"))
     total = 0.0
     counts: dict = {}
     for group, limit in ((files[:4], 120.0), (files[4:], far_limit)):
@@ -117,7 +117,8 @@ def external_target(far_limit: float) -> None:
             subprocess.run([sys.executable, "-m", "puzzleproof", "skynet", "referee",
                             *map(str, group), "--all-starts", "--agent", "worst",
                             "--bot-cmd", f"slack={sys.executable} {bot}", "-j", "2",
-                            "--time-limit", str(limit), "-q", "-o", str(out)],
+                            "--time-limit", str(limit), "-q", "-o", str(out)]
+                           + ([] if fork else ["--no-fork"]),
                            stdout=subprocess.DEVNULL, check=False)
             secs = time.monotonic() - t0
             total += secs
@@ -128,20 +129,22 @@ def external_target(far_limit: float) -> None:
                 key = Path(r["instance"].split("@")[0]).stem
                 st = r.get("stats") or {}
                 c = counts.setdefault(key, {"PROVED": 0, "BEATEN": 0, "UNWINNABLE": 0,
-                                            "UNKNOWN": 0, "lines": 0, "runs": 0,
+                                            "UNKNOWN": 0, "lines": 0, "runs": 0, "forks": 0,
                                             "solver": 0.0, "seconds": 0.0, "limit": limit})
                 c[st.get("adversary") or "UNKNOWN"] += 1
                 c["lines"] += st.get("lines") or 0
                 c["runs"] += st.get("replays") or 0
+                c["forks"] += (r.get("answer") or {}).get("forks") or 0
                 c["solver"] += st.get("solver_seconds") or 0.0
                 c["seconds"] += r.get("wall_time") or 0.0
             print(f"   maps {', '.join(f.stem[:2] for f in group)} ({limit:g} s a start): "
                   f"{secs:.1f} s wall", flush=True)
     print(f"{'map':32} {'limit':>5} {'PRV':>4} {'BEAT':>4} {'UNW':>4} {'UNK':>4} | "
-          f"{'lines':>6} {'runs':>6} | {'search s':>8} {'solver s':>8}")
+          f"{'lines':>6} {'runs':>6} {'forks':>6} | {'search s':>8} {'solver s':>8}")
     for key, c in counts.items():
         print(f"{key[:32]:32} {c['limit']:5g} {c['PROVED']:>4} {c['BEATEN']:>4} "
-              f"{c['UNWINNABLE']:>4} {c['UNKNOWN']:>4} | {c['lines']:>6} {c['runs']:>6} | "
+              f"{c['UNWINNABLE']:>4} {c['UNKNOWN']:>4} | {c['lines']:>6} {c['runs']:>6} "
+              f"{c['forks']:>6} | "
               f"{c['seconds']:8.1f} {c['solver']:8.1f}")
     first4 = sum(c["UNKNOWN"] for k, c in counts.items() if k[:2] in ("01", "02", "03", "04"))
     print(f"   total {total:.1f} s (target <= 300 s); UNKNOWN on the first four maps: {first4} "
@@ -164,7 +167,7 @@ def main() -> int:
         if "--target" in args:
             far = (float(args[args.index("--far-limit") + 1]) if "--far-limit" in args
                    else 8.0)
-            external_target(far)
+            external_target(far, fork="--no-fork" not in args)
         return 0
     maps = load_maps()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")

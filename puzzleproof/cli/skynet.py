@@ -484,6 +484,11 @@ def skynet_play(bot_name: str) -> None:
 @click.option("--per-line", is_flag=True,
               help="Worst-case agent: judge every line on its own instead of merging lines "
                    "that reach the same position (for bots that decide from their history).")
+@click.option("--no-fork", is_flag=True,
+              help="Worst-case agent: run a program afresh from the start for every line. "
+                   "By default a Python script (python3 bot.py) runs under a small host that "
+                   "forks it where lines branch, so lines share the run of their common "
+                   "prefix; a line lost in a forked run is confirmed by a fresh run.")
 @json_option
 @output_option("One game: its record (JSON); against the worst-case agent, the losing line, "
                "or the bot's strategy certificate when it is PROVED. A batch: JSONL records, "
@@ -495,13 +500,14 @@ def skynet_play(bot_name: str) -> None:
 @quiet_option
 def skynet_referee(maps, agent_names, bot_names, bot_cmds, rule, start, all_starts, tiebreak,
                    seed, move_timeout, init_timeout, memory_limit, time_limit, max_replays,
-                   per_line, as_json, output, force, resume, jobs, quiet) -> None:
+                   per_line, no_fork, as_json, output, force, resume, jobs, quiet) -> None:
     """Referee Skynet games: our bots, or any programs speaking the protocol, against agent
     models, over maps x starts x agents. Exit 0 if every game is won, 1 if any is lost.
 
     \b
     --agent worst is the worst case: every agent reply is searched against the bot
-    (a program is rerun from the start for each line), cut short where the exact
+    (a program is rerun from the start for each line; a Python script is forked
+    where lines branch instead, see --no-fork), cut short where the exact
     solver proves the bot's position lost. Per bot and start: PROVED (no agent
     beats it; its cuts form a strategy certificate that 'check skynet' replays),
     BEATEN (a start it could win, lost: the line), UNWINNABLE (no bot wins there;
@@ -574,7 +580,8 @@ def skynet_referee(maps, agent_names, bot_names, bot_cmds, rule, start, all_star
     target = Path(output) if output else None
     limits = {"move_timeout": move_timeout or 0.150, "init_timeout": init_timeout or 1.0,
               "memory_limit": memory_limit}
-    worst = {"per_line": per_line, "max_lines": max_replays, "time_limit": time_limit}
+    worst = {"per_line": per_line, "max_lines": max_replays, "time_limit": time_limit,
+             "fork": not no_fork}
     if len(games) > 1:
         raise Exit(_referee_batch(loaded, starts_of, bots, agents, tiebreak, seed, rule, target,
                                   resume, jobs, as_json, quiet, externals, limits, worst=worst))
@@ -612,7 +619,8 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
     worst = worst or {}
     kind = games_kind(bots, agents, tiebreak, seed, rule, external=externals or {},
                       per_line=worst.get("per_line", False),
-                      max_lines=worst.get("max_lines"), **(limits or {}))
+                      max_lines=worst.get("max_lines"), fork_lines=worst.get("fork", True),
+                      **(limits or {}))
     instances = game_instances(maps, starts_of)
     progress = progress_bar(quiet or as_json)
     with progress:

@@ -21,12 +21,18 @@ from puzzleproof.errors import InputError
                    "named; played against the agent models of --agent.")
 @click.option("--agent", "agent_names", default="article,nearest", show_default=True,
               help="With --bot-cmd: the agent models the programs play against; worst is "
-                   "the adversary (every agent line searched, the program rerun per line).")
+                   "the adversary (every agent line searched; the program rerun per line, or "
+                   "forked where lines branch for a Python script).")
 @click.option("--max-replays", type=click.IntRange(1), default=None,
               help="The worst-case agent's most lines per bot and start; UNKNOWN beyond.")
 @click.option("--per-line", is_flag=True,
               help="The worst-case agent judges every line on its own (no merging of lines "
                    "that reach the same position).")
+@click.option("--no-fork", is_flag=True,
+              help="Worst-case agent: run a program afresh from the start for every line. "
+                   "By default a Python script (python3 bot.py) runs under a small host that "
+                   "forks it where lines branch, so lines share the run of their common "
+                   "prefix; a line lost in a forked run is confirmed by a fresh run.")
 @click.option("--rule", type=click.Choice(("ep1", "ep2")), default=None,
               help="The rule of every game (default: the rule of a map's evidence file, "
                    "else ep2).")
@@ -43,7 +49,8 @@ from puzzleproof.errors import InputError
               help="MB an external program may use.")
 @json_option
 @quiet_option
-def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_line, rule,
+def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_line, no_fork,
+                      rule,
                       all_starts, output, force,
                       resume, jobs, time_limit, move_timeout, init_timeout, memory_limit,
                       as_json, quiet) -> None:
@@ -57,7 +64,8 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_li
     ('puzzleproof render skynet MAP --game RECORDS.jsonl' draws it). External programs
     (--bot-cmd) play the agent models of --agent; a lost game on a proved-winnable
     start is reported with the program's stderr. With --agent worst a program meets
-    the same adversary (rerun from the start for each line): per start PROVED,
+    the same adversary (rerun from the start for each line, or forked where lines
+    branch for a Python script; --no-fork): per start PROVED,
     BEATEN (with the line), lost because unwinnable, or UNKNOWN at the limits.
 
     \b
@@ -148,7 +156,7 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_li
                                   jobs, as_json, quiet, externals, limits,
                                   time_limit=time_limit,
                                   worst={"per_line": per_line, "max_lines": max_replays,
-                                         "time_limit": time_limit})
+                                         "time_limit": time_limit, "fork": not no_fork})
             worst = max(worst, code)
         if the_rule == "ep1":  # Episode 1: the bots' cuts against the fewest, per start
             bots = [c for c in chosen if c in BOTS and not c.startswith("exact")]

@@ -21,6 +21,7 @@ def referee_worst(m, st, who, externals, rule, limits, worst, jobs, target, forc
 
     if who in externals:
         player = ProgramPlayer(who, externals[who], parallel=max(1, jobs or cores()),
+                               fork_lines=None if worst.get("fork", True) else False,
                                **limits)
         rule = rule or "ep2"
     else:

@@ -167,7 +167,7 @@ class ExternalProgram:
         memory_limit: megabytes of address space (``RLIMIT_AS``) for the program and each of
             its children; ``None`` for no limit.
         stderr_keep: how many bytes of stderr to keep.
-        cwd, env: as for :class:`subprocess.Popen`.
+        cwd, env, pass_fds: as for :class:`subprocess.Popen`.
 
     Use as a context manager, or call :meth:`close` in a ``finally``; the program starts in
     the constructor.
@@ -176,7 +176,7 @@ class ExternalProgram:
     def __init__(self, command: str | Sequence[str], *,
                  memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB,
                  stderr_keep: int = STDERR_KEEP_BYTES, cwd: str | None = None,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, pass_fds: Sequence[int] = ()) -> None:
         self.notes = _check_platform()
         self.command = parse_command(command)
         self.memory_limit = memory_limit if memory_limit else None
@@ -197,7 +197,8 @@ class ExternalProgram:
             self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          bufsize=0, start_new_session=True,
-                                         preexec_fn=preexec, cwd=cwd, env=env)
+                                         preexec_fn=preexec, cwd=cwd, env=env,
+                                         pass_fds=tuple(pass_fds))
         except (OSError, subprocess.SubprocessError) as exc:
             self._closed = True
             what = getattr(exc, "strerror", None) or str(exc)

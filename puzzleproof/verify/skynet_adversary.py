@@ -31,18 +31,18 @@ never PROVED.
 
 from __future__ import annotations
 
-import copy
 import threading
 import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from puzzleproof.models.skynet import (GameRecord, Link, SkynetMap, State, Turn, agent_moves,
                                        check_cut, norm, outcome, replay)
 from puzzleproof.models.skynet_strategy import CheckLimit, check_player_strategy
-from puzzleproof.verify.skynet_bots import Bot, make_bot
+from puzzleproof.verify.skynet_sessions import (BotPlayer, ProgramPlayer, _Failed,
+                                                _Session)
 
 __all__ = ["AdversaryResult", "Oracle", "BotPlayer", "ProgramPlayer", "adversary", "VERDICTS"]
 
@@ -148,132 +148,6 @@ def oracle_for(m: SkynetMap, rule: str) -> Oracle:
     return _ORACLES[key]
 
 
-# -- the bot's side: sessions that play one line -------------------------------------------
-
-class _Failed(Exception):
-    """The bot lost without a legal cut (crash, timeout, malformed output...)."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        self.reason, self.detail = reason, detail
-
-
-class _Session:
-    """One run of the bot, turn by turn."""
-
-    stderr: str | None = None
-    #: the bot keeps no state beyond its view of the links: equal positions, equal cuts
-    plain: bool = False
-
-    def ask(self, agent: int) -> tuple[Link, float]:
-        raise NotImplementedError
-
-    def fork(self) -> "_Session | None":
-        return None  # an external program cannot be copied: its lines are replayed
-
-    def close(self) -> None:
-        pass
-
-
-#: the attributes of a bot that keeps no state beyond its view of the graph
-_PLAIN = frozenset({"map", "gates", "graph", "rule", "name"})
-
-
-class _BotSession(_Session):
-    def __init__(self, bot: Bot) -> None:
-        self.bot = bot
-        self.plain = not hasattr(type(bot), "__deepcopy__") and set(vars(bot)) <= _PLAIN
-
-    def ask(self, agent: int) -> tuple[Link, float]:
-        t0 = time.perf_counter()
-        try:
-            cut = self.bot.cut(agent)
-            cut = (int(cut[0]), int(cut[1]))
-        except Exception as exc:  # a failing bot is a verdict
-            raise _Failed("crash", f"{type(exc).__name__}: {exc}") from None
-        return cut, time.perf_counter() - t0
-
-    def fork(self) -> "_Session":
-        bot = self.bot
-        if self.plain:
-            new = copy.copy(bot)  # a plain bot keeps only its view of the graph
-            new.graph = [list(a) for a in bot.graph]
-            return _BotSession(new)
-        return _BotSession(copy.deepcopy(bot))
-
-
-@dataclass
-class BotPlayer:
-    """An in-process bot: ``factory()`` makes a fresh one (default: ours by ``name``)."""
-
-    name: str
-    factory: Callable[[], Bot] | None = None
-    parallel: int = 1
-
-    def open(self, m: SkynetMap) -> _Session:
-        bot = self.factory() if self.factory else make_bot(self.name)
-        bot.reset(m)
-        return _BotSession(bot)
-
-
-class _ProgramSession(_Session):
-    def __init__(self, player: "ProgramPlayer", m: SkynetMap) -> None:
-        from puzzleproof.verify.external import ExternalProgram, ProgramEnded
-
-        self.m, self.player, self.turn = m, player, 0
-        self.prog = None
-        try:
-            self.prog = ExternalProgram(player.command, memory_limit=player.memory_limit)
-        except ProgramEnded as end:
-            self.failed = end
-        else:
-            self.failed = None
-
-    def ask(self, agent: int) -> tuple[Link, float]:
-        from puzzleproof.formats.skynet import init_block
-        from puzzleproof.verify.external import ProgramEnded
-
-        if self.prog is None:
-            raise _Failed(self.failed.reason, self.failed.detail)
-        self.turn += 1
-        first = self.turn == 1
-        limit = self.player.init_timeout if first else self.player.move_timeout
-        why = "init-timeout" if first else "timeout"
-        t0 = time.monotonic()
-        try:
-            self.prog.send((init_block(self.m) if first else "") + f"{agent}\n", limit,
-                           reason=why)
-            line, _ = self.prog.read_line(max(0.0, limit - (time.monotonic() - t0)),
-                                          reason=why)
-        except ProgramEnded as end:
-            raise _Failed(end.reason, end.detail) from None
-        parts = line.split()
-        if len(parts) != 2 or not all(p.lstrip("-").isdigit() and len(p) < 12 for p in parts):
-            raise _Failed("malformed-output", f"expected 'C1 C2' (two node ids), got "
-                                              f"{line[:200]!r}")
-        return (int(parts[0]), int(parts[1])), time.monotonic() - t0
-
-    def close(self) -> None:
-        if self.prog is not None:
-            self.prog.close()
-            self.stderr = self.prog.stderr
-            self.prog = None
-
-
-@dataclass
-class ProgramPlayer:
-    """An external program (CodinGame's protocol), started afresh for every line."""
-
-    name: str
-    command: Sequence[str]
-    move_timeout: float = 0.150
-    init_timeout: float = 1.0
-    memory_limit: float | None = 768
-    parallel: int = 2
-
-    def open(self, m: SkynetMap) -> _Session:
-        return _ProgramSession(self, m)
-
-
 # -- the search ------------------------------------------------------------------------------
 
 @dataclass
@@ -296,6 +170,7 @@ class AdversaryResult:
     checks: int = 0
     rereached: int = 0
     plain: bool = False
+    forks: int = 0
     seconds: float = 0.0
     solver_seconds: float = 0.0
     note: str = ""
@@ -319,8 +194,9 @@ class AdversaryResult:
         if flags:
             bits.append("; the bot is " + " and ".join(flags))
         what = "positions" if self.mode == "position" else "line nodes"
+        forked = f" (and {self.forks} forked at a branch)" if self.forks else ""
         bits.append(f"; {self.positions} {what}, {self.lines} lines, "
-                    f"{self.replays} runs from the start, {self.seconds:.2f} s")
+                    f"{self.replays} runs from the start{forked}, {self.seconds:.2f} s")
         if self.note:
             bits.append(f"; {self.note}")
         return " ".join(bits).replace(" ;", ";")
@@ -333,7 +209,7 @@ class AdversaryResult:
                 "winnable": self.winnable, "nondeterministic": self.nondeterministic,
                 "history_dependent": self.history_dependent, "positions": self.positions,
                 "lines": self.lines, "replays": self.replays, "checks": self.checks,
-                "rereached": self.rereached, "plain": self.plain,
+                "rereached": self.rereached, "plain": self.plain, "forks": self.forks,
                 "seconds": round(self.seconds, 3),
                 "solver_seconds": round(self.solver_seconds, 3), "note": self.note,
                 "record": None if self.record is None else record_to_json(self.record),
@@ -357,7 +233,8 @@ class _Stop(Exception):
 class _Item:
     moves: tuple[int, ...]  # agent moves from the start; the last enters the target
     key: Any  # the target's key
-    fork: tuple | None = None  # in-process: (session, state, turns, line key) to continue
+    fork: tuple | None = None  # a copy to continue: (session, state, turns, line key)
+    plain: bool = False  # run afresh, not forked (a line lost in a forked run, confirmed)
 
 
 @dataclass
@@ -384,7 +261,7 @@ class _Search:
         self.lost: tuple[list[Turn], str, str | None, str | None] | None = None
         self.first_line: list[Turn] | None = None
         self.nondeterministic = False
-        self.lines = self.replays = self.checks = self.rereached = 0
+        self.lines = self.replays = self.checks = self.rereached = self.confirms = 0
         self.plain = False
         self.known: list = []
         self.walk_turn: dict[tuple, int] = {}
@@ -409,11 +286,16 @@ class _Search:
     def run_item(self, item: _Item) -> None:
         """Play one line: replay ``item.moves`` (or continue a copy), then explore."""
         with self.lock:
-            self._limits()
-            if self.max_lines is not None and self.lines >= self.max_lines:
-                self.limit = self.limit or f"--max-replays {self.max_lines}"
-                self.stop = True
-                raise _Stop
+            try:
+                self._limits()
+                if self.max_lines is not None and self.lines >= self.max_lines:
+                    self.limit = self.limit or f"--max-replays {self.max_lines}"
+                    self.stop = True
+                    raise _Stop
+            except _Stop:
+                if item.fork is not None:
+                    item.fork[0].close()
+                raise
             self.lines += 1
         if item.fork is not None:
             sess, state, turns, key = item.fork
@@ -421,7 +303,8 @@ class _Search:
         else:
             with self.lock:
                 self.replays += 1
-            sess = self.player.open(self.m)
+            sess = self.player.open(self.m, plain=item.plain) if item.plain \
+                else self.player.open(self.m)
             state, turns, key, plan = self.m.initial_state(self.start), [], None, deque(item.moves)
         try:
             self._play(sess, state, turns, key, plan)
@@ -429,6 +312,14 @@ class _Search:
             sess.close()
             if self.lost is not None and self.lost[0] is turns and sess.stderr is not None:
                 self.lost = (*self.lost[:3], sess.stderr)
+
+    def close_pending(self) -> None:
+        """Stop the copies still waiting in the queue (forked programs are processes)."""
+        with self.lock:
+            items, self.pending = self.pending, []
+        for item in items:
+            if item.fork is not None:
+                item.fork[0].close()
 
     def _play(self, sess: _Session, state: State, turns: list[Turn], key: Any,
               plan: deque) -> None:
@@ -445,11 +336,11 @@ class _Search:
                 cut, _secs = sess.ask(state.agent)
             except _Failed as f:
                 turns.append(Turn(state.agent, None, None))
-                return self._beaten(turns, f.reason, f.detail)
+                return self._beaten(turns, f.reason, f.detail, sess)
             why = check_cut(m, state, cut, rule)
             if why:
                 turns.append(Turn(state.agent, cut, None))
-                return self._beaten(turns, "illegal-cut", why)
+                return self._beaten(turns, "illegal-cut", why, sess)
             cut = norm(*cut)
             with self.lock:
                 entry = self.table.get(key)
@@ -476,7 +367,7 @@ class _Search:
             if gate is not None:
                 turns.append(Turn(state.agent, cut, gate))
                 return self._beaten(turns, "agent-reached-gateway",
-                                    f"the agent reached gateway {gate}")
+                                    f"the agent reached gateway {gate}", sess)
             with self.lock:
                 self.known = []
                 children, fresh, lost = self._expand(key, cut, state, after, moves, forced)
@@ -543,6 +434,8 @@ class _Search:
         if sess.plain:  # its cut is a function of the position: nothing to check
             self.plain = True
             return True
+        if not sess.copy_checks:
+            return False
         for v, ck in known:
             other = sess.fork()
             if other is None:
@@ -579,7 +472,15 @@ class _Search:
             if self.first_line is None and not partial:
                 self.first_line = list(turns)
 
-    def _beaten(self, turns: list[Turn], reason: str, detail: str | None) -> None:
+    def _beaten(self, turns: list[Turn], reason: str, detail: str | None,
+                sess: _Session | None = None) -> None:
+        if sess is not None and not sess.authoritative:
+            # lost in a forked run: a fresh run of the program replays the line for the record
+            moves = tuple(t.agent_moved_to for t in turns[:-1])
+            with self.lock:
+                self.confirms += 1
+                self.pending.append(_Item(moves, None, None, plain=True))
+            return
         with self.lock:
             if self.first_line is None:
                 self.first_line = list(turns)
@@ -636,7 +537,7 @@ class _Search:
         if not first:
             return None
         self.replays += 1
-        sess = self.player.open(self.m)
+        sess = self.player.open(self.m, plain=True)
         try:
             for t in first:
                 try:
@@ -668,10 +569,12 @@ def adversary(m: SkynetMap, rule: str, start: int, player, *, per_line: bool = F
     solver0 = oracle.seconds
     budget = 5.0 if time_limit is None else max(0.05, min(30.0, time_limit / 2))
     winnable = oracle.player_wins(start, frozenset(m.links), budget)
-    mode_note = ""
+    mode_note = fork_note = ""
     totals = [0, 0, 0, 0]
     history = nondet = False
+    forks0 = getattr(player, "forks", 0)
     while True:
+        forking = getattr(player, "forking", False)
         s = _Search(m, rule, start, player, oracle, per_line, deadline, max_lines)
         s.lines, s.replays, s.checks, s.rereached = totals
         s.pending.append(_Item((), s.key(m.initial_state(start), None, None, None)))
@@ -682,26 +585,39 @@ def adversary(m: SkynetMap, rule: str, start: int, player, *, per_line: bool = F
             except _Stop:
                 pass
             same = s.same_again()
+            if same is False and forking:
+                raise _Switch("the first line, forked and fresh, was answered differently",
+                              False)
             if same is False:
                 s.nondeterministic = True
             if not s.stop:
                 s.drive(max(1, getattr(player, "parallel", 1)))
         except _Switch as sw:
             totals = [s.lines, s.replays, s.checks, s.rereached]
+            s.close_pending()
+            if forking:  # first, rule out the forking itself: fresh runs for every line
+                saved, player.fork_lines = player.fork_lines, False
+                fork_note = f"forked runs set aside ({sw}): every line run afresh"
+                continue
+            if fork_note:  # fresh runs differ too: the bot's own doing; forks are faithful
+                player.fork_lines, fork_note = saved, ""
             what = "non-deterministic" if sw.same_line else "history-dependent"
             mode_note = f"{what}: {sw}; judged line by line"
             history = history or not sw.same_line
             nondet = nondet or sw.same_line
             per_line = True
             continue
+        finally:
+            s.close_pending()
         break
     res = AdversaryResult("UNKNOWN", player.name, rule, start,
                           "per-line" if per_line else "position", winnable,
                           nondeterministic=s.nondeterministic or nondet,
                           history_dependent=history, positions=len(s.table),
                           lines=s.lines, replays=s.replays, checks=s.checks,
-                          rereached=s.rereached, plain=s.plain)
-    notes = [mode_note] if mode_note else []
+                          rereached=s.rereached, plain=s.plain,
+                          forks=getattr(player, "forks", 0) - forks0)
+    notes = [n for n in (fork_note, mode_note) if n]
     if s.lost is not None:
         turns, reason, detail, stderr = s.lost
         record = GameRecord(m, rule, start, turns, "LOSS", reason, bot=player.name,

@@ -90,13 +90,15 @@ def games_kind(bots: list[str], agents: list[str], tiebreak: str = "low", seed: 
                move_timeout: float = DEFAULT_TURN_SECONDS,
                init_timeout: float = DEFAULT_FIRST_TURN_SECONDS,
                memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB, per_line: bool = False,
-               max_lines: int | None = None) -> PuzzleKind:
+               max_lines: int | None = None, fork_lines: bool = True) -> PuzzleKind:
     """Games of ``bots`` (ours, by name) and ``external`` programs (name -> command, a list
     of arguments or a shell-like string) against each of ``agents``; a method is named
     ``BOT/AGENT``. External programs play under ``rule`` (default ep2) with the given
     limits (seconds; megabytes). The agent ``worst`` is the adversary (every agent line
-    searched; ``per_line``, ``max_lines`` as in :func:`.skynet_adversary.adversary`): its
-    record holds the verdict, the losing line or the bot's certificate."""
+    searched; ``per_line``, ``max_lines`` as in :func:`.skynet_adversary.adversary`;
+    ``fork_lines`` False runs a program afresh for every line, see
+    :class:`.skynet_sessions.ProgramPlayer`): its record holds the verdict, the losing line
+    or the bot's certificate."""
     from puzzleproof.verify.external import parse_command
 
     methods = {f"{b}/{a}": (Method(f"{b}/{a}", partial(run_worst_case, b, rule,
@@ -117,7 +119,7 @@ def games_kind(bots: list[str], agents: list[str], tiebreak: str = "low", seed: 
                 methods[f"{name}/{a}"] = Method(
                     f"{name}/{a}", partial(run_adversary_program, name, argv, rule,
                                            move_timeout, init_timeout, memory_limit,
-                                           per_line, max_lines),
+                                           per_line, max_lines, fork_lines=fork_lines),
                     exact=False, effort_key="lines")
                 continue
             methods[f"{name}/{a}"] = Method(
@@ -167,12 +169,13 @@ def run_adversary_program(name: str, command: list[str], rule: str | None,
                           move_timeout: float, init_timeout: float,
                           memory_limit: float | None, per_line: bool,
                           max_lines: int | None, data: tuple[SkynetMap, int],
-                          time_limit: float | None) -> Result:
-    """An external program against the adversary: each line a fresh run of the program."""
+                          time_limit: float | None, *, fork_lines: bool = True) -> Result:
+    """An external program against the adversary: a run of the program per line, or, for a
+    Python script, one run forked where lines branch (unless ``fork_lines`` is False)."""
     from puzzleproof.verify.skynet_adversary import ProgramPlayer
 
     player = ProgramPlayer(name, command, move_timeout, init_timeout, memory_limit,
-                           parallel=1)
+                           parallel=1, fork_lines=None if fork_lines else False)
     return _adversary_result(player, rule or "ep2", data, time_limit, per_line, max_lines,
                              extra={"command": list(command)})
 

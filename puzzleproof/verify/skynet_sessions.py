@@ -1,0 +1,426 @@
+"""The bot's side of the worst-case adversary: sessions, each playing one line.
+
+- An in-process bot (:class:`BotPlayer`) is copied at each branch of the agent's replies.
+- An external program (:class:`ProgramPlayer`) keeps state of its own, so a line is a run of
+  the program from the start. Lines that share a prefix can share its run when the program
+  allows it: a Python script (``python3 bot.py ...``) runs under :mod:`.forkhost`, which forks
+  it between turns on request, so each branch costs one ``fork`` and one answer instead of a
+  new interpreter and a replay of every earlier turn. Forked runs are fast, not authoritative:
+  a line lost in one is confirmed by a fresh run of the program (whose standard error is kept
+  for the record), the first line is compared with a fresh run, and the adversary falls back
+  to fresh runs for every line when the two ever differ. ``fork_lines=False`` (``--no-fork``)
+  always runs afresh; programs in other languages always do.
+
+Measured on map 05 (complex mesh) of the official Episode 2 maps, start 34, with the plain
+Python bot of ``benchmarks/skynet_slack_bot.py`` (2 cores, loaded): see
+``benchmarks/skynet_bots.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import select
+import signal
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from puzzleproof.models.skynet import Link, SkynetMap
+from puzzleproof.verify.skynet_bots import Bot, make_bot
+
+__all__ = ["BotPlayer", "ProgramPlayer", "fork_host_command"]
+
+#: live forked copies of one program at a time (beyond, lines start afresh)
+MAX_LIVE_FORKS = 64
+#: seconds a program has to answer a fork request (it is normally waiting for input)
+FORK_SECONDS = 2.0
+#: failed fork requests after which a program is run afresh for every line
+MAX_FORK_FAILURES = 3
+_HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkhost.py")
+_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+#: interpreter options that leave ``python [OPTIONS] script.py`` a plain script run
+_PY_FLAGS = {"-u", "-O", "-OO", "-B", "-E", "-s", "-S", "-I", "-q"}
+
+
+class _Failed(Exception):
+    """The bot lost without a legal cut (crash, timeout, malformed output...)."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason, self.detail = reason, detail
+
+
+class _Session:
+    """One run of the bot, turn by turn."""
+
+    stderr: str | None = None
+    #: the bot keeps no state beyond its view of the links: equal positions, equal cuts
+    plain: bool = False
+    #: a line lost in this session stands as played (False: confirm it with a fresh run)
+    authoritative: bool = True
+    #: asking a copy of this session at a position another line found checks that the bot
+    #: decides from the position (in-process bots; a program's lines check where they pass)
+    copy_checks: bool = False
+
+    def ask(self, agent: int) -> tuple[Link, float]:
+        raise NotImplementedError
+
+    def fork(self) -> "_Session | None":
+        return None  # an external program cannot be copied: its lines are replayed
+
+    def close(self) -> None:
+        pass
+
+
+#: the attributes of a bot that keeps no state beyond its view of the graph
+_PLAIN = frozenset({"map", "gates", "graph", "rule", "name"})
+
+
+class _BotSession(_Session):
+    copy_checks = True
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.plain = not hasattr(type(bot), "__deepcopy__") and set(vars(bot)) <= _PLAIN
+
+    def ask(self, agent: int) -> tuple[Link, float]:
+        t0 = time.perf_counter()
+        try:
+            cut = self.bot.cut(agent)
+            cut = (int(cut[0]), int(cut[1]))
+        except Exception as exc:  # a failing bot is a verdict
+            raise _Failed("crash", f"{type(exc).__name__}: {exc}") from None
+        return cut, time.perf_counter() - t0
+
+    def fork(self) -> "_Session":
+        bot = self.bot
+        if self.plain:
+            new = copy.copy(bot)  # a plain bot keeps only its view of the graph
+            new.graph = [list(a) for a in bot.graph]
+            return _BotSession(new)
+        return _BotSession(copy.deepcopy(bot))
+
+
+@dataclass
+class BotPlayer:
+    """An in-process bot: ``factory()`` makes a fresh one (default: ours by ``name``)."""
+
+    name: str
+    factory: Callable[[], Bot] | None = None
+    parallel: int = 1
+
+    def open(self, m: SkynetMap, plain: bool = False) -> _Session:
+        bot = self.factory() if self.factory else make_bot(self.name)
+        bot.reset(m)
+        return _BotSession(bot)
+
+
+class _ProgramSession(_Session):
+    """A fresh run of the program from the start."""
+
+    def __init__(self, player: "ProgramPlayer", m: SkynetMap,
+                 argv: Sequence[str] | None = None, pass_fds: Sequence[int] = ()) -> None:
+        from puzzleproof.verify.external import ExternalProgram, ProgramEnded
+
+        self.m, self.player, self.turn = m, player, 0
+        self.prog = None
+        try:
+            self.prog = ExternalProgram(argv or player.command,
+                                        memory_limit=player.memory_limit, pass_fds=pass_fds)
+        except ProgramEnded as end:
+            self.failed = end
+        else:
+            self.failed = None
+
+    def ask(self, agent: int) -> tuple[Link, float]:
+        from puzzleproof.formats.skynet import init_block
+        from puzzleproof.verify.external import ProgramEnded
+
+        if self.prog is None:
+            raise _Failed(self.failed.reason, self.failed.detail)
+        self.turn += 1
+        first = self.turn == 1
+        limit = self.player.init_timeout if first else self.player.move_timeout
+        why = "init-timeout" if first else "timeout"
+        t0 = time.monotonic()
+        try:
+            self.prog.send((init_block(self.m) if first else "") + f"{agent}\n", limit,
+                           reason=why)
+            line, _ = self.prog.read_line(max(0.0, limit - (time.monotonic() - t0)),
+                                          reason=why)
+        except ProgramEnded as end:
+            raise _Failed(end.reason, end.detail) from None
+        return _parse_cut(line), time.monotonic() - t0
+
+    def close(self) -> None:
+        if self.prog is not None:
+            self.prog.close()
+            self.stderr = self.prog.stderr
+            self.prog = None
+
+
+def _parse_cut(line: str) -> Link:
+    parts = line.split()
+    if len(parts) != 2 or not all(p.lstrip("-").isdigit() and len(p) < 12 for p in parts):
+        raise _Failed("malformed-output", f"expected 'C1 C2' (two node ids), got "
+                                          f"{line[:200]!r}")
+    return int(parts[0]), int(parts[1])
+
+
+class _Family:
+    """The processes forked from one host run: one process group, closed with its last
+    member (the group is killed then, copies and their children included)."""
+
+    def __init__(self, prog) -> None:
+        self.prog, self.members, self.lock = prog, 1, threading.Lock()
+
+    def join(self) -> None:
+        with self.lock:
+            self.members += 1
+
+    def leave(self) -> None:
+        with self.lock:
+            self.members -= 1
+            last = self.members == 0
+        if last:
+            self.prog.close()
+
+
+class _Forkable(_Session):
+    """A run that can be forked between turns (a host run or one of its copies)."""
+
+    authoritative = False
+    family: _Family
+    ctrl: socket.socket
+    pid: int
+    player: "ProgramPlayer"
+    m: SkynetMap
+    turn: int
+
+    def fork(self) -> "_Session | None":
+        """A copy of this run, to be given a different agent move (None: cannot fork)."""
+        player = self.player
+        if not self.alive() or not player.take_fork():
+            return None
+        ir, iw = os.pipe()
+        orr, ow = os.pipe()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            socket.send_fds(self.ctrl, [b"F"], [ir, ow, theirs.fileno()])
+            os.kill(self.pid, signal.SIGUSR1)
+        except OSError:
+            for fd in (iw, orr):
+                os.close(fd)
+            mine.close()
+            player.give_back_fork(failed=True)
+            return None
+        finally:
+            os.close(ir)
+            os.close(ow)
+            theirs.close()
+        self.family.join()
+        player.forks += 1
+        # the copy announces its process id on ``mine``; it is read before this run is given
+        # its next input (the run must not read on before it has been copied), so several
+        # copies are made at once
+        child = _ForkedSession(self, iw, orr, mine)
+        self.unborn.append(child)
+        return child
+
+    def settle(self) -> None:
+        """Wait until every copy asked of this run exists."""
+        for child in self.unborn:
+            child.alive()
+        self.unborn.clear()
+
+    def alive(self) -> bool:
+        return True
+
+
+class _HostSession(_Forkable, _ProgramSession):
+    """A run from the start, under the fork host."""
+
+    def __init__(self, player: "ProgramPlayer", m: SkynetMap) -> None:
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            _ProgramSession.__init__(self, player, m, fork_host_command(player.command,
+                                                                        theirs.fileno()),
+                                     pass_fds=[theirs.fileno()])
+        finally:
+            theirs.close()
+        self.ctrl, self.unborn = mine, []
+        self.family = _Family(self.prog)
+        self.pid = self.prog.pid if self.prog is not None else 0
+
+    def fork(self) -> "_Session | None":
+        return _Forkable.fork(self) if self.prog is not None else None
+
+    def ask(self, agent: int) -> tuple[Link, float]:
+        self.settle()
+        return _ProgramSession.ask(self, agent)
+
+    def close(self) -> None:
+        self.settle()
+        if self.prog is None:
+            self.ctrl.close()
+            return
+        prog, self.prog = self.prog, None
+        self.stderr = prog.stderr
+        try:
+            os.kill(self.pid, signal.SIGKILL)  # its copies live on until they are closed
+        except OSError:
+            pass
+        self.ctrl.close()
+        self.family.leave()
+
+
+class _ForkedSession(_Forkable):
+    """A copy of a run, forked between turns: it goes on from its parent's state."""
+
+    def __init__(self, parent: _Forkable, stdin_fd: int, stdout_fd: int,
+                 ctrl: socket.socket) -> None:
+        self.player, self.m, self.turn, self.family = (parent.player, parent.m, parent.turn,
+                                                       parent.family)
+        self.stdin_fd, self.stdout_fd, self.ctrl = stdin_fd, stdout_fd, ctrl
+        self.parent_pid = parent.pid
+        self.pid = 0  # until the copy says it (see :meth:`alive`)
+        self.unborn: list[_ForkedSession] = []
+        self.lock = threading.Lock()
+        self.buf = b""
+        self.closed = False
+
+    def alive(self) -> bool:
+        """Wait for the copy's process id (once): False when it never came."""
+        if self.pid > 0:
+            return True
+        with self.lock:  # its parent's thread and the thread that plays it may both ask
+            return self._wait_born()
+
+    def _wait_born(self) -> bool:
+        if self.pid != 0 or self.closed:
+            return self.pid > 0
+        got = b""
+        end = time.monotonic() + FORK_SECONDS
+        wait = 0.02
+        try:
+            while True:
+                self.ctrl.settimeout(max(0.001, min(wait, end - time.monotonic())))
+                try:
+                    got = self.ctrl.recv(32)
+                    break
+                except socket.timeout:
+                    if time.monotonic() >= end:
+                        raise
+                # a signal that lands just before the program blocks in read() is not seen
+                # until its next input: signal again (a spare signal finds nothing to do)
+                os.kill(self.parent_pid, signal.SIGUSR1)
+                wait = min(0.5, wait * 2)
+            self.pid = int(got) if got.endswith(b"\n") else -1
+        except (OSError, ValueError):
+            self.pid = -1
+        if self.pid < 0:
+            self.player.give_back_fork(failed=True)
+        return self.pid > 0
+
+    def ask(self, agent: int) -> tuple[Link, float]:
+        if not self.alive():
+            raise _Failed("crash", "the forked copy did not start")
+        self.settle()
+        self.turn += 1
+        limit = self.player.move_timeout
+        t0 = time.monotonic()
+        try:
+            os.write(self.stdin_fd, f"{agent}\n".encode())
+            while b"\n" not in self.buf:
+                left = limit - (time.monotonic() - t0)
+                ready = select.select([self.stdout_fd], [], [], max(0.0, left))[0]
+                if not ready:
+                    raise _Failed("timeout", f"no answer within {limit * 1000:.0f} ms")
+                chunk = os.read(self.stdout_fd, 65536)
+                if not chunk:
+                    raise _Failed("closed-stdout", "closed its output without answering")
+                self.buf += chunk
+                if len(self.buf) > 1 << 20:
+                    raise _Failed("output-too-long", "a line longer than 1 MB")
+        except OSError as exc:
+            raise _Failed("crash", f"{exc}") from None
+        line, _, self.buf = self.buf.partition(b"\n")
+        return _parse_cut(line.decode(errors="replace").rstrip("\r")), time.monotonic() - t0
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.settle()
+        if self.alive():
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.player.give_back_fork()
+        self.closed = True
+        for fd in (self.stdin_fd, self.stdout_fd):
+            os.close(fd)
+        self.ctrl.close()
+        self.family.leave()
+
+
+def fork_host_command(command: Sequence[str], control_fd: int | None = None
+                      ) -> list[str] | None:
+    """``python [OPTIONS] script.py ARGS`` run under the fork host (the control descriptor
+    in place), or None when the command is not a plain Python script run."""
+    argv = list(command)
+    if not argv or not _PYTHON.match(os.path.basename(argv[0])):
+        return None
+    k = 1
+    while k < len(argv) and argv[k] in _PY_FLAGS:
+        k += 1
+    if k >= len(argv) or argv[k].startswith("-") or not argv[k].endswith(".py") \
+            or not os.path.isfile(argv[k]):
+        return None
+    fd = "FD" if control_fd is None else str(control_fd)
+    return argv[:k] + [_HOST, fd] + argv[k:]
+
+
+@dataclass
+class ProgramPlayer:
+    """An external program (CodinGame's protocol): a run from the start for each line, or,
+    for a Python script (``fork_lines`` None or True), one run forked at each branch."""
+
+    name: str
+    command: Sequence[str]
+    move_timeout: float = 0.150
+    init_timeout: float = 1.0
+    memory_limit: float | None = 768
+    parallel: int = 2
+    fork_lines: bool | None = None
+    forks: int = 0
+    fork_failures: int = 0
+    _live: int = field(default=0, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def forking(self) -> bool:
+        return self.fork_lines is not False and fork_host_command(self.command) is not None
+
+    def open(self, m: SkynetMap, plain: bool = False) -> _Session:
+        if plain or not self.forking:
+            return _ProgramSession(self, m)
+        return _HostSession(self, m)
+
+    def take_fork(self) -> bool:
+        with self._lock:
+            if self._live >= MAX_LIVE_FORKS or self.fork_lines is False:
+                return False
+            self._live += 1
+            return True
+
+    def give_back_fork(self, failed: bool = False) -> None:
+        with self._lock:
+            self._live -= 1
+            if failed:
+                self.fork_failures += 1
+                if self.fork_failures >= MAX_FORK_FAILURES and self.fork_lines is None:
+                    self.fork_lines = False  # it does not answer fork requests: fresh runs

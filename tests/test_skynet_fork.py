@@ -1,0 +1,194 @@
+"""Lines that share a prefix share the run of a Python program (forked where lines branch):
+the same verdicts, positions and certificates as fresh runs, losses confirmed by a fresh run,
+fall-backs when a program cannot be forked, and nothing left running."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+from puzzleproof.cli import main
+from puzzleproof.formats.skynet import read_map
+from puzzleproof.models.skynet import replay
+from puzzleproof.models.skynet_strategy import check_player_strategy
+from puzzleproof.verify.skynet_adversary import ProgramPlayer, adversary
+from puzzleproof.verify.skynet_sessions import fork_host_command
+from tests.conftest import shared_path
+
+# cut the agent's gateway link; else a gateway link of the double-gateway node nearest the
+# agent; else the gateway link of the node nearest the agent (breadth-first, low ids first);
+# it writes a debug line to stderr each turn, as CodinGame players do
+GOOD = textwrap.dedent('''
+    import sys
+    from collections import deque
+    n, l, e = map(int, input().split())
+    adj = [set() for _ in range(n)]
+    for _ in range(l):
+        a, b = map(int, input().split()); adj[a].add(b); adj[b].add(a)
+    gates = {int(input()) for _ in range(e)}
+    def gl(v):
+        return sorted(g for g in adj[v] if g in gates)
+    while True:
+        si = int(input())
+        print("debug: agent at", si, file=sys.stderr)
+        pick = None
+        if gl(si):
+            pick = (si, gl(si)[0])
+        else:
+            seen, queue, order = {si}, deque([si]), []
+            while queue:
+                v = queue.popleft(); order.append(v)
+                for w in sorted(adj[v]):
+                    if w not in seen and w not in gates:
+                        seen.add(w); queue.append(w)
+            doubles = [v for v in order if len(gl(v)) >= 2]
+            singles = [v for v in order if gl(v)]
+            v = (doubles or singles or [None])[0]
+            if v is None:
+                v = next(u for u in range(n) if gl(u))
+            pick = (v, gl(v)[0])
+        adj[pick[0]].discard(pick[1]); adj[pick[1]].discard(pick[0])
+        print(*pick, flush=True)
+''')
+
+# cuts the agent's gateway link; else the first or the last gateway link in sorted order,
+# depending on whether the agent last moved to a higher node: a bot with a history of its own
+HISTORY = textwrap.dedent('''
+    n, l, e = map(int, input().split())
+    adj = [set() for _ in range(n)]
+    for _ in range(l):
+        a, b = map(int, input().split()); adj[a].add(b); adj[b].add(a)
+    gates = {int(input()) for _ in range(e)}
+    last = -1
+    while True:
+        si = int(input())
+        near = sorted(g for g in adj[si] if g in gates)
+        if near:
+            pick = (si, near[0])
+        else:
+            links = sorted((u, g) for u in range(n) if u not in gates
+                           for g in adj[u] if g in gates)
+            pick = links[0] if si > last else links[-1]
+        last = si
+        adj[pick[0]].discard(pick[1]); adj[pick[1]].discard(pick[0])
+        print(*pick, flush=True)
+''')
+
+# ignores the fork host's signal: every fork request goes unanswered
+DEAF = "import signal\nsignal.signal(signal.SIGUSR1, signal.SIG_IGN)\n" + GOOD
+
+
+def official(name: str):
+    path = shared_path(f"instances/skynet/ep2/{name}.txt")
+    return read_map(path.read_text(), path.name)
+
+
+def player(path, fork: bool, name: str = "prog") -> ProgramPlayer:
+    return ProgramPlayer(name, [sys.executable, str(path)], move_timeout=5, init_timeout=10,
+                         parallel=2, fork_lines=None if fork else False)
+
+
+def left_running(marker: str) -> list[str]:
+    out = subprocess.run(["ps", "-ww", "-eo", "pid,stat,args"], capture_output=True, text=True).stdout
+    return [ln for ln in out.splitlines() if marker in ln and " Z" not in ln
+            and "ps -eo" not in ln]
+
+
+def test_only_plain_python_script_runs_are_forked(tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text(GOOD)
+    assert fork_host_command(["python3", str(bot), "x"])[-2:] == [str(bot), "x"]
+    assert fork_host_command(["/usr/bin/python3.11", "-u", str(bot)]) is not None
+    assert fork_host_command([sys.executable, "-c", "print(1)"]) is None
+    assert fork_host_command([sys.executable, "-m", "bot"]) is None
+    assert fork_host_command(["node", str(bot)]) is None
+    assert fork_host_command(["python3", str(tmp_path / "missing.py")]) is None
+
+
+def test_forked_lines_judge_exactly_like_fresh_runs(tmp_path):
+    bot = tmp_path / "good_bot.py"
+    bot.write_text(GOOD)
+    for name in ("01-robust-double-gateways", "03-leading-up-to-double-gateway"):
+        m = official(name)
+        for start in [v for v in range(m.n) if v not in m.gateways][:6]:
+            fresh = adversary(m, "ep2", start, player(bot, False), time_limit=120)
+            forked = adversary(m, "ep2", start, player(bot, True), time_limit=120)
+            assert forked.verdict == fresh.verdict != "UNKNOWN", (name, start)
+            assert forked.positions == fresh.positions
+            assert fresh.forks == 0
+            if forked.verdict == "PROVED":
+                if forked.lines > 1:
+                    assert forked.forks > 0 and forked.replays < fresh.replays
+                assert forked.certificate == fresh.certificate
+                assert check_player_strategy(m, "ep2", start, forked.certificate) == []
+            else:  # a loss found in a forked run stands as a fresh run played it
+                assert replay(forked.record) == []
+                assert forked.record.turns == fresh.record.turns
+                assert "debug: agent at" in (forked.stderr or "")
+    assert left_running(str(tmp_path)) == []
+
+
+def test_a_history_dependent_program_is_judged_line_by_line_with_forks(tmp_path):
+    """Line by line, fresh runs of this program reach about 460 line nodes in 20 s on map 03
+    start 8; forked, the whole search (about 2,500) ends PROVED in about 12 s."""
+    bot = tmp_path / "history_bot.py"
+    bot.write_text(HISTORY)
+    m = official("03-leading-up-to-double-gateway")
+    r = adversary(m, "ep2", 8, player(bot, True), time_limit=240)
+    assert (r.verdict, r.mode, r.history_dependent) == ("PROVED", "per-line", True), \
+        r.summary()
+    assert r.forks > 1000 and r.replays < 100
+    assert check_player_strategy(m, "ep2", 8, r.certificate) == []
+    lost = adversary(m, "ep2", 11, player(bot, True), time_limit=240)
+    assert lost.verdict == "BEATEN" and replay(lost.record) == []
+    assert left_running(str(tmp_path)) == []
+
+
+def test_a_program_that_cannot_be_forked_is_run_afresh(tmp_path):
+    bot = tmp_path / "deaf_bot.py"
+    bot.write_text(DEAF)
+    m = official("01-robust-double-gateways")
+    p = player(bot, True)
+    r = adversary(m, "ep2", m.start, p, time_limit=120)
+    ref = adversary(m, "ep2", m.start, player(bot, False), time_limit=120)
+    assert r.verdict == ref.verdict == "PROVED" and r.positions == ref.positions
+    assert p.fork_lines is False and p.fork_failures >= 3
+    assert left_running(str(tmp_path)) == []
+
+
+def test_cli_forks_by_default_and_not_with_no_fork(tmp_path, capsys):
+    bot = tmp_path / "good_bot.py"
+    bot.write_text(GOOD)
+    path = shared_path("instances/skynet/ep2/03-leading-up-to-double-gateway.txt")
+    args = ["skynet", "referee", str(path), "--agent", "worst", "--bot-cmd",
+            f"good={sys.executable} {bot}"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "PROVED" in text and "forked at a branch" in text
+    assert main(args + ["--no-fork"]) == 0
+    text = capsys.readouterr().out
+    assert "PROVED" in text and "forked at a branch" not in text
+    assert left_running(str(tmp_path)) == []
+
+
+def test_killing_the_referee_leaves_no_forked_copy(tmp_path):
+    bot = tmp_path / "good_bot.py"
+    bot.write_text(GOOD)
+    path = shared_path("instances/skynet/ep2/05-complex-mesh.txt")
+    proc = subprocess.Popen([sys.executable, "-m", "puzzleproof", "skynet", "referee",
+                             str(path), "--agent", "worst", "--start", "34", "--bot-cmd",
+                             f"good={sys.executable} {bot}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(left_running(str(bot))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(left_running(str(bot))) >= 3  # the host and copies at work
+    os.kill(proc.pid, 9)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while left_running(str(bot)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert left_running(str(bot)) == []
