@@ -10,15 +10,19 @@ is banned below that branch). A grown set ``F`` that must reach ``i`` cities ``T
 inside ``T``, the rest ``X`` among the cities not banned) is cut when a lower bound on
 ``W(T)`` reaches the best Wiener number known. The bound uses the distances ``d`` of the full
 map (``d_T >= d``): ``W(T) >= d(F, F) + sum over x in X of (d(x, F) + half the sum of the
-``|X| - 1`` least distances from ``x`` to other cities)``, and the ``|X|`` least such terms
-are taken. ``d(x, F)`` is kept up to date city by city as ``F`` grows. The first best value
-is the Wiener number of a set grown greedily from every city (the city that adds least), or
-a known set's (the incumbent order's maps) when lower.
+``|X| - 1`` least distances from ``x`` to the other cities that may still join)``, and the
+``|X|`` least such terms are taken. ``d(x, F)`` is kept up to date city by city as ``F``
+grows; the least distances to the cities that may still join (neither banned nor in ``F``)
+are counted ring by ring from precomputed masks of the cities at each distance from ``x``.
+The first best value is the Wiener number of a set grown greedily from every city (the city
+that adds least), or a known set's (the incumbent order's maps) when lower.
 
-Measured (2 cores, shared): every size of europe30 in about 1 s (0.6 million nodes; plain
-enumeration of its connected sets up to 14 cities alone took about 2 s), every size of
-europe41 in 10-15 s (26.7 million nodes, at most 3.4 million for one size, sizes 24 to 34
-the dearest), where europe41 has more than 10^10 connected sets.
+Measured (2 cores, shared): every size of europe30 in about 0.1 s (0.08 million nodes),
+every size of europe41 in about 0.4 s (0.35 million nodes; sizes 24 to 34 the dearest),
+where europe41 has more than 10^10 connected sets. A first version took the partners' least
+distances over all cities (those in ``F`` and banned ones too): 0.6 and 26.7 million nodes,
+about 1 s and 10-15 s. Plain enumeration of europe30's connected sets up to 14 cities alone
+took about 2 s.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import time
 
 import numpy as np
 
-from puzzleproof.encoders.cityclose_exact import _DEBRUIJN, _ctz, _wiener, njit
+from puzzleproof.encoders.cityclose_exact import _DEBRUIJN, _ctz, _popcount, _wiener, njit
 
 __all__ = ["min_wiener_by_size", "distance_matrix"]
 
@@ -95,7 +99,7 @@ def _greedy_upper(adj, dist, n, size, db):
 
 
 @njit(cache=True)
-def _bnb(adj, dist, near, n, size, best, cap, db):
+def _bnb(adj, dist, rings, maxd, n, size, best, cap, db):
     """Branch and bound for the least Wiener number of a connected set of ``size`` cities
     below ``best`` (returns ``best`` unchanged when none is lower). Returns (best, nodes,
     finished): ``finished`` is False when ``cap`` nodes were spent first."""
@@ -148,13 +152,27 @@ def _bnb(adj, dist, near, n, size, best, cap, db):
                 continue
             q = size - f
             # bound: pairs within F plus the q least terms over the allowed cities
-            rest = ~ban & ~s & full
+            allowed = ~ban & ~s & full
+            rest = allowed
             cnt = 0
             while rest != np.uint64(0):
                 low = rest & (~rest + np.uint64(1))
                 rest ^= low
                 x = _ctz(low, db)
-                keys[cnt] = 2 * sumf[dep, x] + near[x, q - 1]
+                # the q - 1 nearest other allowed cities of x (its partners in X)
+                need = q - 1
+                part = np.int64(0)
+                d = 1
+                while need > 0 and d <= maxd:
+                    c = _popcount(rings[x, d] & allowed)
+                    if c > need:
+                        c = need
+                    part += c * d
+                    need -= c
+                    d += 1
+                if need > 0:
+                    continue
+                keys[cnt] = 2 * sumf[dep, x] + part
                 cnt += 1
             if cnt < q:
                 continue
@@ -201,17 +219,19 @@ def min_wiener_by_size(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
     size) gives upper bounds already known (for example a heuristic order's Wiener numbers).
     Each size first gets a small share of nodes, and only the sizes left unfinished get the
     rest, so that under a deadline one dear size does not starve the cheap ones (on europe41
-    this costs about 10 % more nodes when every size finishes). Returns the table and
-    per-size statistics ``{size: (nodes, seconds, finished)}``.
+    this cost about 10 % more nodes when every size finishes, measured with the first, weaker
+    bound). Returns the table and per-size statistics ``{size: (nodes, seconds, finished)}``.
     """
     n = len(adj)
     if n > 63:
         raise ValueError(f"at most 63 cities (sets are 64-bit masks), not {n}")
     a = np.array(adj, dtype=np.uint64)
     dist = distance_matrix(adj)
-    srt = np.sort(dist, axis=1)  # column 0 is the city itself
-    near = np.cumsum(srt[:, 1:], axis=1)
-    near = np.concatenate([np.zeros((n, 1), dtype=np.int64), near], axis=1)
+    maxd = int(dist.max())
+    rings = np.zeros((n, maxd + 1), dtype=np.uint64)  # rings[x, d]: the cities at distance d
+    for x in range(n):
+        for y in range(n):
+            rings[x, dist[x, y]] |= np.uint64(1 << y)
     out = np.full(n + 1, -1, dtype=np.int64)
     stats: dict[int, tuple[int, float, bool]] = {}
     upper: dict[int, int] = {}
@@ -237,7 +257,8 @@ def min_wiener_by_size(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
                 if known is not None and 0 <= known[size] < upper[size]:
                     upper[size] = int(known[size])
             # anything strictly below the upper bound (reached by a set already seen)
-            best, nodes, done = _bnb(a, dist, near, n, size, upper[size], budget, _DEBRUIJN)
+            best, nodes, done = _bnb(a, dist, rings, maxd, n, size, upper[size], budget,
+                                     _DEBRUIJN)
             upper[size] = int(best)
             prev = stats.get(size, (0, 0.0, False))
             stats[size] = (prev[0] + int(nodes), round(prev[1] + time.monotonic() - t0, 3),
