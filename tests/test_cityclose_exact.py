@@ -165,11 +165,22 @@ class TestExactOnShippedMaps:
         assert r.certificate["lower_bound"] <= (r.certificate["upper_bound"] or 10 ** 9)
         p = shared_path("instances/cityclose/europe41-land-borders.json")
         m41 = read_map(p.read_text(), str(p))
-        r = cityclose_exact.solve(m41, time_limit=3.0, max_states=200_000)
+        # the default method proves europe41 in seconds: the weak bounds alone do not
+        r = cityclose_exact.solve(m41, time_limit=3.0, max_states=200_000, minima=False,
+                                  bound="simple")
         assert r.status == Status.UNKNOWN
         lb, ub = r.certificate["lower_bound"], r.certificate["upper_bound"]
         assert lb <= ub and ub == score_order(m41, r.answer["order"]).total
         assert ub <= 32544
+
+    def test_europe41_proved(self):
+        p = shared_path("instances/cityclose/europe41-land-borders.json")
+        m41 = read_map(p.read_text(), str(p))
+        r = cityclose_exact.solve(m41)
+        assert r.status == Status.OPTIMAL and r.answer["total"] == 32534
+        assert r.certificate["lower_bound"] == 32534
+        assert r.certificate["root_bound"] == 32514  # the sum of the per-size minima
+        assert score_order(m41, r.answer["order"]).total == 32534
 
     def test_incumbent_and_infeasible(self):
         ring = CityMap(tuple("abcdef"), tuple((i, (i + 1) % 6) for i in range(6)))
