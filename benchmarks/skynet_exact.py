@@ -13,8 +13,14 @@ start (targets 10 s and 60 s), for both solvers with the ratio; the exact bot's 
 through the referee; then random maps at 100, 250 and 500 nodes: median and max verdict time
 (target: median <= 10 s at 500 nodes).
 
+5. Episode 1 fewest cuts (issue 18's hardest open figure): every official map's ep1 value
+   from its start by ``solve --rule ep1 --min-cuts`` (which side each method proved, and
+   the time), then map 05's bounds at 5, 15, 30 and 60 s next to the target (proved within
+   60 s) and the figures before the exact search (:mod:`puzzleproof.encoders.skynet_fewest`),
+   and that search alone: the time at which it refutes each horizon.
+
     python benchmarks/skynet_exact.py [--limit 60] [--random 5] [--skip-ep1]
-        [--large 10] [--large-limit 60] [--only-certificates]
+        [--large 10] [--large-limit 60] [--only-certificates] [--only-ep1]
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import sys
 import time
 from pathlib import Path
 
+from puzzleproof.encoders.skynet_fewest import FewestCuts
 from puzzleproof.encoders.skynet_sat import Reduced, SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap, norm
@@ -157,6 +164,55 @@ def certificates(files: list[Path], large: int, large_limit: float) -> None:
           f"max {max(r['peak_mb'] for r in rows):.0f} MB")
 
 
+#: the ep1 fewest cuts before the exact search (issue 18 and this benchmark, 2 cores):
+#: map -> (seconds, answer)
+BEFORE_EP1 = {"01": (0.06, "4"), "02": (0.09, "4"), "03": (0.06, "3"), "04": (7.8, "8"),
+              "05": (60.0, "7..15 (8..15 at 120 s)"), "06": (4.6, "5")}
+
+
+def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60)) -> None:
+    """Section 5: ep1 fewest cuts per official map, and map 05's bounds over time."""
+    print("\n5. Episode 1 fewest cuts from the given start (solve --rule ep1 --min-cuts, "
+          f"limit {max(times):.0f} s), before -> after")
+    for f in files:
+        m = read_map(f.read_text(), f.name)
+        r = sat_solve(m, "ep1", value=True, time_limit=max(times))
+        a = r.answer or {}
+        lb = a.get("lower_bound") or {}
+        lower_by = ("escape replayed" if "escape" in lb else
+                    (lb.get("by") or "SAT").split(":")[0].split(" (")[0])
+        before = BEFORE_EP1.get(f.name[:2], (None, "?"))
+        ex = r.stats.get("exact_search") or {}
+        print(f"{f.name:34s} {fmt(r)} | before {before[1]} in {before[0]} s | upper by "
+              f"{(a.get('upper_bound') or {}).get('by', '-')[:40]}; lower by {lower_by}; "
+              f"exact search {ex.get('positions', 0)} positions {ex.get('seconds', 0)} s; "
+              f"check {(r.check or {}).get('ok')}", flush=True)
+    m05 = next((f for f in files if f.name.startswith("05")), None)
+    if m05 is None:
+        return
+    m = read_map(m05.read_text(), m05.name)
+    print(f"\n5b. map 05 ep1 fewest cuts: bounds at each limit (target: proved within 60 s; "
+          "before: 7..15 at 60 s, 8..15 at 120 s; SAT alone refutes 8 in about 4 minutes)")
+    for t in times:
+        r = sat_solve(m, "ep1", value=True, time_limit=t)
+        a = r.answer or {}
+        value = a.get("value", f"{a.get('value_lower')}..{a.get('value_upper')}")
+        if "value_lower" not in a and "lower_bound" in a:  # no verdict yet: a lower bound
+            value = f">= {a['lower_bound']['horizon'] + 1} (verdict open)"
+        print(f"  limit {t:5.0f} s: {r.status.value:7s} value {value} in {r.wall_time:6.2f} s; "
+              f"horizons "
+              f"{[(h['H'], h['status'], round(h['seconds'], 1)) for h in r.stats['horizons']]}",
+              flush=True)
+    print("  the exact search alone (refutations of 'contain within r' over time):")
+    fc = FewestCuts(Reduced(m, "ep1", m.start))
+    t0 = time.monotonic()
+    log: list[str] = []
+    lower, val = fc.value(m.start, deadline=t0 + max(times), on_bound=lambda r, won: log.append(
+        f"r={r} {'won' if won else 'refuted'} at {time.monotonic() - t0:.2f} s"))
+    print("   ", "; ".join(log), f"| stopped: value {'>= ' + str(lower) if val is None else val}"
+          f" after {time.monotonic() - t0:.1f} s, {fc.positions} positions")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per question")
@@ -166,12 +222,16 @@ def main() -> None:
     ap.add_argument("--large-limit", type=float, default=60.0, help="seconds per large map")
     ap.add_argument("--only-certificates", action="store_true",
                     help="run section 0 alone")
+    ap.add_argument("--only-ep1", action="store_true", help="run section 5 alone")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; limit "
           f"{args.limit:.0f} s per question")
     files = sorted((SHARED / "ep2").glob("*.txt")) + sorted((SHARED / "custom").glob("*.txt"))
     if not files:
         sys.exit(f"no maps under {SHARED}")
+    if args.only_ep1:
+        ep1_values([f for f in files if f.parent.name == "ep2"])
+        return
     certificates([f for f in files if f.parent.name == "ep2"], args.large, args.large_limit)
     if args.only_certificates:
         return
@@ -254,6 +314,8 @@ def main() -> None:
         for name in rows:
             print(f"  {n:4d} nodes {name:8s}: median {statistics.median(rows[name]):7.2f} s, "
                   f"max {max(rows[name]):7.2f} s  {verdicts[name]}", flush=True)
+    if not args.skip_ep1:
+        ep1_values([f for f in files if f.parent.name == "ep2"])
 
 
 if __name__ == "__main__":

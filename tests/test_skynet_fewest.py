@@ -185,8 +185,11 @@ def test_solve_min_cuts_honours_the_time_limit_on_the_complex_mesh(capsys):
     m = official("05")
     t0 = time.monotonic()
     r = sat_solve(m, "ep1", value=True, time_limit=4)
-    assert time.monotonic() - t0 < 12
-    assert r.status.value == "UNKNOWN"
+    assert time.monotonic() - t0 < 4 * 1.1 + 2  # (the limit is checked in steps)
+    assert r.status.value == "UNKNOWN" and "limit" in r.answer["note"]
+    if "value_lower" not in r.answer:  # no fence won in time: the verdict is open too
+        assert "before the verdict" in r.answer["note"] and r.certificate is None
+        return
     lo, hi = r.answer["value_lower"], r.answer["value_upper"]
     assert 1 <= lo <= 9 and hi >= 9  # the value is at least 9 (SAT refutes 8 in minutes)
     if r.certificate is not None:  # the upper bound's strategy, replayed

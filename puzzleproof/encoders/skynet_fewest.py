@@ -31,12 +31,19 @@ search (its escape tree answers every cut and is not written), and the tests che
 against an independent brute force (:mod:`puzzleproof.verify.skynet_explicit`) on many
 small random maps.
 
-Measured (2 cores shared with other work, November 2026): official maps under ``ep1``:
-01 and 02 value 4, 03 value 3, 06 value 5, each in under 0.5 s; 04 refutes "within 7" in
-about 2.6 s (SAT: about 7 s) and does not settle 8 in 30 s; the complex mesh (05) refutes
-"within 5" in about 9 s where SAT takes 0.5 s: its many nodes of minimum cut 3-4 near the
-start leave the tempo bound weak, and the search stops there. :mod:`.skynet_sat` therefore
-gives it a bounded share of the time at each horizon and falls back to SAT.
+Measured (2 cores shared with other work, load 4-5, November 2026; search alone): the
+official maps under ``ep1``: 01 and 02 value 4, 03 value 3, 06 value 5, each in 0.03 s
+or less (with its escape); 04 refutes "within 7" in 2.3-5 s (SAT: about 7 s; the value,
+8, needs the fence's strategy); the complex mesh (05) refutes 4 at 2.5 s, 5 at 4 s and 6
+only at 93 s (102,770 positions), where SAT takes 0.1-0.6 s a horizon: its many nodes of
+minimum cut 3-4 near the start leave the tempo bound weak. The Episode 1 set
+(``instances/skynet/ep1``): 02-star value 11 in 0.03 s (SAT 4.3 s), 03-triple-star
+refutes 7 in 1 s (SAT's record: 6 in 30 s), 04-double-star-ring refutes 6 in 10 s.
+:mod:`.skynet_sat` asks it first and lets it go on only while its cost per horizon grows
+slowly, then falls back to SAT. The table is keyed by the agent's node and the links of
+its component (links it can no longer reach never matter); the reply that refuted the last
+cut is tried first, and minimum cuts are remembered per position and read from the
+positions above (a cut changes a minimum cut by at most one).
 """
 
 from __future__ import annotations
@@ -76,10 +83,16 @@ class FewestCuts:
                                          for u in red.region}
         self.gmask = {u: sum(1 << k for k in self.gb[u]) for u in red.region}
         self.ends: list[tuple[int, int]] = list(red.cuttable)
+        self.all_gates = sum(self.gmask.values())
+        self.killer: dict[tuple[int, int], int] = {}  # (agent, r) -> the last refuting reply
+        self.trail: list[int] = []  # the links left at the positions above the current one
         self.fail: dict[tuple[int, int], int] = {}  # position -> largest r refuted
         self.win: dict[tuple[int, int], tuple[int, int]] = {}  # -> (smallest r won, cut)
         self.positions = 0  # positions expanded (transposition hits not counted)
         self.flows = 0  # bounded max-flow calls
+        # (node, links left) -> (paths found, exact?): the minimum cut to the gateways is
+        # that number when exact, else more than it (siblings share their links left)
+        self.cuts: dict[tuple[int, int], tuple[int, bool]] = {}
         self.deadline: float | None = None
         self.max_positions: int | None = None
 
@@ -88,19 +101,26 @@ class FewestCuts:
     def component(self, a: int, mask: int) -> tuple[dict[int, int], bool]:
         """Distances from ``a`` over links left (non-gateway nodes only), and whether a
         gateway link leaves the component (False: the agent is contained)."""
+        dist, threat, _ = self.reach(a, mask)
+        return dist, threat
+
+    def reach(self, a: int, mask: int) -> tuple[dict[int, int], bool, int]:
+        """:meth:`component` and the links left that touch the component (a bitmask)."""
         dist = {a: 0}
         queue = [a]
-        threat = False
         nb, gm = self.nb, self.gmask
+        links = 0
         for u in queue:
-            if gm[u] & mask:
-                threat = True
+            links |= gm[u]
             du = dist[u] + 1
             for w, k in nb[u]:
-                if mask >> k & 1 and w not in dist:
-                    dist[w] = du
-                    queue.append(w)
-        return dist, threat
+                if mask >> k & 1:
+                    links |= 1 << k
+                    if w not in dist:
+                        dist[w] = du
+                        queue.append(w)
+        links &= mask
+        return dist, bool(links & self.all_gates), links
 
     def _augment(self, x: int, mask: int, flow: dict[int, int]) -> tuple[bool, dict]:
         """One augmenting path from ``x`` to the gateways in the unit-capacity residual
@@ -143,13 +163,35 @@ class FewestCuts:
 
     def cut_at_most(self, x: int, mask: int, r: int) -> bool:
         """Is the minimum cut between ``x`` and the gateways (over links left) at most
-        ``r``? Augmenting paths, stopped at the ``r + 1``-th."""
+        ``r``? Augmenting paths, stopped at the ``r + 1``-th; remembered per (node, links
+        left)."""
+        cuts = self.cuts
+        known = cuts.get((x, mask))
+        if known is not None:
+            paths, exact = known
+            if exact or paths > r:
+                return paths <= r
+        # the positions above on the search path, d cuts ago: the minimum cut was at most d
+        # more (a cut removes one link, and links outside the component never count) and
+        # never less (links are only removed)
+        trail = self.trail
+        for d in range(1, min(4, len(trail)) + 1):
+            known = cuts.get((x, trail[-d]))
+            if known is not None:
+                if known[0] - d > r:
+                    return False
+                if known[1] and known[0] <= r:
+                    return True
         self.flows += 1
+        if len(self.cuts) > 2_000_000:
+            self.cuts.clear()
         flow: dict[int, int] = {}
-        for _ in range(r + 1):
+        for paths in range(r + 1):
             found, _side = self._augment(x, mask, flow)
             if not found:
+                self.cuts[(x, mask)] = (paths, True)
                 return True
+        self.cuts[(x, mask)] = (r + 1, False)
         return False
 
     def near_cut(self, x: int, mask: int) -> set[int]:
@@ -193,8 +235,14 @@ class FewestCuts:
             return True  # contained before any cut
         return self._contains(a, mask, r)
 
+    def key(self, a: int, mask: int) -> tuple[int, int]:
+        """The table's key: links outside the agent's component can never be reached
+        again (the component only shrinks), so positions differing only there are one."""
+        return (a, self.reach(a, mask)[2])
+
     def _contains(self, a: int, mask: int, r: int) -> bool:
-        key = (a, mask)
+        dist, _, links = self.reach(a, mask)
+        key = (a, links)
         if r <= self.fail.get(key, -1):
             return False
         won = self.win.get(key)
@@ -206,48 +254,61 @@ class FewestCuts:
                 raise OutOfTime
         if self.max_positions is not None and self.positions > self.max_positions:
             raise OutOfTime
-        cut = self._expand(a, mask, r)
+        self.trail.append(links)
+        try:
+            cut = self._expand(a, links, r, dist)
+        finally:
+            self.trail.pop()
         if cut is None:
             self.fail[key] = max(r, self.fail.get(key, -1))
             return False
         self.win[key] = cut
         return True
 
-    def _expand(self, a: int, mask: int, r: int) -> tuple[int, int] | None:
+    def _expand(self, a: int, mask: int, r: int,
+                dist: dict[int, int]) -> tuple[int, int] | None:
         """(r' <= r, the winning cut) or None; the agent at ``a`` is not contained."""
         if r <= 0:
             return None
         own = [k for k in self.gb[a] if mask >> k & 1]
         if len(own) >= 2:
             return None  # one cut leaves a gateway link: the agent steps on it
-        dist, _ = self.component(a, mask)
         if not self.feasible(dist, mask, r):
             return None  # the tempo bound (module docstring)
+        # with a minimum cut of 2 or more at the agent no single cut contains it
+        one = self.cut_at_most(a, mask, 1)
         if own:
             cands = own  # forced: any other cut lets the agent onto the gateway
         else:
-            cands = self._second_order(a, mask, r, dist)
+            cands = self._second_order(a, mask, r, dist, one)
             if cands is None:
                 return None
         for k in cands:
             after = mask & ~(1 << k)
-            _, threat = self.component(a, after)
-            if not threat:
+            if one and not self.component(a, after)[1]:
                 return (1, k)  # contained by this cut
             if r == 1:
                 continue
             if self.gmask[a] & after:
                 continue  # the agent steps onto a gateway
-            if all(self._contains(w, after, r - 1)
-                   for w, j in self.nb[a] if after >> j & 1):
+            moves = [w for w, j in self.nb[a] if after >> j & 1]
+            kill = self.killer.get((a, r))
+            if kill in moves:  # the reply that refuted the last cut first (an ordering only)
+                moves.remove(kill)
+                moves.insert(0, kill)
+            for w in moves:
+                if not self._contains(w, after, r - 1):
+                    self.killer[(a, r)] = w
+                    break
+            else:
                 return (r, k)
         return None
 
-    def _second_order(self, a: int, mask: int, r: int,
-                      dist: dict[int, int]) -> list[int] | None:
+    def _second_order(self, a: int, mask: int, r: int, dist: dict[int, int],
+                      one: bool) -> list[int] | None:
         """The cuts worth trying at ``a`` (no gateway link there), or None when the bound
-        one move ahead refutes the position."""
-        if self.cut_at_most(a, mask, 1):
+        one move ahead refutes the position (``one``: one cut may contain the agent)."""
+        if one:
             return self._ordered(a, mask, dist)  # one cut may contain the agent now
         # a neighbour w failing the tempo bound for r - 1 cuts with one cut of slack fails
         # it after any single cut f that leaves the link a-w: the cut lowers a minimum cut
@@ -325,7 +386,7 @@ class FewestCuts:
             nid = f"{u}:{m:x}"
             if nid in nodes:
                 continue
-            _, k = self.win[(u, m)]
+            _, k = self.win[self.key(u, m)]
             after = m & ~(1 << k)
             node: dict[str, Any] = {"agent": u, "cut": list(self.ends[k]), "next": {}}
             nodes[nid] = node

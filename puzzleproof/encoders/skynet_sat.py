@@ -472,7 +472,11 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
         if quick is None:
             d = run(red.K, False)
             if d.status == LIMIT:
-                return result(Status.UNKNOWN, note="limit reached before the verdict")
+                if refuted == "exact":  # what the exact search proved still holds
+                    answer["lower_bound"] = exact_lower(lower - 1)
+                return result(Status.UNKNOWN, note="limit reached before the verdict"
+                              + (f": if the player wins, it needs {lower} cuts or more"
+                                 if refuted == "exact" else ""))
             if d.status == REFUTED:
                 answer["verdict"] = "LOSS"
                 cert, chk = loss_cert(d)
