@@ -23,6 +23,13 @@ the rest lost because unwinnable, <= 2 s a start; maps 05-06 all winnable starts
 up to 17,469 lines), 06 all 12 PROVED (mean 8.7 s). Section 5: 259 s in all, UNKNOWN on no
 start of maps 01-04 (10 PROVED, 27 unwinnable; 04 alone 768 program runs, 127 s), 05-06 all
 20 + 20 unwinnable starts decided, the 25 winnable ones UNKNOWN at 8 s (solver 77 s of it).
+With the program forked where lines branch (the default since; 2 cores shared with two other
+jobs): maps 01-04 in 12.5-18 s wall instead of about 130 s (map 04: 765 lines, 30 runs from
+the start and 738 forks, 11.6 s of search), the same verdicts (10 PROVED, 27 unwinnable);
+total 150.5 s with 8 s a start on maps 05-06 (5,782 + 7,375 lines, all 25 winnable starts
+still UNKNOWN), 294.7 s with 20 s a start (28,935 + 23,572 lines, still UNKNOWN: a winnable
+start of map 05 needs about 40 s, e.g. start 34 PROVED after 9,753 positions and 5,734 lines
+in 41 s, where fresh runs reached 1,069 positions in 60 s).
 
 Usage:
     python benchmarks/skynet_bots.py                    # sections 1-3

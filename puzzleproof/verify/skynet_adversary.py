@@ -3,8 +3,11 @@
 Against a bot (one of ours, any Python :class:`~puzzleproof.verify.skynet_bots.Bot`, or an
 external program speaking CodinGame's protocol) the adversary explores the agent's replies
 exhaustively: after each cut the bot makes, every agent move. An in-process bot is copied at
-each branch; an external program keeps state of its own, so each line is a fresh run of the
-program replayed from the start (several lines at once with ``parallel``).
+each branch; an external program keeps state of its own, so each line is a run of the program
+from the start (several lines at once with ``parallel``), except that a Python script is
+forked where lines branch, so lines share the run of their common prefix
+(:mod:`puzzleproof.verify.skynet_sessions`; a line lost in a forked run is confirmed by a fresh
+run, and forks that ever disagree with fresh runs are set aside).
 
 The search is cut short the moment the bot cuts into a position the exact solver proves lost
 for the cutter (:class:`Oracle`: the explicit-state solver for small residual games, the SAT

@@ -11,9 +11,12 @@
   to fresh runs for every line when the two ever differ. ``fork_lines=False`` (``--no-fork``)
   always runs afresh; programs in other languages always do.
 
-Measured on map 05 (complex mesh) of the official Episode 2 maps, start 34, with the plain
-Python bot of ``benchmarks/skynet_slack_bot.py`` (2 cores, loaded): see
-``benchmarks/skynet_bots.py``.
+Measured (2 cores shared with two other jobs; ``benchmarks/skynet_bots.py --target``), with
+the plain Python bot of ``benchmarks/skynet_slack_bot.py``: on official map 05 from start 34,
+fresh runs reached 1,069 positions (595 lines) in 60 s, UNKNOWN; forked, the search ends
+PROVED after 9,753 positions and 5,734 lines (26 runs from the start, 5,709 forks) in 41 s.
+Every start of maps 01-04: 12.5 s wall instead of about 130 s, the same verdicts. A fork costs
+about 3-5 ms (the copy of the interpreter and one round trip) and an answer about 1 ms.
 """
 
 from __future__ import annotations
