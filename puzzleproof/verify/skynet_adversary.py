@@ -640,13 +640,13 @@ def adversary(m: SkynetMap, rule: str, start: int, player, *, per_line: bool = F
         notes.append("the bot is non-deterministic: every line explored was won as played, "
                      "which proves nothing about its other runs")
     else:
-        cert = position_table(m, rule, start, s)
         try:
+            cert = position_table(m, rule, start, s, deadline)
             problems = check_player_strategy(m, rule, start, cert, deadline=deadline)
         except CheckLimit:
             problems = None
             notes.append(f"every line was won ({len(s.table)} positions), but the time "
-                         "limit ran out while the certificate was checked")
+                         "limit ran out while the certificate was built and checked")
         if problems is None:
             pass
         elif problems:
@@ -660,14 +660,25 @@ def adversary(m: SkynetMap, rule: str, start: int, player, *, per_line: bool = F
     return res
 
 
-def position_table(m: SkynetMap, rule: str, start: int, s: _Search) -> dict:
+def position_table(m: SkynetMap, rule: str, start: int, s: _Search,
+                   deadline: float | None = None) -> dict:
     """The bot's cuts as a position -> cut table (``skynet-player-strategy``): one node per
-    position the explored lines reach, its cut the bot's there (the first line's, per line)."""
+    position the explored lines reach, its cut the bot's there (the first line's, per line).
+    Raises :class:`CheckLimit` past ``deadline``."""
+    ticks = 0
+
+    def tick() -> None:
+        nonlocal ticks
+        ticks += 1
+        if deadline is not None and ticks % 1024 == 0 and time.monotonic() > deadline:
+            raise CheckLimit
+
     by_pos: dict[tuple, Link] = {}
     if s.per_line:  # positions of every line, replayed along the expansions
         state0 = m.initial_state(start)
         stack = [(state0, 0)]
         while stack:
+            tick()
             state, key = stack.pop()
             entry = s.table[key]
             pos = (state.agent, state.links)
@@ -690,6 +701,7 @@ def position_table(m: SkynetMap, rule: str, start: int, s: _Search) -> dict:
     nodes: dict[str, dict] = {}
     stack2 = [(start, frozenset(m.links))]
     while stack2:
+        tick()
         agent, links = stack2.pop()
         name = nid(agent, links)
         if name in nodes:
