@@ -34,9 +34,9 @@ small random maps.
 Measured (2 cores shared with other work, load 4-5, November 2026; search alone): the
 official maps under ``ep1``: 01 and 02 value 4, 03 value 3, 06 value 5, each in 0.03 s
 or less (with its escape); 04 refutes "within 7" in 2.3-5 s (SAT: about 7 s; the value,
-8, needs the fence's strategy); the complex mesh (05) refutes 4 at 2.5 s, 5 at 4 s and 6
-only at 93 s (102,770 positions), where SAT takes 0.1-0.6 s a horizon: its many nodes of
-minimum cut 3-4 near the start leave the tempo bound weak. The Episode 1 set
+8, needs the fence's strategy); the complex mesh (05) refutes 4 at 0.8 s, 5 at 1.2 s and
+6 only at 40 s (93 s at load 5; about 100,000 positions), where SAT takes 0.1-1.3 s a
+horizon: its many nodes of minimum cut 3-4 near the start leave the tempo bound weak. The Episode 1 set
 (``instances/skynet/ep1``): 02-star value 11 in 0.03 s (SAT 4.3 s), 03-triple-star
 refutes 7 in 1 s (SAT's record: 6 in 30 s), 04-double-star-ring refutes 6 in 10 s.
 :mod:`.skynet_sat` asks it first and lets it go on only while its cost per horizon grows
