@@ -83,7 +83,9 @@ bound is the weak side there was not measured).
 A fix that came with this: the time of the first layers used to include compiling the loops,
 so a fresh checkout's first run predicted the next layer far past its time limit and stopped
 at once (UNKNOWN after one closing of europe30 with 300 s to go). The loops are now compiled
-(or loaded from the disk cache) before the first layer, and tiny layers predict nothing.
+(or loaded from the disk cache) before the first layer; and a layer's time is predicted from
+the last layer's time per child and children per parent (the growth in kept states, used
+before, overshot by an order of magnitude in the first layers).
 """
 
 from __future__ import annotations
@@ -552,8 +554,8 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         chk = score_order(m, list(incumbent), rules)
         if chk.ok:
             ub_order, ub = list(incumbent), chk.total
-    # the set-up takes at most half of a time limit: the incumbent at most a quarter, the
-    # bound tables (the per-size minima: the bound that matters) the rest of that half
+    # the set-up takes about half of a time limit: the incumbent a quarter, the bound tables
+    # (the per-size minima: the bound that matters) the rest of that half
     share = None if time_limit is None else time_limit / 4
     if ub_order is None:
         mb = merged_beam(m, rules, width=width, time_limit=share)
@@ -569,8 +571,11 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         known = np.full(m.n + 1, -1, dtype=np.int64)
         for t, w in enumerate(_wseq(m, ub_order)):
             known[m.n - t] = w
-    emax, p2max, lbmin, minima_stats = _bound_tables(
-        m, rules, minima, known, None if time_limit is None else t0 + time_limit / 2)
+    minima_deadline = None
+    if time_limit is not None:  # at least an eighth of the limit even after a slow incumbent
+        minima_deadline = min(max(t0 + time_limit / 2, time.monotonic() + time_limit / 8),
+                              t0 + 0.9 * time_limit)
+    emax, p2max, lbmin, minima_stats = _bound_tables(m, rules, minima, known, minima_deadline)
     extra["minima"] = {"sizes_done": sum(1 for v in minima_stats.values() if v[2]),
                        "nodes": sum(v[0] for v in minima_stats.values())}
     extra["setup_s"]["bounds"] = round(time.monotonic() - t0, 2)
@@ -606,16 +611,18 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     deadline = None if time_limit is None else t0 + time_limit
     stopped = None
     live_lb = None
-    rate: float | None = None  # seconds per parent state in the last layer
+    rate: float | None = None  # seconds per child state in the last layer
+    fan = 1.0  # children per parent in the last layer
     trace: list[tuple[int, int, float, int]] = []  # per layer: closing, kept, seconds, bound
     extra["layers"] = trace
-    growth = 1.0
     prev_count = 1
     for step in range(1, closings + 1):
         size = m.n - step
         now = time.monotonic()
-        if deadline is not None and (now > deadline or (rate is not None and
-                                     now + rate * keys.shape[0] * growth > deadline)):
+        # the next layer's time, predicted from the last one's time per child and children
+        # per parent
+        if deadline is not None and (now > deadline or (
+                rate is not None and now + rate * fan * keys.shape[0] > deadline)):
             stopped = f"time limit before closing {step}"
             break
         layer_t0 = now
@@ -630,6 +637,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         del closable
         occ = tkeys != 0
         ckeys = tkeys[occ]
+        n_children = int(ckeys.shape[0])
         cvals = tvals[occ]
         del tkeys, tvals, occ
         newv, est = _finish(adj, ckeys, cvals, size, k, no_paths, fnp, ub_val, emax, p2max,
@@ -652,9 +660,8 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         live_lb = int(live_est.min())
         spent = time.monotonic() - layer_t0
         trace.append((step, int(keys.shape[0]), round(spent, 2), min(live_lb, ub_val)))
-        growth = max(1.0, keys.shape[0] / max(prev_count, 1))
-        if prev_count >= 1000:  # a tiny layer's time is mostly overhead: no prediction
-            rate = spent / prev_count
+        rate = spent / max(n_children, 1)
+        fan = n_children / max(prev_count, 1)
         prev_count = int(keys.shape[0])
         if keys.shape[0] > max_states:
             stopped = f"layer {step} holds {keys.shape[0]} states (cap {max_states})"
