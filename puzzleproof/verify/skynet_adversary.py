@@ -50,6 +50,8 @@ from puzzleproof.verify.skynet_sessions import (BotPlayer, ProgramPlayer, _Faile
 __all__ = ["AdversaryResult", "Oracle", "BotPlayer", "ProgramPlayer", "adversary", "VERDICTS"]
 
 VERDICTS = ("PROVED", "BEATEN", "UNWINNABLE", "UNKNOWN")
+#: new positions of the table search per question (Episode 2) before the others are asked
+TABLE_BUDGET = 20_000
 #: explicit-state nodes per question before the SAT solver takes over
 EXPLICIT_BUDGET = 400
 #: the SAT solver's time per question about a position the bot cut into (undecided: the
@@ -86,6 +88,7 @@ class Oracle:
         self.bits = {l: 1 << k for k, l in enumerate(m.links)}
         self.won: dict[int, list[int]] = {}
         self.lost: dict[int, list[int]] = {}
+        self.tables: dict[int, Any] = {}
 
     def player_wins(self, agent: int, links: frozenset, time_limit: float = 5.0
                     ) -> bool | None:
@@ -106,6 +109,12 @@ class Oracle:
         with self.lock:
             t0 = time.monotonic()
             self.questions += 1
+            got = self._table(agent, links, t0 + time_limit / 2)
+            if got is not None:
+                self.seconds += time.monotonic() - t0
+                self.memo[key] = got
+                (self.won if got else self.lost).setdefault(agent, []).append(have)
+                return got
             ex = self.explicit
             mask = sum(1 << k for l, k in self.index.items() if l in links)
             ex.max_nodes = ex.nodes + EXPLICIT_BUDGET
@@ -122,6 +131,28 @@ class Oracle:
             self.memo[key] = got
             (self.won if got else self.lost).setdefault(agent, []).append(have)
         return got
+
+    def _table(self, agent: int, links: frozenset, deadline: float) -> bool | None:
+        """Episode 2: the table search of the exact solver (:mod:`.skynet_table`, leaves
+        decided by the free-turns invariant and fixed paths), one per region of the map, its
+        memo kept for every later question; None beyond its budget."""
+        if self.rule != "ep2" or not self.fixed <= links:
+            return None
+        from puzzleproof.encoders.skynet_cegar import Reduced
+        from puzzleproof.encoders.skynet_table import OutOfBudget, TableSearch
+
+        table = self.tables.get(agent)
+        if table is None:
+            table = TableSearch(Reduced(self.m, "ep2", agent))
+            for u in table.red.region:
+                self.tables[u] = table
+        red = table.red
+        mask = sum(1 << k for k, l in enumerate(red.cuttable) if l in links)
+        table.deadline, table.limit = deadline, len(table.memo) + TABLE_BUDGET
+        try:
+            return table._win(agent, mask)
+        except OutOfBudget:
+            return None
 
     def _sat(self, agent: int, links: frozenset, time_limit: float) -> bool | None:
         from puzzleproof.encoders.skynet_sat import solve
