@@ -69,7 +69,10 @@ class Oracle:
     Fewer links never hurt the player (a strategy for more links still wins: where it would
     cut a link already gone, any other cut only takes moves from the agent), so a win with
     links L answers every subset of L, and a loss every superset: both are looked up before
-    any solver runs."""
+    any solver runs. Under Episode 2 the table search of the exact solver answers first (its
+    memo serves every later question: on map 05 from start 2 against ``ep2-article``, 73,710
+    questions took 4.9 s instead of 21 s with the explicit search), then the explicit search
+    with a small budget, then the SAT solver."""
 
     def __init__(self, m: SkynetMap, rule: str) -> None:
         from puzzleproof.encoders.skynet_sat import SolverCache
