@@ -193,20 +193,29 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
             raise NoCertificate
         return cert, _certify.check(m, rule, s, cert, False, budget.deadline)
 
-    def escape_cert(d: Decision) -> tuple[dict | None, dict | None]:
-        """The agent's escape for a refuted "contain within d.horizon cuts?"."""
+    def escape_cert(d: Decision, extra: bool = False) -> tuple[dict | None, dict | None]:
+        """The agent's escape for a refuted "contain within d.horizon cuts?". ``extra``: it
+        backs a value's lower bound beside a checked strategy, so a limit reached while it
+        is written leaves it out (the bound rests on the SAT refutation, as when it is too
+        large) instead of turning a proved value into UNKNOWN."""
         if not certificate:
             return None, None
         try:
             cert = agent_certificate_from_tree(red, d.proposer, budget.deadline, d.horizon,
                                                 ESCAPE_MAX_NODES)
+            if cert is None:
+                raise AssertionError("the refuted tree game is not won by the agent")
+            return cert, _certify.check(m, rule, s, cert, False, budget.deadline)
         except TooLarge:
             return None, {"ok": None, "violations": [], "by": None, "note":
                           f"the agent's escape answers more than {ESCAPE_MAX_NODES} "
                           "positions; not written (the bound rests on the SAT refutation)"}
-        if cert is None:
-            raise AssertionError("the refuted tree game is not won by the agent")
-        return cert, _certify.check(m, rule, s, cert, False, budget.deadline)
+        except NoCertificate:
+            if not extra:
+                raise
+            return None, {"ok": None, "violations": [], "by": None, "note":
+                          "the limit came while the agent's escape was written; not written "
+                          "(the bound rests on the SAT refutation)"}
 
     def quick_cert() -> tuple[bool, dict | None, dict | None] | None:
         """The verdict by the table search (:mod:`.skynet_table`, Episode 2; its memo kept
@@ -554,7 +563,7 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
                                                     + v for v in lb["check"]["violations"]],
                         "by": lb["check"]["by"]}
     elif refuted is not None:  # value > upper - 1: the agent's escape, replayed
-        esc, esc_chk = escape_cert(refuted)
+        esc, esc_chk = escape_cert(refuted, extra=True)
         answer["lower_bound"] = {"horizon": refuted.horizon, "escape": esc,
                                  "check": esc_chk}
         if esc_chk is not None and esc_chk["ok"] is False:
