@@ -44,41 +44,44 @@ The method (``--method exact``, the default of ``solve``):
   seconds and the bound.
 
 Measured (2 cores shared with other work, ``benchmarks/cityclose.py`` and single runs; the
-load average was 2 to 13 while measuring, so times vary by a factor of about 1.5):
+load average was 2 to 7 while measuring, so times vary by a factor of about 1.5):
 
 ==================  ======================================  ==================================
 map                 before (link counts + minima <= 14)     now (per-size minima + distances)
 ==================  ======================================  ==================================
-europe30            OPTIMAL 13208, 33 s, 281 MB,            OPTIMAL 13208, 1.5-4 s, 145 MB,
+europe30            OPTIMAL 13208, 33 s, 281 MB,            OPTIMAL 13208, 1.3-2.5 s, 150 MB,
                     2,296,901 states, root bound 10613      2,930 states, root bound 13149
-europe41            UNKNOWN 26679..32534 after 180 s        OPTIMAL 32534, 12-18 s, 145 MB,
+europe41            UNKNOWN 26679..32534 after 180 s        OPTIMAL 32534, 3.7-5.4 s, 150 MB,
                     (gap ~11-18 %), root bound 23917        636 states, root bound 32514
 ==================  ======================================  ==================================
 
-On europe41 the time goes to the per-size minima (all 40 sizes, 26.7 million branch-and-bound
-nodes, 10-15 s; sizes 24 to 34 take most), then the merged-beam incumbent (1.5-2.5 s, 32535;
-the DP finds 32534); the DP itself takes about 0.2 s (no layer holds more than 54 states).
-What each part is worth on europe41: the distance bounds alone (``minima=False``) raise the
-root bound from 23917 to 30610 and reach 31548..32535 (gap 3.0 %) after 62 s of a 120 s limit
-(closing 7, 233,585 states a layer, each layer about 2.5 times the last and taking 3 times
-longer: the next was predicted past the limit); the per-size minima with link counts only
-(``bound="simple"``) prove the optimum with 1,499 states; both together with 636. On europe30
-the distance bounds alone prove it in about 3 s (9,328 states, root bound 12468). The same
-run proves networkx's karate club graph (34 cities) optimal at 13616 in about 2 s (merged
-beam 13643). The per-size minima were checked by plain enumeration for europe41's sizes 1-12
-and 38-40, and for every size of europe30 up to 14.
+On europe41 the time now goes mostly to the merged-beam incumbent (1.5-3.5 s, 32535; the DP
+finds 32534), then the per-size minima (all 40 sizes, 0.35 million branch-and-bound nodes,
+about 0.4 s) and the DP itself (about 0.2 s; no layer holds more than 54 states). A first
+version of the minima's bound took 26.7 million nodes and 10-15 s (see
+:mod:`puzzleproof.encoders.cityclose_bounds`). What each part is worth on europe41: the
+distance bounds alone (``minima=False``) raise the root bound from 23917 to 30610 and reach
+31548..32535 (gap 3.0 %) after 62 s of a 120 s limit (closing 7, 233,585 states a layer, each
+layer about 2.5 times the last and taking 3 times longer); the per-size minima with link
+counts only (``bound="simple"``) prove the optimum with 1,499 states; both together with 636.
+On europe30 the distance bounds alone prove it in about 3 s (9,328 states, root bound 12468).
+networkx's karate club graph (34 cities) is proved optimal at 13616 in 2-4 s (merged beam
+13643). The per-size minima were checked by plain enumeration for europe41's sizes 1-12 and
+38-40, and for every size of europe30 up to 14.
 
-With a time limit the set-up takes at most half of it (the incumbent a quarter, the per-size
-minima the rest of that half, cheap sizes first). europe41 with a limit of 10 s: UNKNOWN, gap
-1.2-4 % (28 sizes' minima); 15 s: gap 0.5 %; 20 s: OPTIMAL (30 sizes, 2,856 states).
+With a time limit the set-up takes about half of it (the incumbent a quarter, the per-size
+minima the rest of that half but at least an eighth, cheap sizes first). europe41 with a
+limit of 1 s: UNKNOWN 31978..32543 (gap 1.7 %, the greedy order as incumbent, 25 sizes'
+minima); with 3 s: OPTIMAL after 1.3 s.
 
-Reach, on maps of ``generate.cityclose.random_map`` (seed = size, limit 120 s, load 4):
-grids with holes of 45 and 55 cities are proved (6 s and 49 s); Delaunay maps of 45, 55 and
-63 cities (2.7 links a city) are not: the per-size minima finish only up to size 24-27 within
-the set-up's 60 s (short distances make many sets look alike to their bound), leaving gaps of
-2.4 %, 4.5 % and 4.9 %; a perturbed ring of 55 cities keeps a gap of 12 % with every minimum
-known (the bound did not rise above the sum of the minima; whether the incumbent or the
-bound is the weak side there was not measured).
+Reach, on maps of ``generate.cityclose.random_map`` (seed = size, limit 120 s, load 5-7):
+grids with holes of 45 and 55 cities are proved (6 s and 21 s); Delaunay maps of 45, 55 and
+63 cities (2.7 links a city) are not: gaps of 0.51 % (all 44 sizes' minima, 213 thousand
+states kept before the limit), 3.0 % and 4.4 % (the minima finish only up to size 35 and
+32 within the set-up's 60 s: short distances make many sets look alike to their bound); a
+perturbed ring of 55 cities keeps a gap of 12 % with every minimum known (the bound did not
+rise above the sum of the minima; whether the incumbent or the bound is the weak side there
+was not measured).
 
 A fix that came with this: the time of the first layers used to include compiling the loops,
 so a fresh checkout's first run predicted the next layer far past its time limit and stopped
