@@ -54,12 +54,14 @@ def worst_counts(searched: list[dict]) -> dict[str, dict]:
         bot = r["method"].rsplit("/", 1)[0]
         st = r.get("stats") or {}
         row = rows.setdefault(bot, {"starts": 0, "PROVED": 0, "BEATEN": 0, "UNWINNABLE": 0,
-                                    "UNKNOWN": 0, "lines": 0, "replays": 0, "seconds": 0.0,
+                                    "UNKNOWN": 0, "lines": 0, "replays": 0, "forks": 0,
+                                    "seconds": 0.0,
                                     "max_seconds": 0.0})
         row["starts"] += 1
         row[st.get("adversary") or "UNKNOWN"] += 1
         row["lines"] += st.get("lines") or 0
         row["replays"] += st.get("replays") or 0
+        row["forks"] += st.get("forks") or 0
         row["seconds"] += r.get("wall_time") or 0.0
         row["max_seconds"] = max(row["max_seconds"], r.get("wall_time") or 0.0)
     return rows
@@ -72,12 +74,12 @@ def print_worst_summary(searched: list[dict]) -> None:
     table = Table(title="against the worst-case agent (every agent line searched)",
                   title_justify="left")
     for col in ("bot", "starts", "PROVED", "BEATEN", "lost: unwinnable", "UNKNOWN",
-                "lines", "runs from start", "max s"):
+                "lines", "runs from start", "forked", "max s"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for bot, row in worst_counts(searched).items():
         table.add_row(bot, str(row["starts"]), str(row["PROVED"]), str(row["BEATEN"]),
                       str(row["UNWINNABLE"]), str(row["UNKNOWN"]), str(row["lines"]),
-                      str(row["replays"]), f"{row['max_seconds']:.2f}")
+                      str(row["replays"]), str(row["forks"]), f"{row['max_seconds']:.2f}")
     out.print(table)
     shown = {"BEATEN": 0, "UNKNOWN": 0}
     for r in sorted(searched, key=lambda x: (x["method"], x["instance"])):
