@@ -507,7 +507,7 @@ def _bound_tables(m: CityMap, rules: Rules, minima: bool, known: np.ndarray | No
         emax[i] = min(i * (i - 1) // 2, sum(deg[:i]) // 2, len(m.links))
         p2max[i] = sum(d * (d - 1) // 2 for d in deg[:i])
     lbmin = np.zeros(n + 1, dtype=np.int64)
-    stats: dict[int, tuple[int, float]] = {}
+    stats: dict[int, tuple[int, float, bool]] = {}
     if minima and n >= 2:
         from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
 
