@@ -211,6 +211,30 @@ def _edges(adj, mask, db):
     return s // 2
 
 
+@njit(cache=True, inline="always")
+def _size_bound(i, m, size, emax, p2max, lbmin):
+    """The least Wiener number of a later map of ``i`` cities by its links alone (unlinked
+    pairs are 2 apart or more, pairs not within two links 3 or more), or the exact least
+    Wiener number of that size in ``lbmin``, whichever is larger."""
+    pairs = i * (i - 1) // 2
+    e = m - (size - i)
+    if e > emax[i]:
+        e = emax[i]
+    if e > pairs:
+        e = pairs
+    if e < i - 1:
+        e = i - 1
+    b2 = 2 * pairs - e
+    p = p2max[i]
+    if p > pairs - e:
+        p = pairs - e
+    b3 = 3 * pairs - 2 * e - p
+    b = b2 if b2 > b3 else b3
+    if lbmin[i] > b:
+        b = lbmin[i]
+    return b
+
+
 @njit(cache=True)
 def _h(adj, mask, size, final_size, emax, p2max, lbmin, db):
     """Admissible lower bound on the Wiener numbers of the maps after ``mask`` (sizes
@@ -218,22 +242,7 @@ def _h(adj, mask, size, final_size, emax, p2max, lbmin, db):
     m = _edges(adj, mask, db)
     total = np.int64(0)
     for i in range(final_size, size):
-        pairs = i * (i - 1) // 2
-        e = m - (size - i)
-        if e > emax[i]:
-            e = emax[i]
-        if e > pairs:
-            e = pairs
-        if e < i - 1:
-            e = i - 1
-        b2 = 2 * pairs - e
-        p = p2max[i]
-        if p > pairs - e:
-            p = pairs - e
-        b3 = 3 * pairs - 2 * e - p
-        b = b2 if b2 > b3 else b3
-        if lbmin[i] > b:
-            b = lbmin[i]
+        b = _size_bound(i, m, size, emax, p2max, lbmin)
         total += b
     return total
 
@@ -294,22 +303,7 @@ def _h_dist(adj, mask, size, final_size, emax, p2max, lbmin, pref, order, key, o
         order[a] = a
         order2[a] = a
     for i in range(size - 1, final_size - 1, -1):
-        pairs = i * (i - 1) // 2
-        e = m - (size - i)
-        if e > emax[i]:
-            e = emax[i]
-        if e > pairs:
-            e = pairs
-        if e < i - 1:
-            e = i - 1
-        b2 = 2 * pairs - e
-        p = p2max[i]
-        if p > pairs - e:
-            p = pairs - e
-        b3 = 3 * pairs - 2 * e - p
-        b = b2 if b2 > b3 else b3
-        if lbmin[i] > b:
-            b = lbmin[i]
+        b = _size_bound(i, m, size, emax, p2max, lbmin)
         # the i least of pref[., i - 1]: insertion sort from the last size's order (the order
         # barely changes from one size to the next)
         for a in range(size):

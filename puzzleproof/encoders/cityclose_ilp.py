@@ -325,7 +325,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         # CP-SAT may pass its own limit by a few tenths of a second on a loaded machine (its
         # presolve checks the clock rarely): it gets a smaller share, and a timer stops it
         # at the limit whatever it is doing
-        solver.parameters.max_time_in_seconds = max(0.01, left * 0.85 - 0.05)
+        solver.parameters.max_time_in_seconds = max(0.01, left - min(0.3, 0.15 * left))
         timer = threading.Timer(max(0.0, left), solver.stop_search)
         timer.daemon = True
         timer.start()
