@@ -29,7 +29,9 @@ the start and 738 forks, 11.6 s of search), the same verdicts (10 PROVED, 27 unw
 total 150.5 s with 8 s a start on maps 05-06 (5,782 + 7,375 lines, all 25 winnable starts
 still UNKNOWN), 294.7 s with 20 s a start (28,935 + 23,572 lines, still UNKNOWN: a winnable
 start of map 05 needs about 40 s, e.g. start 34 PROVED after 9,753 positions and 5,734 lines
-in 41 s, where fresh runs reached 1,069 positions in 60 s).
+in 41 s, where fresh runs reached 1,069 positions in 60 s). With 90 s a start on maps 05-06
+(970 s in all): 05 4 PROVED, 20 unwinnable, 9 UNKNOWN (100,704 lines, 100,652 forks, 231 runs
+from the start); 06 9 PROVED, 20 unwinnable, 3 UNKNOWN (83,488 lines); no start BEATEN.
 
 Usage:
     python benchmarks/skynet_bots.py                    # sections 1-3
