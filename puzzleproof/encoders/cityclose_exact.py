@@ -142,6 +142,18 @@ def _popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
+@njit(cache=True, inline="always")
+def _reach(adj, frontier, db):
+    """The cities linked to some city of ``frontier`` (the OR of their neighbour masks)."""
+    nb = np.uint64(0)
+    f = frontier
+    while f != np.uint64(0):
+        b = f & (~f + np.uint64(1))
+        nb |= adj[_ctz(b, db)]
+        f ^= b
+    return nb
+
+
 @njit(cache=True)
 def _connected(adj, mask, db):
     if mask == np.uint64(0):
@@ -149,13 +161,7 @@ def _connected(adj, mask, db):
     seen = mask & (~mask + np.uint64(1))
     frontier = seen
     while frontier != np.uint64(0):
-        nb = np.uint64(0)
-        f = frontier
-        while f != np.uint64(0):
-            b = f & (~f + np.uint64(1))
-            nb |= adj[_ctz(b, db)]
-            f ^= b
-        frontier = nb & mask & ~seen
+        frontier = _reach(adj, frontier, db) & mask & ~seen
         seen |= frontier
     return seen == mask
 
@@ -173,13 +179,7 @@ def _wiener(adj, mask, db):
         d = np.int64(0)
         while frontier != np.uint64(0):
             d += 1
-            nb = np.uint64(0)
-            f = frontier
-            while f != np.uint64(0):
-                b = f & (~f + np.uint64(1))
-                nb |= adj[_ctz(b, db)]
-                f ^= b
-            frontier = nb & mask & ~seen
+            frontier = _reach(adj, frontier, db) & mask & ~seen
             seen |= frontier
             total += d * _popcount(frontier)
     return total // 2
@@ -266,13 +266,7 @@ def _wiener_pref(adj, mask, db, pref):
         pref[a, 0] = 0
         while frontier != np.uint64(0):
             d += 1
-            nb = np.uint64(0)
-            f = frontier
-            while f != np.uint64(0):
-                b = f & (~f + np.uint64(1))
-                nb |= adj[_ctz(b, db)]
-                f ^= b
-            frontier = nb & mask & ~seen
+            frontier = _reach(adj, frontier, db) & mask & ~seen
             seen |= frontier
             c = _popcount(frontier)
             for _ in range(c):
