@@ -140,7 +140,8 @@ def fewest_cuts(m: SkynetMap, start: int, time_limit: float | None = 30.0) -> di
                        "reachable, so at least one cut is needed"}
     lower = int(ans.get("value_lower") or (1 if trivial else 0))
     upper = int(min(ans.get("value_upper") or trivial, trivial))
-    lower_by = "value search" if ans.get("value_lower") else "a gateway is reachable"
+    lower_by = ("the bound of solve --rule ep1 --min-cuts (its refutations, or a minimum cut)"
+                if ans.get("value_lower") else "a gateway is reachable")
     # lower bounds from bounded games: "contain within H cuts?" refuted (LOSS, the agent's
     # escape replayed) proves the fewest is at least H + 1; tried while the time lasts
     deadline = None if time_limit is None else time.monotonic() + time_limit
