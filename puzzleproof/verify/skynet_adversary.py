@@ -298,7 +298,7 @@ class _Search:
         self.lost: tuple[list[Turn], str, str | None, str | None] | None = None
         self.first_line: list[Turn] | None = None
         self.nondeterministic = False
-        self.lines = self.replays = self.checks = self.rereached = self.confirms = 0
+        self.lines = self.replays = self.checks = self.rereached = 0
         self.plain = False
         self.known: list = []
         self.walk_turn: dict[tuple, int] = {}
@@ -515,7 +515,6 @@ class _Search:
             # lost in a forked run: a fresh run of the program replays the line for the record
             moves = tuple(t.agent_moved_to for t in turns[:-1])
             with self.lock:
-                self.confirms += 1
                 self.pending.append(_Item(moves, None, None, plain=True))
             return
         with self.lock:

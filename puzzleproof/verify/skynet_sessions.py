@@ -225,7 +225,6 @@ class _Forkable(_Session):
             os.close(ow)
             theirs.close()
         self.family.join()
-        player.forks += 1
         # the copy announces its process id on ``mine``; it is read before this run is given
         # its next input (the run must not read on before it has been copied), so several
         # copies are made at once
@@ -418,12 +417,14 @@ class ProgramPlayer:
             if self._live >= MAX_LIVE_FORKS or self.fork_lines is False:
                 return False
             self._live += 1
+            self.forks += 1  # a failed request is given back with give_back_fork
             return True
 
     def give_back_fork(self, failed: bool = False) -> None:
         with self._lock:
             self._live -= 1
             if failed:
+                self.forks -= 1
                 self.fork_failures += 1
                 if self.fork_failures >= MAX_FORK_FAILURES and self.fork_lines is None:
                     self.fork_lines = False  # it does not answer fork requests: fresh runs
