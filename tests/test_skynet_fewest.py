@@ -122,6 +122,29 @@ def test_value_agrees_with_a_tiny_minimax_on_the_rules():
         assert fewest(m)[1] == want, m
 
 
+def test_an_agent_kept_off_nodes_is_never_harder_to_contain():
+    """The argument behind the benchmark's lower bounds on map 05 (section 5b): removing a
+    node other than the start and the gateways (with its links) never raises the value, so
+    a refutation on the smaller map is one on the full map. Checked by the rules' minimax,
+    including maps where the agent wins (INF) on the full map."""
+    rng = random.Random(23)
+    smaller = compared = 0
+    while compared < 120:
+        m = random_map(rng, rng.randint(4, 7))
+        if len(m.links) > 10:
+            continue
+        full = minimax_value(m)
+        for v in range(1, m.n):
+            if v in m.gateways:
+                continue
+            links = tuple(lk for lk in m.links if v not in lk)
+            sub = minimax_value(SkynetMap(m.n, links, m.gateways, start=0))
+            assert sub <= full, (m, v, sub, full)
+            compared += 1
+            smaller += sub < full
+    assert smaller >= 10  # the bound is not always tight: the comparison can fail
+
+
 def test_two_level_star_is_not_cut_by_the_start_min_cut():
     """Five spokes 0-b-c-gateway: the minimum cut at the start is 5 but 3 cuts contain
     the agent (it must step onto a spoke). The tempo bound looks at every node within
