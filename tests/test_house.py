@@ -214,6 +214,60 @@ def test_output_never_overwrites_without_force_and_has_normal_permissions(argv, 
     assert code in (0, 1), err
 
 
+def test_output_through_links_into_pipes_and_onto_unwritable_paths(capsys, tmp_path):
+    """``-o`` with ``--force`` writes through a symbolic link (the link stays) and into a
+    FIFO or device (never replacing it with a file); a path that cannot be written is one
+    line naming it, exit 2, not an internal error."""
+    target = tmp_path / "target.txt"
+    target.write_text("old\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    code, _, err = run(capsys, "solve", FIVE, "-o", str(link), "--force")
+    assert code == 0, err
+    assert link.is_symlink() and target.read_text().startswith("2 0 4 0 1")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    code, _, err = run(capsys, "solve", FIVE, "-o", str(fifo), "--force")
+    got = reader.communicate(timeout=10)[0].decode()
+    assert code == 0 and got.startswith("2 0 4 0 1") and stat.S_ISFIFO(fifo.stat().st_mode)
+    if Path("/dev/full").exists():
+        code, _, err = run(capsys, "solve", FIVE, "-o", "/dev/full", "--force")
+        assert code == 2 and "No space left" in err and "internal error" not in err
+        assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    (tmp_path / "afile").write_text("")
+    for bad in (tmp_path / "afile" / "x.json", Path("/proc/pp-no-such/x.json")):
+        code, _, err = run(capsys, "solve", FIVE, "-o", str(bad))
+        assert code == 2 and "cannot write the output" in err and str(bad) in err, err
+        assert "internal error" not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("puzzle,path", [
+    (None, FIVE), ("hashi", FIVE), (None, f"{OFFICIAL}/01-robust-double-gateways.txt"),
+    (None, "../shared/instances/cityclose/europe30.json"),
+    (None, "instances/deathrun/graphs/gap-s1-1.json")])
+def test_standard_input_is_read_once_whether_or_not_the_puzzle_is_named(puzzle, path):
+    """``-`` works when the puzzle is worked out from the text (which reads it first)."""
+    p = ROOT / path
+    if "shared" in path and not p.exists():
+        p = shared_path(path.split("shared/", 1)[1])
+    argv = [sys.executable, "-m", "puzzleproof", "solve"] + ([puzzle] if puzzle else []) + [
+        "-", "--json"] + (["--method", "greedy"] if "cityclose" in path else [])
+    out = subprocess.run(argv, input=p.read_bytes(), capture_output=True, cwd=ROOT,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr.decode()[-400:]
+    assert '"status"' in out.stdout.decode()
+
+
+@pytest.mark.parametrize("puzzle", [[], ["skynet"], ["hashi"]])
+def test_standard_input_that_is_not_utf8_says_so(puzzle):
+    out = subprocess.run([sys.executable, "-m", "puzzleproof", "solve", *puzzle, "-"],
+                         input=b"3 2 1\n0 1\n1 2\n2\n0\n\xff", capture_output=True,
+                         cwd=ROOT, timeout=60)
+    err = out.stderr.decode()
+    assert out.returncode == 2 and "not a text file" in err and "byte 18" in err, err
+
+
 def _all_commands():
     import click
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from puzzleproof.errors import InputError
 
-__all__ = ["read_source", "write_atomic", "expand_inputs"]
+__all__ = ["read_source", "read_stdin", "write_atomic", "expand_inputs"]
 
 
 def read_source(arg: str) -> tuple[str, str, bool]:
@@ -24,7 +24,7 @@ def read_source(arg: str) -> tuple[str, str, bool]:
     a puzz.link URL, say).
     """
     if arg == "-":
-        return sys.stdin.read(), "<stdin>", False
+        return read_stdin(), "<stdin>", False
     if len(arg) > 255 and "/" not in arg or len(arg) > 4000 or "\0" in arg:
         return arg, "<argument>", False  # too long to be a file name: the puzzle itself
     path = Path(arg)
@@ -45,6 +45,33 @@ def read_source(arg: str) -> tuple[str, str, bool]:
     if looks_like_path:
         raise InputError("no such file", arg)
     return arg, "<argument>", False
+
+
+#: [the stream read, its text or why it is not text]: the standard input, read once
+_stdin_text: list = []
+
+
+def read_stdin() -> str:
+    """The whole standard input as text, read once and kept: the command may look at it
+    more than once (working out which puzzle it is, then reading it as that puzzle), and a
+    second read of a pipe would find it empty. Bytes that are not UTF-8 are an input error
+    naming the byte, as for a file."""
+    if _stdin_text and _stdin_text[0] is not sys.stdin:  # replaced (tests, embedding)
+        _stdin_text.clear()
+    if not _stdin_text:
+        stream = getattr(sys.stdin, "buffer", None)
+        raw = stream.read() if stream is not None else sys.stdin.read()
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                raw = InputError(f"not a text file ({exc.reason} at byte {exc.start})",
+                                 "<stdin>")
+        _stdin_text[:] = [sys.stdin, raw]
+    got = _stdin_text[1]
+    if isinstance(got, InputError):
+        raise InputError(got.message, got.source) from None
+    return got
 
 
 #: File name endings a folder walk picks up.
@@ -84,10 +111,34 @@ def _umask() -> int:
 
 
 def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
-    """Write a whole file or nothing: write a temporary file beside it, then rename."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """Write a whole file or nothing: write a temporary file beside it, then rename.
+
+    A symbolic link is written through (its target is replaced, the link stays), and a
+    path that is not a regular file (a FIFO, ``/dev/stdout``, a device) is written into
+    directly: renaming over it would replace the device or pipe itself. A path that cannot
+    be written is an :class:`InputError` (exit 2) naming it and the reason."""
+    try:
+        _write_atomic(path, text)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, (FileExistsError, NotADirectoryError)):
+            reason = "a part of the path is a file, not a folder"
+        where = exc.filename if isinstance(exc.filename, str) and not Path(
+            exc.filename).name.startswith(".") else str(path)
+        raise InputError(f"cannot write the output: {reason}"
+                         + ("" if where == str(path) else f" ({where})"), str(path)) from None
+
+
+def _write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
     mode = "wb" if isinstance(text, bytes) else "w"
+    if target.exists() and not target.is_file():
+        if target.is_dir():
+            raise IsADirectoryError(21, "is a folder", str(path))
+        with open(target, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
+            fh.write(text)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
