@@ -231,6 +231,8 @@ def test_output_through_links_into_pipes_and_onto_unwritable_paths(capsys, tmp_p
     code, _, err = run(capsys, "solve", FIVE, "-o", str(fifo), "--force")
     got = reader.communicate(timeout=10)[0].decode()
     assert code == 0 and got.startswith("2 0 4 0 1") and stat.S_ISFIFO(fifo.stat().st_mode)
+    code, _, err = run(capsys, "solve", FIVE, "-o", os.devnull)  # written into: no --force
+    assert code == 0 and stat.S_ISCHR(os.stat(os.devnull).st_mode), err
     if Path("/dev/full").exists():
         code, _, err = run(capsys, "solve", FIVE, "-o", "/dev/full", "--force")
         assert code == 2 and "No space left" in err and "internal error" not in err

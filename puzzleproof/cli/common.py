@@ -65,8 +65,15 @@ def short(name: str, width: int = 48) -> str:
 
 
 def check_output(output: str | None, force: bool) -> None:
-    """Refuse an existing output file unless ``--force`` (say so before any work)."""
-    if output and not force and Path(output).exists() and output != "-":
+    """Refuse an existing output file unless ``--force`` (say so before any work). A
+    folder is refused always; a FIFO or device (``-o /dev/null``) is written into, never
+    replaced, so it needs no ``--force``."""
+    if not output or output == "-":
+        return
+    p = Path(output)
+    if p.is_dir():
+        raise InputError("is a folder; expected a file to write", output)
+    if not force and p.is_file():
         raise InputError("exists; pass --force to overwrite it, or choose another output",
                          output)
 
