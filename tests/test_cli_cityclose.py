@@ -77,6 +77,7 @@ class TestSolve:
         # the large cities and starts kept: closing down to one city is impossible (exit 1)
         code, out, _ = run(capsys, "solve", "cityclose", rb, "--keep-marked")
         assert code == 1 and "INFEASIBLE" in out and "keep Berlin, Geneva" in out
+        assert "5 cities are kept but the map closes down to 1: add --final-size 5" in out
         # ... but five may be left, as the marked cities, and no line of 4 on the way
         code, out, _ = run(capsys, "solve", "cityclose", rb, "--keep-marked", "--final-size",
                            "5", "--no-paths", "--json")

@@ -234,6 +234,11 @@ def _status_line(res: Result, time_limit) -> str:
     if res.status is Status.INFEASIBLE:
         cert = res.certificate if isinstance(res.certificate, dict) else {}
         why = cert.get("reason") or reason
+        rules = (res.params or {}).get("rules") or {}
+        kept, final = len(rules.get("keep") or ()), rules.get("final_size", 1)
+        if kept > final:  # the commonest cause, and one the user can fix at once
+            why = (f"{kept} cities are kept but the map closes down to {final}: "
+                   f"add --final-size {kept} or more")
         return (f"INFEASIBLE: proved by {res.solver}, no order keeps the rules"
                 + (f" ({why})" if why and why != "no order keeps the rules" else ""))
     # UNKNOWN
@@ -339,7 +344,7 @@ def solve_cityclose(maps, method, width, tiebreak, time_limit, seed, as_json, as
       puzzleproof solve cityclose ../shared/instances/cityclose/europe30.json
       puzzleproof solve cityclose europe30.json --method greedy
       puzzleproof solve cityclose europe30.json --method beam --width 10 --json
-      puzzleproof solve cityclose roundabout.json --keep-marked --no-paths -o order.json
+      puzzleproof solve cityclose roundabout.json --keep-marked --final-size 5 --no-paths -o order.json
       puzzleproof solve cityclose instances/cityclose/ --time-limit 30
       puzzleproof check cityclose europe30.json order.json    # re-score the order file
     """
