@@ -136,6 +136,12 @@ def solve(puzzles: tuple[str, ...], method: str, unique: bool, enumerate_all: bo
     solve_fn = _solve_fn(method, mode, count, time_limit, conflicts, workers, seed)
     inputs = _records(puzzles, fmt, max_bridges, strict=True)
     records = [(a, r) for a, r in inputs if isinstance(r, hfmt.HashiRecord)]
+    if not records:
+        # nothing could be read: one line an input (as for every puzzle), no table of
+        # BAD INPUT rows repeating it, and no empty -o file left behind
+        for _, exc in inputs:
+            say(f"puzzleproof: error: {exc}")
+        raise Exit(2)
     if len(inputs) == 1 and records and not as_jsonl:
         rec = records[0][1]
         if quiet or not err.is_terminal or as_json:
@@ -241,7 +247,7 @@ def _print_table(rows, method: str, mode: str) -> None:
         counts[res.status.value] = counts.get(res.status.value, 0) + 1
         times.append(res.wall_time)
         table.add_row(short(rec.name), f"{rec.puzzle.width}x{rec.puzzle.height}",
-                      str(len(rec.puzzle.islands)), res.status.value, verdict,
+                      str(len(rec.puzzle.islands)), _limit_short(res), verdict,
                       str(res.stats.get("cut_rounds", "")), f"{res.wall_time:.3f}")
     out.print(table)
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
@@ -249,6 +255,40 @@ def _print_table(rows, method: str, mode: str) -> None:
         summary += (f"; time mean {sum(times) / len(times):.3f} s, max {max(times):.3f} s, "
                     f"total {sum(times):.2f} s")
     out.print(summary, markup=False)
+    unknown = [(rec, res) for rec, _, res in rows
+               if isinstance(res, Result) and res.status is Status.UNKNOWN]
+    for rec, res in unknown[:10]:
+        out.print(f"  UNKNOWN: {rec.name}: {_unknown_note(res)}", markup=False)
+    if len(unknown) > 10:
+        out.print(f"  ... and {len(unknown) - 10} more UNKNOWN (their notes are in --json / -o "
+                  "records)", markup=False)
+
+
+def _unknown_note(res: Result) -> str:
+    """Which limit ran out, in words (an UNKNOWN always says it)."""
+    cert = res.certificate if isinstance(res.certificate, dict) else {}
+    note = cert.get("note")
+    if note:
+        return str(note)
+    limit = (res.params or {}).get("time_limit")
+    return f"the time limit ({limit:g} s) ran out" if limit is not None else "a limit ran out"
+
+
+def _status_text(res: Result) -> str:
+    """The status, and for UNKNOWN the limit that ran out."""
+    if res.status is Status.UNKNOWN:
+        return f"UNKNOWN: {_unknown_note(res)}"
+    return res.status.value
+
+
+def _limit_short(res: Result) -> str:
+    """A table cell's status: UNKNOWN names its limit briefly (``UNKNOWN (time limit)``)."""
+    if res.status is not Status.UNKNOWN:
+        return res.status.value
+    cert = res.certificate if isinstance(res.certificate, dict) else {}
+    limit = cert.get("limit")
+    return f"UNKNOWN ({str(limit).replace('-', ' ')})" if limit and limit != "limit" else \
+        "UNKNOWN (limit)"
 
 
 def _report_one(rec: hfmt.HashiRecord, res: Result, as_json: bool, show: str,
@@ -278,7 +318,7 @@ def _print_result(rec: hfmt.HashiRecord, res: Result, verdict: str, show: str,
               f"{plural(res.stats.get('cuts', 0), 'cut')}, {res.wall_time:.3f} s"
               if res.stats else f"{res.wall_time:.3f} s")
     who = f"{res.solver} {res.solver_version}".strip()
-    head = f"{rec.name}: {res.status.value} ({who}; {effort}); rule check: {verdict}"
+    head = (f"{rec.name}: {_status_text(res)} ({who}; {effort}); rule check: {verdict}")
     cert = res.certificate or {}
     if show == "lines":
         if res.answer is not None:
@@ -295,8 +335,6 @@ def _print_result(rec: hfmt.HashiRecord, res: Result, verdict: str, show: str,
         for reason in cert.get("reasons", [cert.get("proof")]):
             out.print(f"  no solution: {reason}", markup=False)
         return
-    if res.status is Status.UNKNOWN:
-        out.print(f"  {cert.get('note', 'a limit ran out')}", markup=False)
     if res.answer is not None:
         out.print(hfmt.render_ascii(p, res.answer, unicode=not ascii_only), end="",
                   markup=False)

@@ -5,17 +5,21 @@ line per row, ``.`` for water and a digit for a clue) and writes one bridge per 
 ``x1 y1 x2 y2 n``, then exits. Its output is complete when it exits (or closes its output),
 or when the per-puzzle time limit is reached: CodinGame's solvers print every line and then
 end, but one that keeps waiting for input is read at the limit (``reason: timeout`` in the
-record's stats says so). Lines are read leniently: blank lines and lines that are not five
-integers (debug output on stdout) are skipped and counted; the bridges become the harness's
-answer form ``[[x1, y1, x2, y2, n], ...]`` and are judged by the rules
-(:func:`puzzleproof.models.hashi.check_solution`, through the Hashi kind's check), so a wrong
-answer is an ``invalid-answer`` disagreement.
+record's stats says so). Lines are read as ``check hashi`` reads a solution file: blank
+lines and ``#`` comments are passed over, every other line must be five integers. A line that
+is not (debug output on stdout, a number too big) is no bridge and no answer: the program's
+output is *malformed*, a verdict naming the first bad line (debug output belongs on stderr,
+as on CodinGame). The bridges become the harness's answer form ``[[x1, y1, x2, y2, n], ...]``
+and are judged by the rules (:func:`puzzleproof.models.hashi.check_solution`, through the
+Hashi kind's check), so a wrong answer is an ``invalid-answer`` disagreement.
 
 Outcomes: an answer (``SOLVED``, as claimed; the harness checks it); no answer within the
 limit, ``UNKNOWN`` with ``stats["reason"] == "timeout"``; a program that died without an
-answer (``crash``, ``memory-limit``, ``cannot-start``, ``output-too-long``), an ``ERROR``
-record whose ``error`` names the reason and ends with its stderr's last lines. Every record
-of the program carries ``stats["reason"]`` and its capped stderr in ``stats["stderr"]``.
+answer (``crash``, ``memory-limit``, ``cannot-start``, ``output-too-long``) or whose output
+is malformed (``malformed-output``), an ``ERROR`` record whose ``error`` names the reason
+(``crash: exit code 3``; ``malformed output: line 2: ...``) and ends with its stderr's last
+lines. Every record of the program carries ``stats["reason"]`` and its capped stderr in
+``stats["stderr"]``.
 
 Example (merge into the Hashi kind)::
 
@@ -44,21 +48,37 @@ _ERROR_STDERR_CHARS = 2000
 
 
 class ExternalSolverFailed(RuntimeError):
-    """The program gave no answer (the harness records ERROR with this message)."""
+    """The program gave no answer (the harness records ERROR with this message). Its
+    message is the human reason (``crash: exit code 3``); ``is_verdict`` marks it as a
+    verdict on the judged program, not a fault of the harness, so that a report can show
+    the message without the class name."""
+
+    is_verdict = True
 
 
 def parse_bridges(text: str) -> tuple[list[list[int]], list[str]]:
-    """The ``x1 y1 x2 y2 n`` lines of ``text`` and the other non-blank lines (skipped)."""
-    bridges, skipped = [], []
-    for line in text.splitlines():
-        toks = line.split()
-        if not toks:
+    """The ``x1 y1 x2 y2 n`` lines of ``text`` and the bad ones, each as ``line N: 'TEXT':
+    WHAT WAS EXPECTED`` (blank lines and ``#`` comments are neither, as in ``check hashi``)."""
+    from puzzleproof.errors import InputError
+    from puzzleproof.formats.hashi import read_solution
+
+    bridges, bad = [], []
+    for k, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
             continue
-        if len(toks) == 5 and all(t.lstrip("-").isdigit() and len(t) < 10 for t in toks):
-            bridges.append([int(t) for t in toks])
-        else:
-            skipped.append(line[:200])
-    return bridges, skipped
+        try:
+            # one line at a time, as a solution file's line (JSON is no CodinGame output)
+            if stripped.startswith(("[", "{")):
+                raise InputError("expected 'x1 y1 x2 y2 n' (5 integers), found JSON")
+            (sol,) = read_solution(line)
+        except (InputError, ValueError) as exc:
+            why = exc.message if isinstance(exc, InputError) else str(exc)
+            shown = line if len(line) <= 80 else line[:77] + "..."
+            bad.append(f"line {k}: {shown!r}: {why}")
+            continue
+        bridges.append(list(sol.bridge))
+    return bridges, bad
 
 
 def run_solver(name: str, command: Sequence[str], time_limit: float | None,
@@ -69,14 +89,22 @@ def run_solver(name: str, command: Sequence[str], time_limit: float | None,
                                                        or DEFAULT_SOLVER_SECONDS)
     text = write_puzzle(puzzle, "codingame")  # raises for what CodinGame's input cannot hold
     done = run_to_completion(list(command), text, limit, memory_limit=memory_limit)
-    bridges, skipped = parse_bridges(done.output)
+    bridges, bad = parse_bridges(done.output)
     reason = done.verdict[0] if done.verdict else "exited"
     stats = {"reason": reason, "detail": done.verdict[1] if done.verdict else None,
-             "bridge_lines": len(bridges), "skipped_lines": len(skipped),
-             "skipped_examples": skipped[:3], "exit_code": done.exit.returncode,
+             "bridge_lines": len(bridges), "bad_lines": len(bad),
+             "bad_examples": bad[:3], "exit_code": done.exit.returncode,
              "max_rss_mb": done.exit.max_rss_mb, "stderr": done.stderr,
              "notes": done.exit.notes}
     params = {"command": list(command), "time_limit": limit, "memory_limit": memory_limit}
+    tail = done.stderr[-_ERROR_STDERR_CHARS:].strip()
+    if bad:
+        # garbage on stdout is a verdict, never skipped: the first bad line is named
+        more = f" (and {len(bad) - 1} more bad line(s))" if len(bad) > 1 else ""
+        ended = f"; the program then ended by {reason}: {stats['detail']}" \
+            if done.verdict else ""
+        raise ExternalSolverFailed(f"malformed output: {bad[0]}{more}{ended}"
+                                   + (f"\n--- stderr (last lines) ---\n{tail}" if tail else ""))
     answered = bool(bridges) or (done.finished and bool(done.output.strip()))
     if answered or (done.verdict is None and done.finished):
         # an answer (even an empty or partial one) is judged by the rules
@@ -84,10 +112,11 @@ def run_solver(name: str, command: Sequence[str], time_limit: float | None,
                       solver_version="external", params=params, wall_time=done.seconds,
                       stats=stats)
     if reason == "timeout":
-        return Result("hashi", Status.UNKNOWN, None, None, solver=name,
+        note = {"note": f"time limit ({limit:g} s) ran out before the program answered",
+                "limit": "time-limit"}
+        return Result("hashi", Status.UNKNOWN, None, note, solver=name,
                       solver_version="external", params=params, wall_time=done.seconds,
                       stats=stats)
-    tail = done.stderr[-_ERROR_STDERR_CHARS:].strip()
     raise ExternalSolverFailed(f"{reason}: {stats['detail']}"
                                + (f"\n--- stderr (last lines) ---\n{tail}" if tail else ""))
 

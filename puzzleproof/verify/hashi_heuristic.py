@@ -197,9 +197,9 @@ class _Search:
     def _tick(self) -> None:
         self.effort.nodes += 1
         if self.max_nodes is not None and self.effort.nodes > self.max_nodes:
-            raise _Limit
+            raise _Limit("node-budget")
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise _Limit
+            raise _Limit("time-limit")
 
     def intersection(self, g: _Grid, count_sure: bool) -> bool:
         """Place sure bridges to a fixpoint; False when the grid becomes invalid."""
@@ -209,7 +209,7 @@ class _Search:
             changed = False
             self.effort.intersection_passes += 1
             if self.deadline is not None and time.monotonic() > self.deadline:
-                raise _Limit
+                raise _Limit("time-limit")
             for i in range(st.n):
                 need = g.left[i]
                 if not need:  # saturated, or a hidden clue (no sure count)
@@ -286,8 +286,9 @@ def solve(puzzle: Puzzle, *, time_limit: float | None = None, max_nodes: int | N
             status = Status.SOLVED
         else:
             status = Status.INFEASIBLE
-    except _Limit:
+    except _Limit as exc:
         status = Status.UNKNOWN
+        limit = exc.args[0] if exc.args else "limit"
     check = None
     if answer is not None:
         violations = [v.to_dict() for v in check_solution(puzzle, answer)]
@@ -302,7 +303,9 @@ def solve(puzzle: Puzzle, *, time_limit: float | None = None, max_nodes: int | N
         cert = {"claim": "the elimination search found no solution (not a proof by the rules; "
                          "cross-check it)"}
     elif status is Status.UNKNOWN:
-        cert = {"note": f"limit reached after {e.assumptions} assumptions"}
+        which = (f"node budget ({max_nodes})" if limit == "node-budget" else
+                 f"time limit ({time_limit:g} s)" if limit == "time-limit" else "limit")
+        cert = {"note": f"{which} ran out after {e.assumptions} assumptions", "limit": limit}
     return Result("hashi", status, answer, cert, solver=NAME, solver_version=VERSION,
                   params=params, wall_time=time.monotonic() - start, stats=stats, check=check,
                   instance=puzzle.name)
