@@ -160,3 +160,9 @@ def test_a_crash_is_reported_by_its_reason(capsys, tmp_path):
     assert code == 1
     assert "crash: exit code 3" in recs["crash"]["error"]
     assert "crash: exit code 3" in out
+
+
+def test_article_effort_is_its_assumptions_not_cut_rounds(capsys):
+    code, out, _ = run(capsys, "solve", str(SMALL), "--method", "article")
+    head = out.splitlines()[0]
+    assert code == 0 and "assumption" in head and "cut round" not in head

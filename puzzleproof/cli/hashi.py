@@ -314,9 +314,12 @@ def _report_one(rec: hfmt.HashiRecord, res: Result, as_json: bool, show: str,
 def _print_result(rec: hfmt.HashiRecord, res: Result, verdict: str, show: str,
                   ascii_only: bool) -> None:
     p = rec.puzzle
-    effort = (f"{plural(res.stats.get('cut_rounds', 0), 'cut round')}, "
-              f"{plural(res.stats.get('cuts', 0), 'cut')}, {res.wall_time:.3f} s"
-              if res.stats else f"{res.wall_time:.3f} s")
+    st = res.stats or {}
+    effort = (f"{plural(st.get('cut_rounds', 0), 'cut round')}, "
+              f"{plural(st.get('cuts', 0), 'cut')}, {res.wall_time:.3f} s"
+              if "cut_rounds" in st else
+              f"{plural(st['assumptions'], 'assumption')}, {res.wall_time:.3f} s"
+              if "assumptions" in st else f"{res.wall_time:.3f} s")
     who = f"{res.solver} {res.solver_version}".strip()
     head = (f"{rec.name}: {_status_text(res)} ({who}; {effort}); rule check: {verdict}")
     cert = res.certificate or {}
