@@ -261,6 +261,18 @@ def test_standard_input_is_read_once_whether_or_not_the_puzzle_is_named(puzzle, 
     assert '"status"' in out.stdout.decode()
 
 
+def test_a_reader_that_leaves_early_changes_nothing():
+    """``puzzleproof ... | head -1``: the command ends quietly, exit 0 as when the whole
+    output is read (rich's own answer was exit 1)."""
+    p = subprocess.Popen([sys.executable, "-m", "puzzleproof", "solve", "cityclose",
+                          str(shared_path("instances/cityclose/europe30.json")), "--method",
+                          "greedy"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    p.stdout.close()  # before the first line is written: every write meets a closed pipe
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 0 and err == "", err
+
+
 @pytest.mark.parametrize("puzzle", [[], ["skynet"], ["hashi"]])
 def test_standard_input_that_is_not_utf8_says_so(puzzle):
     out = subprocess.run([sys.executable, "-m", "puzzleproof", "solve", *puzzle, "-"],

@@ -18,6 +18,7 @@ from puzzleproof import puzzles as registry
 from puzzleproof.cli.common import (EXIT_HELP, Exit, check_group, convert_group,
                                     crosscheck_group, generate_group, render_group, say,
                                     solve_group)
+from puzzleproof.cli import common as _common
 from puzzleproof.errors import PuzzleproofError
 from puzzleproof.formats.cityclose import MAX_LINKS as CITY_MAX_LINKS
 from puzzleproof.formats.hashi import MAX_SIDE as HASHI_MAX_SIDE
@@ -89,6 +90,16 @@ from puzzleproof.cli.report import report_command  # noqa: E402 - every puzzle's
 cli.add_command(report_command)
 
 cli.help = inspect.cleandoc(cli.help or "") + "\n\n\b\nPuzzles:\n" + _puzzle_lines()
+
+
+def _stdout_closed() -> None:
+    """rich's answer to a reader that went away (``| head``) is ``SystemExit(1)``: the
+    exit code would then depend on how much of the output was read. End as the other
+    writes to a closed pipe do (:func:`main`'s ``BrokenPipeError``)."""
+    raise BrokenPipeError
+
+
+_common.out.on_broken_pipe = _stdout_closed  # type: ignore[method-assign]
 
 
 def main(argv: list[str] | None = None) -> int:
