@@ -86,6 +86,9 @@ def test_limits_give_unknown():
     p = read_puzzles(path.read_text(), str(path))[0].puzzle
     res = hashi_heuristic.solve(p, max_nodes=50)
     assert res.status is Status.UNKNOWN and res.answer is None
-    assert "limit" in res.certificate["note"]
+    assert "node budget (50) ran out" in res.certificate["note"]  # which limit, by name
+    assert res.certificate["limit"] == "node-budget"
     res = hashi_heuristic.solve(p, time_limit=1e-9)
     assert res.status is Status.UNKNOWN
+    assert "time limit (1e-09 s) ran out" in res.certificate["note"]
+    assert res.certificate["limit"] == "time-limit"
