@@ -3,8 +3,11 @@
 - graph (JSON): ``{"edges": [[u, v, w], ...], "begin": 0, "ends": [...]}`` (other keys, such
   as ``"type": "deathrun-graph"`` or ``"seed"``, are allowed and ignored).
 - game record (JSON, or JSONL with one record a line): ``{"type": "deathrun-game",
-  "schema_version": 1, ...}`` as written by :func:`puzzleproof.models.deathrun.play_game`;
-  check one with :func:`puzzleproof.models.deathrun.replay`.
+  "schema_version": 1, ...}`` as written by :func:`puzzleproof.models.deathrun.play_game`.
+  Reading one checks every field's type and shape
+  (:func:`puzzleproof.models.deathrun_record.check_record_shape`: an error names the JSON path,
+  such as ``rounds[0].students[2].paid``); :func:`puzzleproof.models.deathrun.replay` then
+  checks it by the rules.
 
 Every reader raises :class:`InputError` naming the file, the line (when known) and the field.
 
@@ -22,8 +25,8 @@ from typing import Any
 from puzzleproof.errors import InputError
 from puzzleproof.formats.numbers import load_json
 from puzzleproof.limits import over_limit
-from puzzleproof.models.deathrun import (MAX_EDGES, MAX_VERTICES, RECORD_TYPE, SCHEMA_VERSION,
-                                         Graph, make_graph)
+from puzzleproof.models.deathrun import MAX_EDGES, MAX_VERTICES, RECORD_TYPE, Graph, make_graph
+from puzzleproof.models.deathrun_record import check_record_shape, describe
 
 __all__ = ["read_graph", "read_instances", "write_graph", "read_record", "read_records", "write_record",
            "sniff", "kind_of", "render_svg", "render_png", "MAX_TEXT"]
@@ -75,7 +78,7 @@ def graph_from_obj(obj: Any, source: str | None = None, text: str | None = None,
     pre = f"{where}: " if where else ""
     if not isinstance(obj, dict):
         raise InputError(f"{pre}expected a JSON object with edges, begin and ends, found "
-                         f"{type(obj).__name__}", source)
+                         f"{describe(obj)}", source)
     for key in ("edges", "begin", "ends"):
         if key not in obj:
             raise InputError(f"{pre}missing field {key!r} (expected edges, begin, ends)", source)
@@ -153,13 +156,14 @@ def _check_record(obj: Any, source: str | None, where: str, line: int | None) ->
     if not isinstance(obj, dict) or obj.get("type") != RECORD_TYPE:
         raise InputError(f"{pre}expected a Death Run game record (\"type\": \"{RECORD_TYPE}\")",
                          source, line)
-    if obj.get("schema_version") != SCHEMA_VERSION:
-        raise InputError(f"{pre}schema_version {obj.get('schema_version')!r} is not supported "
-                         f"(expected {SCHEMA_VERSION})", source, line)
-    for key in ("graph", "seats", "rounds", "scores", "seed", "budget"):
-        if key not in obj:
-            raise InputError(f"{pre}missing field {key!r}", source, line)
-    graph_from_obj(obj["graph"], source, None, f"{pre}field 'graph'".strip())
+    try:  # every field's type and shape, with the JSON path of the first bad one
+        check_record_shape(obj)
+    except InputError as exc:
+        raise InputError(f"{pre}{exc.message}", source, line) from None
+    try:  # the graph's rules (ranges, repeats, a cycle, unreachable ends)
+        graph_from_obj(obj["graph"], source, None, f"{pre}graph")
+    except InputError as exc:
+        raise exc.located(source, line) from None
     return obj
 
 

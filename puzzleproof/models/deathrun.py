@@ -42,6 +42,7 @@ from typing import Any, Callable, Sequence
 
 from puzzleproof.errors import InputError
 from puzzleproof.limits import limit, over_limit
+from puzzleproof.models.deathrun_record import check_record_shape, describe
 
 __all__ = ["Graph", "make_graph", "generate_graph", "nominal_distance", "BaseCriminal",
            "BaseStudent", "Player", "InProcessPlayer", "play_game", "replay", "scoreboard",
@@ -156,7 +157,7 @@ def make_graph(edges: Sequence[Sequence[Any]], begin: int, ends: Sequence[int]) 
         raise InputError(too_many)
     for what, x in (("begin", begin),):
         if not _is_int(x) or not 0 <= x < top:
-            raise InputError(f"{what} must be a vertex number 0..{top - 1}, found {x!r}")
+            raise InputError(f"{what} must be a vertex number 0..{top - 1}, found {describe(x)}")
     if len(ends) == 0:
         raise InputError("no ends: expected at least one end vertex")
     too_many = over_limit(len(ends), MAX_VERTICES, "the number of ends")
@@ -165,20 +166,20 @@ def make_graph(edges: Sequence[Sequence[Any]], begin: int, ends: Sequence[int]) 
     for k, x in enumerate(ends):
         if not _is_int(x) or not 0 <= x < top:
             raise InputError(f"end {k + 1} must be a vertex number 0..{top - 1}, "
-                             f"found {x!r}")
+                             f"found {describe(x)}")
     clean: list[tuple[int, int, int]] = []
     seen: set[tuple[int, int]] = set()
     for k, e in enumerate(edges):
         if not isinstance(e, (list, tuple)) or len(e) != 3:
-            raise InputError(f"link {k + 1}: expected [u, v, w], found {e!r}"[:200])
+            raise InputError(f"link {k + 1}: expected [u, v, w], found {describe(e)}"[:200])
         u, v, w = e
         for name, x in (("u", u), ("v", v)):
             if not _is_int(x) or not 0 <= x < top:
                 raise InputError(f"link {k + 1}: {name} must be a vertex number "
-                                 f"0..{top - 1}, found {x!r}"[:200])
+                                 f"0..{top - 1}, found {describe(x)}"[:200])
         if not _is_int(w):
             raise InputError(f"link {k + 1} ({u}->{v}): the weight must be an integer, "
-                             f"found {w!r}"[:200])
+                             f"found {describe(w)}"[:200])
         if w < 0 or w > MAX_WEIGHT:
             raise InputError(f"link {k + 1} ({u}->{v}): the weight must be in 0..{MAX_WEIGHT}, "
                              f"found {w}")
@@ -598,7 +599,9 @@ def scoreboard(record: dict[str, Any]) -> list[dict[str, Any]]:
 def replay(record: dict[str, Any], graph: Graph | None = None) -> list[str]:
     """Re-check a game record by the rules; return the problems found (empty: it is sound).
 
-    Checks: the graph; every criminal move's validity and budget; the views bots were given
+    Checks: the record's shape (:func:`~puzzleproof.models.deathrun_record.check_record_shape`:
+    a field of the wrong type is one problem, ``"malformed record: PATH: ..."``); the graph;
+    every criminal move's validity and budget; the views bots were given
     (previous updates, counts, budgets, this round's updates); every student move (a move
     marked valid must be a link; an invalid one must be the engine's seeded random choice);
     the amounts paid, the scores and the invariant; that the game ran to the end.
@@ -611,8 +614,10 @@ def replay(record: dict[str, Any], graph: Graph | None = None) -> list[str]:
 
     if not isinstance(record, dict) or record.get("type") != RECORD_TYPE:
         return [f"not a Death Run game record (type {RECORD_TYPE!r} expected)"]
-    if record.get("schema_version") != SCHEMA_VERSION:
-        return [f"schema_version {record.get('schema_version')!r}; expected {SCHEMA_VERSION}"]
+    try:  # the readers check this first (exit 2); a record built in memory is checked here
+        check_record_shape(record)
+    except InputError as exc:
+        return [f"malformed record: {exc.message}"]
     try:
         if graph is None:
             gj = record["graph"]
