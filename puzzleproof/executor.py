@@ -7,7 +7,10 @@ and run their tasks through :func:`open_pool`, which yields a :class:`Pool` arou
 
 - ``--jobs N`` (the default, N = the cores): a :class:`~concurrent.futures.ProcessPoolExecutor`
   whose workers die with this process (:func:`puzzleproof.procs.process_pool`); with one job,
-  tasks run in this process, one after another;
+  tasks run in this process, one after another. The pool is made at the first
+  :meth:`Pool.stream`, with no more workers than its tasks and at most
+  :data:`puzzleproof.procs.WORKERS_PER_CORE` per core (:func:`puzzleproof.procs.cap_jobs`):
+  ``-j 100000`` on one instance once forked 100000 workers for three tasks;
 - ``--scheduler tcp://HOST:8786``: an existing Dask cluster, through
   ``distributed.Client(address).get_executor()``;
 - ``--dask N``: a Dask ``LocalCluster`` of N single-threaded worker processes on the loopback
@@ -246,15 +249,16 @@ class Pool:
     client: Any = None
     cluster: Any = None
     hosts: list[str] = field(default_factory=list)
+    _size: int = 0  # workers of the local process pool made by _ensure
 
     def _start(self) -> None:
         spec = self.spec
         if not spec.distributed:
-            if spec.jobs > 1:
-                self.executor = procs.process_pool(spec.jobs)
+            if spec.jobs > 1:  # the process pool is made by the first stream (_ensure)
+                self.slots = procs.cap_jobs(spec.jobs)
             else:
                 self.executor = _InlineExecutor()
-            self.slots = spec.jobs
+                self.slots = 1
             return
         try:
             import dask
@@ -284,13 +288,28 @@ class Pool:
         self.hosts = sorted({w.get("host", "") for w in workers.values()})
         self.executor = self.client.get_executor(pure=False)
 
+    def _ensure(self, tasks: int) -> None:
+        """Make the local process pool for a stream of ``tasks`` tasks: no more workers than
+        tasks (with ``fork`` every worker starts at the first task, needed or not); made again,
+        larger, when a later stream has more tasks than the pool has workers."""
+        if self.spec.distributed or self.spec.jobs == 1 or tasks < 1:
+            return
+        size = procs.cap_jobs(self.slots, tasks)
+        if self.executor is not None and size <= self._size:
+            return
+        if self.executor is not None:  # between streams: nothing runs on it
+            self.executor.shutdown(wait=True)
+        self.executor = procs.process_pool(size)
+        self._size = size
+
     def renew(self) -> None:
         """Make the local process pool again after a worker died (it is broken then)."""
         old = self.executor
         if old is not None and not self.spec.distributed:
             procs.kill_pool_workers(old)
             old.shutdown(wait=False, cancel_futures=True)
-            self.executor = procs.process_pool(self.spec.jobs)
+            procs.exit_if_terminated()  # not a new pool when a SIGTERM killed the old one
+            self.executor = procs.process_pool(self._size)
 
     def abandon(self) -> None:
         """Stop at once: running tasks are not waited for."""
@@ -306,7 +325,10 @@ class Pool:
             with contextlib.suppress(Exception):
                 self.cluster.close(timeout=10)
         elif self.executor is not None and not self.spec.distributed:
-            self.executor.shutdown(wait=True)
+            if procs.terminating():  # SIGTERM: the workers were killed, wait for nothing
+                self.abandon()
+            else:
+                self.executor.shutdown(wait=True)
         self.client = self.cluster = None
 
     def _again(self, queue, item, tries, name) -> Iterator[tuple[Any, Any]]:
@@ -328,13 +350,15 @@ class Pool:
         completes, the result being a :class:`TaskFailure` when the task gave none. At most
         ``window`` tasks (default twice the slots) are submitted at a time; ``warm()`` runs
         once in each worker before its first task (see :func:`guarded_call`)."""
-        assert self.executor is not None
         window = window or max(1, 2 * self.slots)
         # (item, tries, suspect): a suspect was in flight when a local worker died
         queue: deque[tuple[Any, int, bool]] = deque((item, 0, False) for item in items)
+        self._ensure(len(queue))
+        assert self.executor is not None or not queue
         futures: dict[Future, tuple[Any, int, bool]] = {}
         try:
             while queue or futures:
+                procs.exit_if_terminated()
                 while queue and len(futures) < window:
                     if queue[0][2] and futures or any(f[2] for f in futures.values()):
                         break  # a suspect runs alone
@@ -342,6 +366,7 @@ class Pool:
                     fut = self.executor.submit(guarded_call, fn, args(item), hang_limit, warm)
                     futures[fut] = (item, tries, suspect)
                 done, _ = wait(futures, return_when=FIRST_COMPLETED)
+                procs.exit_if_terminated()
                 broken = False
                 for fut in done:
                     item, tries, _ = futures.pop(fut)

@@ -3,14 +3,19 @@
 Every process the package starts is covered by one of these helpers:
 
 - **Pool workers** (:func:`process_pool`, or ``initializer=``:func:`pool_worker_init` for any
-  ``multiprocessing`` pool) die with their parent: on Linux the kernel sends them SIGKILL when
+  ``multiprocessing`` pool) are at most :data:`WORKERS_PER_CORE` per core (:func:`cap_jobs`:
+  ``-j 100000`` once forked until the machine stalled) and die with their parent: on Linux the kernel sends them SIGKILL when
   the parent dies (``prctl(PR_SET_PDEATHSIG)``), and the worker checks its parent right after
   asking for it, in case the parent died in between; on other POSIX systems a watchdog thread
   polls ``os.getppid()`` twice a second instead.
 - **The main process of a batch command that runs a pool** (:func:`sigterm_exits`) answers
   SIGTERM by killing its pool workers at once and raising ``SystemExit(143)``, so the
   command's ``finally`` blocks run: records already appended stay whole, files being gathered
-  are written, external programs are stopped. A second SIGTERM exits at once. (Without a pool
+  are written, external programs are stopped. A second SIGTERM exits at once. The exit is put
+  off (by 10 ms steps, SIGALRM) while the signal lands in code that would swallow it or hold a
+  lock through it - ``logging``'s fork hooks run around every worker started, finalizers - as
+  an exception raised there is printed ("Exception ignored in ...") and lost, and the run went
+  on. (Without a pool
   the default stays: a Python handler would wait until a solver's C code returns, and the
   kernel's default ends the process at once; records are flushed one by one, and the guardian
   below stops the programs it ran.)
@@ -51,13 +56,16 @@ from typing import Any, Callable, Iterator
 __all__ = ["note", "set_parent_death_signal", "set_child_subreaper", "die_with_parent",
            "pool_worker_init", "process_pool", "sigterm_exits", "child_setup", "kill_tree",
            "guardian_register", "guardian_unregister", "helper_pids", "descendants",
-           "EXIT_SIGTERM"]
+           "EXIT_SIGTERM", "WORKERS_PER_CORE", "cap_jobs", "terminating", "exit_if_terminated"]
 
 #: The exit code of a run ended by SIGTERM (128 + 15, as a shell reports it).
 EXIT_SIGTERM = 143
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _LINUX = sys.platform.startswith("linux")
+#: The most pool workers per core, whatever was asked: tasks are CPU-bound, so more workers only
+#: wait for the cores while each holds its memory (and starting them is what a run then does).
+WORKERS_PER_CORE = 4
 _POSIX = os.name == "posix"
 
 _said: set[str] = set()
@@ -176,12 +184,30 @@ def _pool_support_note() -> None:
              "only Linux is tested")
 
 
+def cap_jobs(jobs: int, tasks: int | None = None) -> int:
+    """How many worker processes to start for ``jobs`` asked and ``tasks`` to run: at most
+    :data:`WORKERS_PER_CORE` per core (said once on stderr when a request is lowered) and no
+    more than the tasks (an idle worker is a fork for nothing); at least one."""
+    n = max(1, int(jobs))
+    ceiling = WORKERS_PER_CORE * (os.cpu_count() or 1)
+    if n > ceiling:
+        note(f"{jobs} worker processes asked for; using {ceiling} ({WORKERS_PER_CORE} per "
+             "core): more would only wait for the cores, each holding its memory")
+        n = ceiling
+    if tasks is not None:
+        n = min(n, max(1, int(tasks)))
+    return n
+
+
 def process_pool(jobs: int, **kwargs: Any):
     """A :class:`~concurrent.futures.ProcessPoolExecutor` whose workers die with this process
-    and are killed by :func:`sigterm_exits`'s handler."""
+    and are killed by :func:`sigterm_exits`'s handler; ``jobs`` is capped (:func:`cap_jobs`)
+    here, where every pool of the package is made. With ``fork`` the executor starts all its
+    workers at the first task, so the cap is what keeps a large ``-j`` from forking at once."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    jobs = cap_jobs(jobs)
     _pool_support_note()
     method = multiprocessing.get_start_method(allow_none=True)
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=pool_worker_init,
@@ -225,6 +251,61 @@ def kill_pool_workers(pool: Any = None) -> int:
 
 
 _terminating = [False]
+_pending = [False]  # a SIGTERM's SystemExit not raised yet (it came at an unsafe point)
+_prev_unraisable: list[Any] = []
+
+#: modules whose code an exception must not be raised into: ``logging`` (its fork hooks run
+#: from C around every fork, where an exception is printed and dropped; elsewhere it holds its
+#: lock or prints the error itself) and finalizers (also run where exceptions are dropped)
+_UNSAFE_MODULES = ("logging", "weakref", "_weakrefset", "multiprocessing.util")
+
+
+def _unsafe_at(frame: Any) -> bool:
+    """Whether an exception raised at ``frame`` (the signal's) could be swallowed or leave a
+    lock held: the innermost frames are in :data:`_UNSAFE_MODULES` or in a ``__del__``. Only
+    a few frames are looked at: a caller blocked for long further out must still be ended."""
+    f, depth = frame, 0
+    while f is not None and depth < 4:
+        mod = f.f_globals.get("__name__") or ""
+        if f.f_code.co_name == "__del__" or any(mod == m or mod.startswith(m + ".")
+                                                for m in _UNSAFE_MODULES):
+            return True
+        f, depth = f.f_back, depth + 1
+    return False
+
+
+def _retry_soon() -> None:
+    """Have :func:`_on_retry` run in 10 ms (SIGALRM, unless someone else handles it; then the
+    batch loop's :func:`exit_if_terminated` raises)."""
+    try:
+        if signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, _on_retry):
+            signal.signal(signal.SIGALRM, _on_retry)
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+    except (AttributeError, ValueError, OSError):  # no SIGALRM (Windows), not main thread
+        pass
+
+
+def _quiet_unraisable(unraisable: Any) -> None:
+    """Our SystemExit dropped by code that cannot raise (a case :func:`_unsafe_at` missed):
+    not printed as "Exception ignored", raised again soon instead."""
+    exc = unraisable.exc_value
+    if isinstance(exc, SystemExit) and exc.code == EXIT_SIGTERM and _terminating[0]:
+        _pending[0] = True
+        _retry_soon()
+        return
+    (_prev_unraisable[0] if _prev_unraisable else sys.__unraisablehook__)(unraisable)
+
+
+def _raise_when_safe(frame: Any) -> None:
+    if _unsafe_at(frame):
+        _pending[0] = True
+        _retry_soon()
+        return
+    _pending[0] = False
+    if sys.unraisablehook is not _quiet_unraisable:
+        _prev_unraisable[:] = [sys.unraisablehook]
+        sys.unraisablehook = _quiet_unraisable
+    raise SystemExit(EXIT_SIGTERM)
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
@@ -237,7 +318,27 @@ def _on_sigterm(signum: int, frame: Any) -> None:
                     b"is kept\n")
     except OSError:
         pass
-    raise SystemExit(EXIT_SIGTERM)
+    _raise_when_safe(frame)
+
+
+def _on_retry(signum: int, frame: Any) -> None:
+    if _pending[0]:
+        kill_pool_workers()  # workers started since the SIGTERM
+        _raise_when_safe(frame)
+
+
+def terminating() -> bool:
+    """Whether a SIGTERM was received (under :func:`sigterm_exits`): the run is ending."""
+    return _terminating[0]
+
+
+def exit_if_terminated() -> None:
+    """Raise the ``SystemExit(143)`` of a SIGTERM that came where it could not be raised (a
+    batch loop calls this between tasks, so the exit never waits for the timer alone)."""
+    if _pending[0]:
+        _pending[0] = False
+        kill_pool_workers()
+        raise SystemExit(EXIT_SIGTERM)
 
 
 @contextlib.contextmanager

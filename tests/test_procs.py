@@ -168,6 +168,132 @@ def test_killed_batch_command_leaves_no_process(tmp_path, command, sig):
         _whole_jsonl(out)
 
 
+def _children(pid: int) -> set[tuple[int, int]]:
+    """The live direct children of ``pid`` (pool workers, the guardian), as (pid, start)."""
+    out = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            st = _stat(int(name))
+            if st and st[1] == pid and st[0] not in ("Z", "X"):
+                out.add((int(name), st[2]))
+    return out
+
+
+def test_huge_jobs_on_one_instance_starts_a_handful_of_workers(tmp_path):
+    """``-j 100000`` on one instance (three tasks: one per method) once forked workers until
+    the machine stalled: the pool has no more workers than tasks, one note says the request
+    was lowered, and the records are those of any run."""
+    out = tmp_path / "out.jsonl"
+    proc = _cli(["crosscheck", str(ROOT / "instances/hashi/small-5x5.txt"), "-j", "100000",
+                 "-o", str(out), "-q"], tmp_path)
+    seen: set[tuple[int, int]] = set()
+    try:
+        end = time.monotonic() + 120  # a hang guard, not a speed target
+        while proc.poll() is None and time.monotonic() < end:
+            seen |= _children(proc.pid)
+            time.sleep(0.005)
+        code = proc.wait(timeout=1)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stderr = (tmp_path / "stderr.txt").read_text()
+    assert code == 0, stderr
+    assert stderr.count("100000 worker processes asked for; using") == 1, stderr
+    assert "Traceback" not in stderr
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    status = {r["method"]: r["status"] for r in recs if r["type"] == "record"}
+    assert status == {"sat": "UNIQUE", "cpsat": "UNIQUE", "article": "SOLVED"}
+    assert recs[-1]["type"] == "instance-done" and recs[-1]["disagreements"] == 0
+    # three workers (one per task) and the guardian at most
+    assert len(seen) <= 4, f"{len(seen)} child processes"
+    print(f"-j 100000 on one instance: {len(seen)} child processes")
+
+
+@pytest.mark.parametrize("when", ["starting", "running"])
+def test_sigterm_with_many_jobs_exits_cleanly(tmp_path, when):
+    """SIGTERM to a crosscheck run with a large ``-j``, while its pool starts (the fork hooks
+    of ``logging`` run around every fork, where an exception is dropped: the run once printed
+    "Exception ignored" and went on) or once records are written: exit 143, no traceback,
+    no descendant left, the records written kept whole."""
+    out = tmp_path / "out.jsonl"
+    proc = _cli(["crosscheck", str(ROOT / "instances/hashi/generated"), "-j", "100000",
+                 "-o", str(out), "-q"], tmp_path)
+    seen: set[tuple[int, int]] = set()
+    try:
+        def ready() -> bool:
+            seen.update(_tree(proc.pid))
+            assert proc.poll() is None, (tmp_path / "stderr.txt").read_text()
+            if when == "starting":
+                return len(seen) >= 2
+            return out.exists() and out.stat().st_size > 0
+
+        _wait_for(ready, 60, "the pool" if when == "starting" else "a record")
+        seen.update(_tree(proc.pid))
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=30)
+        left, _ = _wait_gone(seen)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    _kill_all(left)
+    stderr = (tmp_path / "stderr.txt").read_text()
+    assert code == 143, stderr
+    assert "terminated (SIGTERM)" in stderr
+    assert "Exception ignored" not in stderr and "Traceback" not in stderr, stderr
+    assert not left, f"{len(left)} of {len(seen)} descendants alive {GRACE:g} s after SIGTERM"
+    n = _whole_jsonl(out)
+    if when == "running":
+        assert n >= 1
+
+
+_FORK_STORM = """
+import logging, os, signal, sys, threading, time
+sys.path.insert(0, {root!r})
+from puzzleproof import procs
+if {hook_only!r}:
+    procs._UNSAFE_MODULES = ()  # leave it to the unraisable hook
+logging.getLogger("x")  # logging's fork hooks run around every fork below
+
+def later():
+    time.sleep(0.3)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+threading.Thread(target=later, daemon=True).start()
+try:
+    with procs.sigterm_exits():
+        end, n = time.monotonic() + 20, 0
+        while time.monotonic() < end:
+            if os.fork() == 0:
+                time.sleep(0.1)
+                os._exit(0)
+            n += 1
+            if n % 20 == 0:
+                with __import__("contextlib").suppress(ChildProcessError):
+                    while os.waitpid(-1, os.WNOHANG)[0]:
+                        pass
+    print("not ended", flush=True)
+finally:
+    print("finally ran", flush=True)
+"""
+
+
+@pytest.mark.parametrize("hook_only", [False, True], ids=["frames", "unraisable-hook"])
+def test_sigterm_during_forks_is_not_swallowed(tmp_path, hook_only):
+    """A SIGTERM that arrives while this process forks (nearly always, as the signal is seen
+    at the first Python code after the fork: ``logging``'s after-fork hook, which drops
+    exceptions) still ends the block with 143 and runs ``finally``, printing nothing but the
+    one line. Both ways are tried: putting the exit off at such frames, and the unraisable
+    hook that catches what the frame test misses."""
+    script = tmp_path / "storm.py"
+    script.write_text(_FORK_STORM.format(root=str(ROOT), hook_only=hook_only))
+    res = subprocess.run([PY, str(script)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 143, res.stdout + res.stderr
+    assert res.stdout == "finally ran\n"
+    assert "Exception ignored" not in res.stderr and "Traceback" not in res.stderr, res.stderr
+
+
 def test_pool_workers_die_with_a_killed_library_caller(tmp_path):
     """A pool made by :func:`procs.process_pool` in a process killed with SIGKILL: the workers
     go with it (the kernel's parent-death signal)."""

@@ -166,7 +166,8 @@ resume_option = _opt("--resume", is_flag=True,
 seed_option = _opt("--seed", type=int, default=0, show_default=True,
                    help="Seed of every random choice (same seed, same output).")
 _jobs = _opt("-j", "--jobs", type=click.IntRange(1), default=None,
-             help="Local processes for a batch (default: the number of cores).")
+             help="Local processes for a batch (default: the number of cores; at most 4 "
+                  "per core and one per task).")
 
 
 def _keep_executor(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -195,6 +196,7 @@ def executor_for(jobs: int | None, ctx: click.Context | None = None):
     """The executor the options name (the one line at the edge where local processes or
     Dask is chosen): an :class:`~puzzleproof.executor.ExecutorSpec`."""
     from puzzleproof.executor import ExecutorSpec
+    from puzzleproof.procs import cap_jobs
 
     ctx = ctx or click.get_current_context(silent=True)
     meta = ctx.meta if ctx is not None else {}
@@ -206,7 +208,9 @@ def executor_for(jobs: int | None, ctx: click.Context | None = None):
     if scheduler and not str(scheduler).startswith(("tcp://", "tls://", "inproc://", "ws://",
                                                     "wss://", "ucx://")):
         scheduler = f"tcp://{scheduler}"
-    return ExecutorSpec(jobs=jobs or cores(), scheduler=scheduler, dask_workers=workers)
+    # capped here too (the pool caps again), so what the run reports is what it runs
+    return ExecutorSpec(jobs=cap_jobs(jobs or cores()), scheduler=scheduler,
+                        dask_workers=workers)
 move_timeout_option = _opt("--move-timeout", "--turn-timeout", "move_timeout",
                            type=click.FloatRange(0, min_open=True), default=None,
                            help="Seconds an external program or bot file has per move "
@@ -327,7 +331,7 @@ def read_arg(arg: str, only: str | None, options: dict | None = None
             raise InputError(f"is {c.what}, not a set of instances", base)
         if not 1 <= record <= len(c.loaded):
             raise InputError(f"record #{record} does not exist (the file holds "
-                             f"{len(c.loaded)})", base)
+                             f"{len(c.loaded)}, numbered from 1)", base)
         c.loaded = [c.loaded[record - 1]]
     return c
 
