@@ -225,6 +225,8 @@ def classify_text(text: str, source: str, only: str | None = None,
     best = max(errors, key=lambda pe: depth(pe[1]))
     expected = ", ".join(f"a {p.title} {('instance' if p.name != 'skynet' else 'map')}"
                          for p, _ in errors)
+    if not text.strip():
+        raise InputError(f"empty (nothing but blank space); expected {expected}", source)
     exc = InputError(f"cannot tell which puzzle this is (expected {expected}); read as "
                      f"{best[0].name}: {best[1].message}", source, best[1].line, best[1].col)
     # the puzzle whose reader got past the first line is the likeliest author of the file

@@ -97,8 +97,11 @@ def load_run(path: str | Path) -> list[dict]:
         raise InputError("no such file", str(path)) from None
     except IsADirectoryError:
         raise InputError("is a folder; expected a run's JSONL file", str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot be read: {exc}", str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not a text file ({exc.reason} at byte {exc.start})",
+                         str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot be read: {exc.strerror or exc}", str(path)) from None
     lines = text.split("\n")
     out = []
     for k, line in enumerate(lines, 1):

@@ -261,6 +261,19 @@ def test_standard_input_is_read_once_whether_or_not_the_puzzle_is_named(puzzle, 
     assert '"status"' in out.stdout.decode()
 
 
+def test_empty_and_binary_inputs_say_what_they_are(capsys, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n")
+    binary = tmp_path / "run.jsonl"
+    binary.write_bytes(b"\x00\xff\xfe")
+    for argv, want in ([["solve", str(empty)], "empty (nothing but blank space); expected a "],
+                       [["check", "skynet", BREAKER, str(empty)], "the text is empty"],
+                       [["report", str(binary)], "not a text file (invalid start byte at byte 1)"],
+                       [["solve", f"{FIVE}#0"], "numbered from 1"]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and want in err and err.count("\n") == 1, (argv, err)
+
+
 def test_a_reader_that_leaves_early_changes_nothing():
     """``puzzleproof ... | head -1``: the command ends quietly, exit 0 as when the whole
     output is read (rich's own answer was exit 1)."""

@@ -154,6 +154,11 @@ def load_json(text: str, source: str | None = None, line_offset: int = 0, *,
     too deep for the parser. A syntax error's message starts with ``syntax`` and the error
     has ``syntax_error = True`` (a caller may then try the text as JSONL)."""
 
+    if not text.strip():
+        exc = InputError(f"{syntax}: the text is empty (expected a JSON value)", source)
+        exc.syntax_error = True  # type: ignore[attr-defined]
+        raise exc
+
     def where(token: str) -> int | None:
         ln = _line_of(text, token)
         return None if ln is None else ln + line_offset
