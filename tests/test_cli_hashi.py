@@ -168,9 +168,6 @@ def test_article_effort_is_its_assumptions_not_cut_rounds(capsys):
     assert code == 0 and "assumption" in head and "cut round" not in head
 
 
-@pytest.mark.xfail(reason="the harness (verify/crosscheck.py, shared) prefixes every method "
-                          "exception's class name; ExternalSolverFailed.is_verdict asks it not to",
-                   strict=False)
 def test_a_crash_shows_no_python_class_name(capsys, tmp_path):
     crash = _solver(tmp_path, "crash", "raise SystemExit(3)\n")
     _, out, recs, _ = _crosscheck(capsys, tmp_path, crash)

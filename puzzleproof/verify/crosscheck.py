@@ -125,7 +125,9 @@ def _run_task(kind: PuzzleKind, method: Method, inst: Instance, time_limit: floa
         solver = f"{res.solver} {res.solver_version}".strip()
     except Exception as exc:  # a crashing method is a verdict, not a crash of the harness
         status, answer, stats, cert, solver = "ERROR", None, {}, None, method.name
-        error = f"{type(exc).__name__}: {exc}"
+        # a judged program's failure is its verdict, said in its own words; anything else
+        # names the exception (a bug of the method)
+        error = str(exc) if getattr(exc, "is_verdict", False) else f"{type(exc).__name__}: {exc}"
     wall = time.monotonic() - t0
     violations = kind.check(inst.data, answer) if answer is not None else []
     rec = {"type": "record", "schema_version": 1, "instance": inst.id, "method": method.name,
@@ -192,7 +194,9 @@ def find_disagreements(kind: PuzzleKind, inst: Instance, recs: Sequence[dict]) -
             add("invalid-answer", [r["method"]], {"answer": r["answer"],
                                                    "violations": r["violations"]})
     if good:
-        witness = good[0]
+        # the same witness whatever order the records finished in (a resumed or parallel
+        # run writes the same disagreements as a serial one): exact methods first, by name
+        witness = min(good, key=lambda r: (not r.get("exact"), r["method"]))
         for r in recs:
             if r["status"] in ("INFEASIBLE", "UNKNOWN", "ERROR"):
                 if kind.exact_unknown_is_open and r["exact"] and r["status"] == "UNKNOWN":
