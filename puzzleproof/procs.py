@@ -4,8 +4,8 @@ Every process the package starts is covered by one of these helpers:
 
 - **Pool workers** (:func:`process_pool`, or ``initializer=``:func:`pool_worker_init` for any
   ``multiprocessing`` pool) are at most :data:`WORKERS_PER_CORE` per core (:func:`cap_jobs`:
-  ``-j 100000`` once forked until the machine stalled) and die with their parent: on Linux the kernel sends them SIGKILL when
-  the parent dies (``prctl(PR_SET_PDEATHSIG)``), and the worker checks its parent right after
+  ``-j 100000`` once forked until the machine stalled) and die with their parent: on Linux
+  the kernel sends them SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``), and the worker checks its parent right after
   asking for it, in case the parent died in between; on other POSIX systems a watchdog thread
   polls ``os.getppid()`` twice a second instead.
 - **The main process of a batch command that runs a pool** (:func:`sigterm_exits`) answers

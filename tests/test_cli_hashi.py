@@ -13,7 +13,8 @@ import pytest
 from puzzleproof.cli import main
 from tests.conftest import INSTANCES, shared_path
 
-BIG = "instances/hashi/coelho2019/400/Hs_34_400_25_00_001.has"  # 400 islands: 1 conflict is not enough
+# 400 islands: 1 conflict is not enough
+BIG = "instances/hashi/coelho2019/400/Hs_34_400_25_00_001.has"
 SMALL = INSTANCES / "hashi" / "small-5x5.txt"
 READ = "w = int(input()); h = int(input()); rows = [input() for _ in range(h)]\n"
 

@@ -344,7 +344,8 @@ def solve_cityclose(maps, method, width, tiebreak, time_limit, seed, as_json, as
       puzzleproof solve cityclose ../shared/instances/cityclose/europe30.json
       puzzleproof solve cityclose europe30.json --method greedy
       puzzleproof solve cityclose europe30.json --method beam --width 10 --json
-      puzzleproof solve cityclose roundabout.json --keep-marked --final-size 5 --no-paths -o order.json
+      puzzleproof solve cityclose roundabout.json --keep-marked --final-size 5 \\
+          --no-paths -o order.json
       puzzleproof solve cityclose instances/cityclose/ --time-limit 30
       puzzleproof check cityclose europe30.json order.json    # re-score the order file
     """

@@ -576,7 +576,8 @@ def read_solution(text: str, source: str = "<string>") -> list[SolutionLine]:
             toks = _tokens(t)
             if len(toks) != 5:
                 raise InputError(f"expected 'x1 y1 x2 y2 n' (5 integers), found {len(toks)} "
-                                 f"field{'' if len(toks) == 1 else 's'}", line=ln, col=toks[min(len(toks), 5) - 1][1] if toks else 1)
+                                 f"field{'' if len(toks) == 1 else 's'}", line=ln,
+                                 col=toks[min(len(toks), 5) - 1][1] if toks else 1)
             vals = tuple(_int_at(tok, ln, col, name) for (tok, col), name in
                          zip(toks, ("x1", "y1", "x2", "y2", "the number of bridges")))
             out.append(SolutionLine(vals, ln, tuple(c for _, c in toks)))  # type: ignore[arg-type]
