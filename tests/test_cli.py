@@ -43,6 +43,7 @@ def test_solve_json_is_one_result_object(capsys):
 def test_multiple_shows_two_different_solutions(capsys):
     code, out, _ = run(capsys, "solve", TWO, "--unique")
     assert code == 0 and "MULTIPLE" in out and "solution 2:" in out
+    assert out.index("solution 1:") < out.index("solution 2:")
     code, out, _ = run(capsys, "solve", TWO, "--unique", "--json")
     d = json.loads(out)
     assert d["answer"] != d["certificate"]["second"]

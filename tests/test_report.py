@@ -176,3 +176,13 @@ def test_evidence_not_as_the_project_writes_it_is_said_not_drawn(tmp_path, capsy
                    '"seats": [5], "scores": {"students": "x"}}\n')
     assert _main("report", str(bad)) == 2
     assert "holds records that are not as the project writes them" in capsys.readouterr().err
+
+
+def test_an_output_whose_ending_names_no_report_format_is_refused(hashi_run, tmp_path):
+    """``-o r.pdf`` would hold HTML: refused before any work (exit 2), unless --format says
+    which is meant."""
+    out = tmp_path / "r.pdf"
+    r = _pp("report", str(hashi_run), "-o", str(out))
+    assert r.returncode == 2 and "end it in .html or .md" in r.stderr and not out.exists()
+    r = _pp("report", str(hashi_run), "-o", str(out), "--format", "html")
+    assert r.returncode == 0 and out.read_text().lstrip().lower().startswith("<!doctype html")

@@ -339,6 +339,8 @@ def _print_result(rec: hfmt.HashiRecord, res: Result, verdict: str, show: str,
             out.print(f"  no solution: {reason}", markup=False)
         return
     if res.answer is not None:
+        if res.status is Status.MULTIPLE:  # numbered like the others that follow it
+            out.print("solution 1:", markup=False)
         out.print(hfmt.render_ascii(p, res.answer, unicode=not ascii_only), end="",
                   markup=False)
     if res.status is Status.MULTIPLE:

@@ -53,6 +53,10 @@ def report_command(run, inputs, output, fmt, puzzle, force) -> None:
                                    f"{', '.join(registry.names())}") from None
     if fmt is None:
         fmt = "md" if output and output.lower().endswith(".md") else "html"
+        ending = Path(output).suffix.lower() if output else ""
+        if ending and ending not in (".md", ".html", ".htm"):  # r.pdf would hold HTML
+            raise click.UsageError(f"cannot tell the format from {output!r}: end it in .html "
+                                   "or .md, or give --format html|md")
     if output is None:
         output = str(Path(run).with_suffix(".md" if fmt == "md" else ".html"))
     if Path(output).resolve() == Path(run).resolve():
