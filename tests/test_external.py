@@ -173,6 +173,21 @@ class TestRunner:
         assert time.monotonic() - t0 < 2.5
         assert _none_left(marker)
 
+    def test_a_large_judge_does_not_make_a_crash_look_like_memory(self):
+        # a forked child's kernel peak keeps the size of the judge it was copied from; with
+        # the judge at 600 MB (over half the 768 MB limit) a crash was called memory-limit
+        big = bytearray(600 * 1024 * 1024)
+        big[::4096] = b"\x01" * len(big[::4096])
+        try:
+            with ExternalProgram([PY, "-c", "import os; os.kill(os.getpid(), 11)"]) as p:
+                p.send("hello\n", 1.0)
+                with pytest.raises(ProgramEnded) as exc:
+                    p.read_line(2.0)
+            assert exc.value.reason == "crash", exc.value.detail
+            assert p.exit.max_rss_mb is None or p.exit.max_rss_mb < 300
+        finally:
+            del big
+
     def test_memory_limit_is_named(self):
         with ExternalProgram([PY, "-c", "a = []\nwhile True: a.append(bytearray(10**7))"],
                              memory_limit=200) as p:

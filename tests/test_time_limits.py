@@ -107,14 +107,15 @@ def test_cityclose_limit_holds(method):
     # 0.3 s limit, which makes this bound 0.3 s looser)
     startup = _startup("solve", "cityclose", small, "--method", method, "--jsonl",
                        "--time-limit", "0.3")
-    # europe41 is not proved (nor, by the merged beam, finished) in these limits on this kind
-    # of machine; a faster one that proves it in time honours the limit too
+    # europe41 is not proved (nor, by the merged beam, always finished) in these limits on
+    # this kind of machine; one that proves (finishes) it in time honours the limit too
     limit = 0.5 if method == "exact" else 1.0
     proc, total = _run("solve", "cityclose", big, "--method", method,
                        "--time-limit", str(limit), "--jsonl")
     assert proc.returncode in (0, 1), proc.stderr
     obj = json.loads(proc.stdout.splitlines()[0])
-    assert obj["status"] in ("UNKNOWN", "OPTIMAL"), obj["status"]
+    done = "SOLVED" if method == "merged-beam" else "OPTIMAL"  # a heuristic proves nothing
+    assert obj["status"] in ("UNKNOWN", done), obj["status"]
     if obj["status"] == "UNKNOWN":
         assert "time limit" in str(obj["stats"].get("reason")) + str(obj.get("certificate"))
     _within(obj["wall_time"], total, startup, limit)

@@ -97,7 +97,8 @@ class ProgramEnded(Exception):
 
 @dataclass
 class ExitInfo:
-    """How the program ended: its exit code (negative: the signal), peak resident memory."""
+    """How the program ended: its exit code (negative: the signal), its own peak resident
+    memory (None where it could not be told apart from the judge it was forked from)."""
 
     returncode: int | None = None
     max_rss_mb: float | None = None
@@ -193,6 +194,12 @@ class ExternalProgram:
         # process is killed, SIGKILL included)
         preexec, more_notes = procs.child_setup(self.memory_limit)
         self.notes.extend(n for n in more_notes if n not in self.notes)
+        # a forked child starts as a copy of this process, and the kernel's peak-memory
+        # figure for it (ru_maxrss) keeps that copy's size across exec: below this size it
+        # says nothing about the program (a 600 MB judge made every crash look like 600 MB)
+        own = _status_mb("self", "VmRSS")
+        self._copy_mb = None if own is None else own * 1.05 + 8
+        self._hwm_mb: float | None = None
         try:
             self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -248,8 +255,17 @@ class ExternalProgram:
         self.proc.returncode = code  # type: ignore[union-attr]  (Popen must not wait again)
         # ru_maxrss: kilobytes on Linux, bytes on macOS
         scale = 1024 * 1024 if sys.platform == "darwin" else 1024
-        self.exit.max_rss_mb = round(usage.ru_maxrss / scale, 1)
+        peak = usage.ru_maxrss / scale
+        if self._copy_mb is not None and peak <= self._copy_mb:
+            peak = self._hwm_mb  # the copy's size: only what was seen while it ran counts
+        self.exit.max_rss_mb = None if peak is None else round(peak, 1)
         return True
+
+    def _note_peak(self) -> None:
+        """Remember the program's own peak memory so far (Linux: VmHWM, reset by exec)."""
+        hwm = _status_mb(str(self.pid), "VmHWM")
+        if hwm is not None and (self._hwm_mb is None or hwm > self._hwm_mb):
+            self._hwm_mb = hwm
 
     def exited(self) -> bool:
         return self._reap(False)
@@ -330,6 +346,7 @@ class ExternalProgram:
         while True:
             nl = self._buf.find(b"\n")
             if nl >= 0:
+                self._note_peak()
                 line = bytes(self._buf[:nl])
                 del self._buf[:nl + 1]
                 return line.decode(errors="replace").rstrip("\r"), time.monotonic() - t0
@@ -360,6 +377,7 @@ class ExternalProgram:
         deadline = t0 + timeout
         finished = False
         while True:
+            self._note_peak()
             if self._eof or self._reap(False):
                 end = time.monotonic() + 0.5  # output closed: it is normally exiting
                 while not self._reap(False) and time.monotonic() < end:
@@ -379,6 +397,7 @@ class ExternalProgram:
     def _ended_early(self, reason: str, what: str) -> None:
         """Raise the verdict for an early end; a program that has died is judged by how it
         died (crash, memory limit) rather than by the symptom (timeout, closed pipe)."""
+        self._note_peak()
         if not self._reap(False) and reason in ("closed-stdout", "closed-stdin", "exited"):
             deadline = time.monotonic() + 0.3  # a closed pipe usually means it is exiting
             while time.monotonic() < deadline and not self._reap(False):
@@ -455,6 +474,19 @@ class ExternalProgram:
             self._drain(seconds)
         except (OSError, ValueError):
             pass
+
+
+def _status_mb(pid: str, key: str) -> float | None:
+    """A memory figure (``VmRSS``, ``VmHWM``) of ``/proc/PID/status`` in MB; None where
+    there is none (not Linux, an exited process)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(key.encode() + b":"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def _signame(sig: int) -> str:
