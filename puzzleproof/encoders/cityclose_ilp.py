@@ -46,12 +46,13 @@ from __future__ import annotations
 import math
 import threading
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple
 
 from puzzleproof.models.cityclose import CityMap, Rules, score_order, wiener_mask
 from puzzleproof.result import Result, Status
 
-__all__ = ["solve", "build_model"]
+__all__ = ["solve", "build_model", "BACKENDS"]
 
 
 def _full_distances(m: CityMap) -> list[list[int]]:
@@ -95,26 +96,248 @@ class _OutOfTime(Exception):
     pass
 
 
-def build_model(m: CityMap, rules: Rules, ub: int | None = None,
-                deadline: float | None = None):
-    """The CP-SAT model, its variables ``(x, p, y)``, the distance bounds and the number of
-    closings; raises ``_OutOfTime`` past ``deadline`` (a ``time.monotonic()`` value)."""
-    from ortools.sat.python import cp_model
+#: the back ends by name: (the name in results, the MathOpt solver or None for CP-SAT)
+BACKENDS = {"cp-sat": "ilp-cpsat", "scip": "ilp-scip", "highs": "ilp-highs"}
 
+
+@dataclass
+class _Outcome:
+    """What a back end's solve gives the common code: a solution's values (``value(var)``,
+    0 or 1), the proved lower bound on the objective (or None), or "infeasible"."""
+
+    kind: str  # "solution", "infeasible" or "none"
+    value: Callable[[Any], int] | None
+    bound: float | None
+    stats: dict[str, Any]
+
+
+class _CpSatModel:
+    """The operations ``build_model`` uses, for CP-SAT: literals, linear constraints,
+    implications, ORs of literals, an enforced ``>=``, the objective and the hint."""
+
+    def __init__(self) -> None:
+        from ortools.sat.python import cp_model
+
+        self.model = cp_model.CpModel()
+
+    def new_bool(self, name: str) -> Any:
+        return self.model.new_bool_var(name)
+
+    def neg(self, var: Any) -> Any:
+        return var.Not()
+
+    def add(self, constraint: Any) -> None:
+        self.model.add(constraint)
+
+    def fix(self, var: Any, value: int) -> None:
+        self.model.add(var == value)
+
+    def implication(self, a: Any, b: Any) -> None:
+        self.model.add_implication(a, b)
+
+    def at_least_one(self, literals: list[Any]) -> None:
+        self.model.add_bool_or(literals)
+
+    def at_least_if(self, terms: list[Any], rhs: int, lit: Any) -> None:
+        self.model.add(sum(terms) >= rhs).only_enforce_if(lit)
+
+    def minimize(self, terms: list[Any], offset: int) -> None:
+        self.model.minimize(sum(terms) + offset)
+
+    def hint(self, var: Any, value: bool) -> None:
+        self.model.add_hint(var, value)
+
+    def size(self) -> dict[str, int]:
+        return {"variables": len(self.model.proto.variables),
+                "constraints": len(self.model.proto.constraints)}
+
+    def solve(self, limit: float | None, workers: int, seed: int) -> _Outcome:
+        from ortools.sat.python import cp_model
+
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = workers
+        solver.parameters.random_seed = seed
+        timer = None
+        if limit is not None:
+            # CP-SAT may pass its own limit by a few tenths of a second on a loaded machine
+            # (its presolve checks the clock rarely): it gets a smaller share, and a timer
+            # stops it at the limit whatever it is doing
+            solver.parameters.max_time_in_seconds = max(0.01, limit - min(0.3, 0.15 * limit))
+            timer = threading.Timer(max(0.0, limit), solver.stop_search)
+            timer.daemon = True
+            timer.start()
+        try:
+            code = solver.solve(self.model)
+        finally:
+            if timer is not None:
+                timer.cancel()
+        stats = {"cpsat_status": solver.status_name(code), "conflicts": solver.num_conflicts,
+                 "branches": solver.num_branches}
+        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return _Outcome("solution", lambda v: int(solver.value(v)),
+                            solver.best_objective_bound, stats)
+        return _Outcome("infeasible" if code == cp_model.INFEASIBLE else "none", None, None,
+                        stats)
+
+
+@dataclass(frozen=True)
+class _Neg:
+    var: Any
+
+
+class _MathOptModel:
+    """The same operations for a MIP solver through OR-Tools MathOpt: a negated literal is
+    ``1 - var``, an OR of literals a sum ``>= 1``, an enforced ``sum >= rhs`` the big-M form
+    ``sum >= rhs * lit`` (the sum is never negative)."""
+
+    def __init__(self, backend: str) -> None:
+        from ortools.math_opt.python import mathopt
+
+        self.mathopt = mathopt
+        self.backend = backend
+        self.model = mathopt.Model(name="cityclose")
+        self.hints: dict[Any, float] = {}
+        self.constraints = 0
+
+    def new_bool(self, name: str) -> Any:
+        return self.model.add_binary_variable(name=name)
+
+    def neg(self, var: Any) -> Any:
+        return _Neg(var)
+
+    def add(self, constraint: Any) -> None:
+        self.model.add_linear_constraint(constraint)
+        self.constraints += 1
+
+    def fix(self, var: Any, value: int) -> None:
+        var.lower_bound = var.upper_bound = value
+
+    def implication(self, a: Any, b: Any) -> None:
+        self.add(a - b <= 0)
+
+    def at_least_one(self, literals: list[Any]) -> None:
+        pos = [lt for lt in literals if not isinstance(lt, _Neg)]
+        neg = [lt.var for lt in literals if isinstance(lt, _Neg)]
+        fs = self.mathopt.fast_sum
+        self.add(fs(pos) - fs(neg) >= 1 - len(neg))
+
+    def at_least_if(self, terms: list[Any], rhs: int, lit: Any) -> None:
+        self.add(self.mathopt.fast_sum(terms) - rhs * lit >= 0)
+
+    def minimize(self, terms: list[Any], offset: int) -> None:
+        self.model.minimize(self.mathopt.fast_sum(terms) + offset)
+
+    def hint(self, var: Any, value: bool) -> None:
+        self.hints[var] = 1.0 if value else 0.0
+
+    def size(self) -> dict[str, int]:
+        return {"variables": self.model.get_num_variables(), "constraints": self.constraints}
+
+    def solve(self, limit: float | None, workers: int, seed: int) -> _Outcome:
+        """Solve; under a time limit in a forked process that is killed at the limit: the
+        solvers' own limit is passed by a second on 14-city maps (HiGHS in its root LP, SCIP
+        with a warm start), and neither honours an interrupter here (HiGHS ignores it,
+        SCIP's logs an error on every solve)."""
+        if limit is None:
+            return self._solve(None, workers, seed)
+        import multiprocessing as mp
+
+        ctx = mp.get_context("fork")
+        recv, send = ctx.Pipe(duplex=False)
+        child = ctx.Process(target=self._child, args=(send, limit, workers, seed), daemon=True)
+        t0 = time.monotonic()
+        child.start()
+        send.close()
+        try:
+            if recv.poll(max(0.0, limit - (time.monotonic() - t0))):
+                kind, values, bound, stats = recv.recv()
+                return _Outcome(kind, None if values is None else
+                                (lambda v: int(values.get(v.id, 0.0) > 0.5)), bound, stats)
+        except EOFError:  # the child died without an answer
+            pass
+        finally:
+            if child.is_alive():
+                child.kill()
+            child.join()
+            recv.close()
+        return _Outcome("none", None, None, {"mathopt_termination": "stopped at the limit"})
+
+    def _child(self, send: Any, limit: float, workers: int, seed: int) -> None:
+        out = self._solve(limit, workers, seed)
+        values = None
+        if out.value is not None:
+            values = {v.id: 1.0 for v in self.model.variables() if out.value(v)}
+        send.send((out.kind, values, out.bound, out.stats))
+        send.close()
+
+    def _solve(self, limit: float | None, workers: int, seed: int) -> _Outcome:
+        import datetime
+
+        mo = self.mathopt
+        kind = mo.SolverType.GSCIP if self.backend == "scip" else mo.SolverType.HIGHS
+        # the objective is integral: a gap below one proves the optimum (the default
+        # relative gap of 1e-4 would stop short of it on large totals)
+        params = mo.SolveParameters(absolute_gap_tolerance=0.5, relative_gap_tolerance=0.0,
+                                    random_seed=seed)
+        if self.backend == "scip":
+            params.threads = workers  # HiGHS takes no thread count through MathOpt
+        if limit is not None:
+            params.time_limit = datetime.timedelta(
+                seconds=max(0.01, limit - min(0.3, 0.1 * limit)))
+        model_params = None
+        if self.hints:
+            model_params = mo.ModelSolveParameters(
+                solution_hints=[mo.SolutionHint(variable_values=self.hints)])
+        res = mo.solve(self.model, kind, params=params, model_params=model_params)
+        reason = res.termination.reason
+        stats = {"mathopt_termination": reason.name, "nodes": res.solve_stats.node_count,
+                 "simplex_iterations": res.solve_stats.simplex_iterations}
+        if res.has_primal_feasible_solution():
+            values = res.variable_values()
+            return _Outcome("solution", lambda v: int(values[v] > 0.5), res.dual_bound(),
+                            stats)
+        infeasible = reason == mo.TerminationReason.INFEASIBLE
+        return _Outcome("infeasible" if infeasible else "none", None, None, stats)
+
+
+def _new_model(backend: str) -> Any:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown ILP back end {backend!r}: one of {', '.join(BACKENDS)}")
+    return _CpSatModel() if backend == "cp-sat" else _MathOptModel(backend)
+
+
+class Built(NamedTuple):
+    """A built formulation: the model (a back end's adapter), the variables ``x``, ``p``,
+    ``y``, the distance bounds, the number of closings and the path-rule Booleans
+    ``shapes[t] = (many, {v: deg3})``."""
+
+    model: Any
+    x: dict
+    p: dict
+    y: dict
+    dbound: list[int]
+    closings: int
+    shapes: dict
+
+
+def build_model(m: CityMap, rules: Rules, ub: int | None = None,
+                deadline: float | None = None, backend: str = "cp-sat") -> Built:
+    """The formulation of the module docstring for ``backend`` (``"cp-sat"``, ``"scip"`` or
+    ``"highs"``); raises ``_OutOfTime`` past ``deadline`` (a ``time.monotonic()`` value)."""
     n = m.n
     keep = rules.keep_mask(m)
     closings = n - rules.final_size
     sizes = [n - t for t in range(closings + 1)]
     dist = _full_distances(m)
     dbound = _distance_bounds(n, closings, ub)
-    model = cp_model.CpModel()
-    x = {(v, t): model.new_bool_var(f"x{v}_{t}") for v in range(n) for t in range(closings + 1)}
+    model = _new_model(backend)
+    x = {(v, t): model.new_bool(f"x{v}_{t}") for v in range(n) for t in range(closings + 1)}
     for v in range(n):
-        model.add(x[v, 0] == 1)
+        model.fix(x[v, 0], 1)
         if keep >> v & 1:
-            model.add(x[v, closings] == 1)
+            model.fix(x[v, closings], 1)
         for t in range(1, closings + 1):
-            model.add_implication(x[v, t], x[v, t - 1])
+            model.implication(x[v, t], x[v, t - 1])
     for t in range(closings + 1):
         model.add(sum(x[v, t] for v in range(n)) == sizes[t])
     for t in range(1, closings + 1):
@@ -123,7 +346,8 @@ def build_model(m: CityMap, rules: Rules, ub: int | None = None,
                 model.add(x[v, t - 1] - x[v, t] <= sum(x[u, t] for u in m.neighbours(v)))
     p: dict[tuple[int, int, int], Any] = {}
     y: dict[tuple[int, int, int, int], Any] = {}
-    objective = []
+    shapes: dict[int, tuple[Any, dict[int, Any]]] = {}
+    objective: list[Any] = []
     offset = 0
     for t in range(closings + 1):
         D = dbound[t]
@@ -137,32 +361,24 @@ def build_model(m: CityMap, rules: Rules, ub: int | None = None,
             if deadline is not None and time.monotonic() > deadline:
                 raise _OutOfTime
             for v in range(u + 1, n):
-                if t == 0:
-                    puv: Any = 1
-                else:
-                    puv = model.new_bool_var(f"p{u}_{v}_{t}")
-                    model.add_implication(puv, x[u, t])
-                    model.add_implication(puv, x[v, t])
-                    model.add_bool_or([puv, x[u, t].Not(), x[v, t].Not()])
+                puv = model.new_bool(f"p{u}_{v}_{t}")
+                model.implication(puv, x[u, t])
+                model.implication(puv, x[v, t])
+                model.at_least_one([puv, model.neg(x[u, t]), model.neg(x[v, t])])
                 p[u, v, t] = puv
                 if dist[u][v] > D:
                     # the pair can never be within the bound: both may not stay open
-                    if t == 0:
-                        model.add_bool_or([])  # infeasible bound (cannot happen for t = 0)
-                    else:
-                        model.add(puv == 0)
+                    model.fix(puv, 0)
                     continue
                 for lv in range(max(dist[u][v], 1), D):
-                    var = model.new_bool_var(f"y{lv}_{u}_{v}_{t}")
+                    var = model.new_bool(f"y{lv}_{u}_{v}_{t}")
                     y[lv, u, v, t] = var
-                    if t == 0:
-                        model.add(var == 1)
-                    else:
-                        model.add_implication(var, puv)
+                    model.implication(var, puv)
+
         # recursion: y[l,u,v] <= y[l-1,u,v] + sum_{w in N(u)} y[l-1,w,v]; level D is p itself
         def yv(lv: int, a: int, b: int) -> Any:
             if a == b:
-                return x[a, t] if t > 0 else 1
+                return x[a, t]
             key = (lv, min(a, b), max(a, b), t)
             if lv >= D:
                 return p.get((min(a, b), max(a, b), t), 0)
@@ -187,40 +403,39 @@ def build_model(m: CityMap, rules: Rules, ub: int | None = None,
                             continue
                         model.add(lhs <= sum(rhs))
                 # W contribution: D p - sum_{l=1}^{D-1} y[l]
-                puv = p[u, v, t]
-                if isinstance(puv, int):
-                    offset += D * puv
-                else:
-                    objective.append(D * puv)
+                objective.append(D * p[u, v, t])
                 for lv in range(max(dist[u][v], 1), D):
-                    var = y[lv, u, v, t]
-                    objective.append(-var)
+                    objective.append(-y[lv, u, v, t])
         if rules.no_paths is not None and s >= rules.no_paths or \
                 (t == closings and rules.final_not_path and s >= 3):
-            _not_a_path(model, m, x, p, t, s)
-    model.minimize(sum(objective) + offset)
-    return model, x, p, y, dbound, closings
+            shapes[t] = _not_a_path(model, m, p, t, s)
+    model.minimize(objective, offset)
+    return Built(model, x, p, y, dbound, closings, shapes)
 
 
-def _not_a_path(model, m: CityMap, x, p, t: int, s: int) -> None:
-    """The map after ``t`` closings (``s`` cities, connected) is not a path."""
+def _not_a_path(model, m: CityMap, p, t: int, s: int) -> tuple[Any, dict[int, Any]]:
+    """The map after ``t >= 1`` closings (``s`` cities, connected) is not a path: ``s`` open
+    links or more, or a city with three open neighbours. The full map is checked before
+    solving."""
     def edge(u: int, v: int):
         return p[min(u, v), max(u, v), t]
 
-    if t == 0:
-        return  # the full map is checked before solving
-    many = model.new_bool_var(f"many_links_{t}")
-    model.add(sum(edge(u, v) for u, v in m.links) >= s).only_enforce_if(many)
-    options = [many]
+    many = model.new_bool(f"many_links_{t}")
+    model.at_least_if([edge(u, v) for u, v in m.links], s, many)
+    deg3 = {}
     for v in range(m.n):
         if len(m.neighbours(v)) >= 3:
-            g = model.new_bool_var(f"deg3_{v}_{t}")
-            model.add(sum(edge(v, u) for u in m.neighbours(v)) >= 3).only_enforce_if(g)
-            options.append(g)
-    model.add_bool_or(options)
+            g = model.new_bool(f"deg3_{v}_{t}")
+            model.at_least_if([edge(v, u) for u in m.neighbours(v)], 3, g)
+            deg3[v] = g
+    model.at_least_one([many] + list(deg3.values()))
+    return many, deg3
 
 
-def _hint(model, m: CityMap, order: list[int], x, p, y, dbound, closings) -> None:
+def _hint(built: Built, m: CityMap, order: list[int]) -> None:
+    """The order as a complete solution hint: ``x``, ``p``, ``y`` at their true values and the
+    path-rule Booleans at what the maps satisfy."""
+    model = built.model
     mask = m.full_mask
     masks = [mask]
     for v in order:
@@ -228,7 +443,7 @@ def _hint(model, m: CityMap, order: list[int], x, p, y, dbound, closings) -> Non
         masks.append(mask)
     for t, mk in enumerate(masks):
         for v in range(m.n):
-            model.add_hint(x[v, t], bool(mk >> v & 1))
+            model.hint(built.x[v, t], bool(mk >> v & 1))
         # distances in map t
         sub = [v for v in range(m.n) if mk >> v & 1]
         d = {}
@@ -244,33 +459,41 @@ def _hint(model, m: CityMap, order: list[int], x, p, y, dbound, closings) -> Non
                             nx_.append(w)
                 fr = nx_
             d[s] = seen
-        for (u, v, tt), var in p.items():
-            if tt != t or isinstance(var, int):
-                continue
-            model.add_hint(var, bool(mk >> u & 1 and mk >> v & 1))
-        for (lv, u, v, tt), var in y.items():
-            if tt != t or t == 0:
-                continue
-            on = bool(mk >> u & 1 and mk >> v & 1 and d[u].get(v, 10**9) <= lv)
-            model.add_hint(var, on)
+        for (u, v, tt), var in built.p.items():
+            if tt == t:
+                model.hint(var, bool(mk >> u & 1 and mk >> v & 1))
+        for (lv, u, v, tt), var in built.y.items():
+            if tt == t:
+                model.hint(var, bool(mk >> u & 1 and mk >> v & 1
+                                     and d[u].get(v, 10**9) <= lv))
+        if t in built.shapes:
+            many, deg3 = built.shapes[t]
+            open_links = sum(1 for a, b in m.links if mk >> a & 1 and mk >> b & 1)
+            model.hint(many, open_links >= len(sub))
+            for v, g in deg3.items():
+                model.hint(g, bool(mk >> v & 1) and sum(
+                    1 for u in m.neighbours(v) if mk >> u & 1) >= 3)
 
 
 def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
           seed: int = 0, workers: int = 1, incumbent: list[int] | None = None,
-          width: int = 10) -> Result:
-    """Solve by the integer program (see the module docstring); ``incumbent`` (city indices)
-    replaces the merged-beam warm start. Wall time stays within the limit: model building is
-    counted, and the solver gets what is left."""
+          width: int = 10, backend: str = "cp-sat") -> Result:
+    """Solve by the integer program (see the module docstring) with ``backend``: ``"cp-sat"``
+    (the default), or a MIP solver through MathOpt, ``"scip"`` or ``"highs"``. ``incumbent``
+    (city indices) replaces the merged-beam warm start. Wall time stays within the limit:
+    model building is counted, and the solver gets what is left."""
     t0 = time.monotonic()
-    from ortools.sat.python import cp_model
     import ortools
 
     from puzzleproof.verify.cityclose_heuristics import answer_of, merged_beam, prepare
 
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown ILP back end {backend!r}: one of {', '.join(BACKENDS)}")
+    method = BACKENDS[backend]
     rules = rules or Rules()
     keep, closings = prepare(m, rules)
     params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": time_limit,
-                              "workers": workers, "seed": seed}
+                              "workers": workers, "seed": seed, "backend": backend}
     ub_order = None
     ub = None
     if incumbent is not None and score_order(m, incumbent, rules).ok:
@@ -291,10 +514,10 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
             answer = answer_of(m, order, [int(w) for w in chk.wiener])  # type: ignore[misc]
             total = answer["total"]
         gap = None if total is None or lb is None or total == 0 else (total - lb) / total
-        cert = {"method": "ilp-cpsat", "lower_bound": lb, "upper_bound": total, "gap": gap}
+        cert = {"method": method, "lower_bound": lb, "upper_bound": total, "gap": gap}
         if reason:
             stats = {**stats, "reason": reason}
-        return Result("cityclose", status, answer, cert, solver="ilp-cpsat",
+        return Result("cityclose", status, answer, cert, solver=method,
                       solver_version=ortools.__version__, params=params, seed=seed,
                       wall_time=time.monotonic() - t0, stats=stats, instance=m.name)
 
@@ -307,54 +530,41 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         (m.n - t) * (m.n - t - 1) // 2 for t in range(1, closings + 1))
     deadline = None if time_limit is None else t0 + time_limit - 0.1
     try:
-        model, x, p, y, dbound, closings = build_model(m, rules, ub, deadline)
+        built = build_model(m, rules, ub, deadline, backend)
         if ub_order is not None:
-            _hint(model, m, ub_order, x, p, y, dbound, closings)
+            _hint(built, m, ub_order)
     except _OutOfTime:
         return finish(Status.UNKNOWN, ub_order, trivial, {},
                       "the time limit ran out while building the model")
     build = time.monotonic() - t0
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = workers
-    solver.parameters.random_seed = seed
+    left = None
     if time_limit is not None:
         left = time_limit - (time.monotonic() - t0) - 0.05
         if left <= 0.01:
             return finish(Status.UNKNOWN, ub_order, trivial, {"build_time": round(build, 3)},
                           "the time limit ran out while building the model")
-        # CP-SAT may pass its own limit by a few tenths of a second on a loaded machine (its
-        # presolve checks the clock rarely): it gets a smaller share, and a timer stops it
-        # at the limit whatever it is doing
-        solver.parameters.max_time_in_seconds = max(0.01, left - min(0.3, 0.15 * left))
-        timer = threading.Timer(max(0.0, left), solver.stop_search)
-        timer.daemon = True
-        timer.start()
-    try:
-        code = solver.solve(model)
-    finally:
-        if time_limit is not None:
-            timer.cancel()
-    stats = {"build_time": round(build, 3), "variables": len(model.proto.variables),
-             "constraints": len(model.proto.constraints), "distance_bounds": dbound,
-             "cpsat_status": solver.status_name(code), "conflicts": solver.num_conflicts,
-             "branches": solver.num_branches}
-    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    out = built.model.solve(left, workers, seed)
+    stats = {"build_time": round(build, 3), **built.model.size(),
+             "distance_bounds": built.dbound, **out.stats}
+    if out.kind == "solution":
+        value = out.value
+        assert value is not None
         order = []
-        for t in range(1, closings + 1):
+        for t in range(1, built.closings + 1):
             for v in range(m.n):
-                if solver.value(x[v, t - 1]) and not solver.value(x[v, t]):
+                if value(built.x[v, t - 1]) and not value(built.x[v, t]):
                     order.append(v)
-        lb = int(math.ceil(solver.best_objective_bound - 1e-6))
+        bound = out.bound if out.bound is not None and math.isfinite(out.bound) else -math.inf
         # a map of s cities has W >= s(s-1)/2: never report a weaker bound than that
-        lb = max(lb, trivial)
+        lb = max(int(math.ceil(bound - 1e-6)) if math.isfinite(bound) else trivial, trivial)
         chk = score_order(m, order, rules)
-        if ub is not None and (not chk.ok or chk.total > ub):
+        if not chk.ok or (ub is not None and chk.total > ub):
             order = ub_order
-        total = score_order(m, order, rules).total
-        if code == cp_model.OPTIMAL or (total is not None and lb >= total):
+        total = None if order is None else score_order(m, order, rules).total
+        if total is not None and lb >= total:
             return finish(Status.OPTIMAL, order, total, stats)
         return finish(Status.UNKNOWN, order, lb, stats, "time limit")
-    if code == cp_model.INFEASIBLE:
+    if out.kind == "infeasible":
         if ub_order is not None:  # the bound from the incumbent is only valid with one
             return finish(Status.UNKNOWN, ub_order, None, stats, "solver said infeasible")
         return finish(Status.INFEASIBLE, None, None, stats)
