@@ -2,6 +2,8 @@
 and the integer program's reach.
 
     .venv/bin/python benchmarks/cityclose.py [--exact-limit 60] [--ilp-limit 60] [--skip-ilp]
+        [--only-ilp] [--backends cp-sat,scip,highs] [--skip-atlas] [--sizes 8,10,12,14]
+        [--skip-shipped]
 
 Published figures (PUZZLES.md section 3): europe30 greedy 13343 (13352 with other tie-breaks),
 beam width 10 13254; europe41 greedy 32544, merged beam width 100 32534. Targets on 2 cores:
@@ -9,6 +11,13 @@ the proved optimum of europe30 in <= 60 s and <= 1 GB; europe41 a proved gap <= 
 10 minutes (those two maps run with the target's time limit, the others with
 ``--exact-limit``; a last table says whether each target was met). Each exact run is a fresh
 process, so its peak memory (ru_maxrss) is its own.
+
+The ILP section compares the integer program's back ends (CP-SAT; SCIP and HiGHS through
+MathOpt) on the same instances: every connected graph of 7 cities from networkx's atlas
+(total and largest time, each answer checked against the plain DP), then each back end on the
+shipped maps of up to 12 cities (the 11-city roundabout among them) and generated grids and
+rings, one fresh process per run. Within a family (grid, ring) a back end that fails to prove
+one size is not run on the larger ones.
 """
 
 from __future__ import annotations
@@ -60,18 +69,43 @@ def _exact_child(m: CityMap, limit: float, q) -> None:
            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
 
 
-def _ilp_child(m: CityMap, limit: float, q) -> None:
+def _ilp_child(m: CityMap, limit: float, q, backend: str = "cp-sat") -> None:
     from puzzleproof.encoders import cityclose_ilp
 
     t0 = time.monotonic()
-    r = cityclose_ilp.solve(m, Rules(), time_limit=limit, workers=2)
+    r = cityclose_ilp.solve(m, Rules(), time_limit=limit, workers=2, backend=backend)
     q.put((r.status.value, r.certificate, time.monotonic() - t0, 0.0))
 
 
-def in_child(fn, m: CityMap, limit: float):
+def _atlas_child(backend: str, q) -> None:
+    """Every connected graph of 7 cities, plain rules: (graphs, total s, max s, disagreements
+    with the DP)."""
+    import networkx as nx
+
+    from puzzleproof.encoders import cityclose_ilp
+
+    total = worst = 0.0
+    graphs = wrong = 0
+    for g in nx.graph_atlas_g()[1:]:
+        if g.number_of_nodes() != 7 or not nx.is_connected(g):
+            continue
+        m = CityMap(tuple(f"v{i}" for i in g.nodes), tuple(g.edges))
+        t0 = time.monotonic()
+        r = cityclose_ilp.solve(m, Rules(), width=1, workers=1, backend=backend)
+        wall = time.monotonic() - t0
+        total += wall
+        worst = max(worst, wall)
+        graphs += 1
+        ref = H.dp(m, Rules())
+        if r.status != ref.status or r.answer["total"] != ref.answer["total"]:
+            wrong += 1
+    q.put((graphs, total, worst, wrong))
+
+
+def in_child(fn, *args):
     ctx = mp.get_context("fork")
     q = ctx.Queue()
-    p = ctx.Process(target=fn, args=(m, limit, q))
+    p = ctx.Process(target=fn, args=(*args[:2], q, *args[2:]))
     p.start()
     out = q.get()
     p.join()
@@ -83,8 +117,27 @@ def main() -> int:
     ap.add_argument("--exact-limit", type=float, default=60.0)
     ap.add_argument("--ilp-limit", type=float, default=60.0)
     ap.add_argument("--skip-ilp", action="store_true")
+    ap.add_argument("--only-ilp", action="store_true",
+                    help="skip the heuristics and the exact method")
+    ap.add_argument("--backends", default="cp-sat,scip,highs",
+                    help="the ILP back ends to compare, by name")
+    ap.add_argument("--skip-atlas", action="store_true",
+                    help="skip the ILP back ends on every graph of 7 cities")
+    ap.add_argument("--sizes", default="8,10,12,14",
+                    help="the sizes of the generated grids and rings of the ILP reach")
+    ap.add_argument("--skip-shipped", action="store_true",
+                    help="leave the shipped maps out of the ILP reach")
     a = ap.parse_args()
     ms = maps()
+    if not a.only_ilp:
+        heuristics_and_exact(ms, a)
+    if a.skip_ilp:
+        return 0
+    ilp_reach(ms, a)
+    return 0
+
+
+def heuristics_and_exact(ms: list[CityMap], a) -> None:
     print("== heuristics (totals; seconds)")
     print(f"{'map':24} {'n':>3} {'greedy':>13} {'greedy-first':>13} {'beam':>13} "
           f"{'merged w10':>13} {'merged w100':>13}  published")
@@ -124,25 +177,45 @@ def main() -> int:
     print("\n== targets (2 cores)")
     for v in verdicts:
         print(v)
-    if a.skip_ilp:
-        return 0
-    print(f"\n== ILP reach (CP-SAT, 2 workers, limit {a.ilp_limit:g} s)")
+
+
+def ilp_reach(ms: list[CityMap], a) -> None:
     from puzzleproof.generate.cityclose import random_map
     import random
 
-    trials = [m for m in ms if m.n <= 12]
-    for n in (8, 10, 12, 14):
-        trials.append(CityMap(*_named(random_map("grid", n, random.Random(n)), f"grid{n}")))
-        trials.append(CityMap(*_named(random_map("ring", n, random.Random(n)), f"ring{n}")))
-    largest = 0
-    for m in trials:
-        status, cert, wall, _ = in_child(_ilp_child, m, a.ilp_limit)
-        if status == "OPTIMAL":
-            largest = max(largest, m.n)
-        print(f"{m.name:24} n={m.n:<3} {status:8} upper {cert.get('upper_bound')} lower "
-              f"{cert.get('lower_bound')} {wall:.1f} s")
-    print(f"largest map the ILP proved within {a.ilp_limit:g} s: {largest} cities")
-    return 0
+    backends = [b.strip() for b in a.backends.split(",") if b.strip()]
+    if not a.skip_atlas:
+        print("\n== ILP back ends on every connected graph of 7 cities (plain rules, 1 worker; "
+              "seconds per graph, merged-beam width 1 as the warm start)")
+        for b in backends:
+            graphs, total, worst, wrong = in_child(_atlas_child, b)
+            print(f"{b:8} {graphs} graphs: total {total:.1f} s, max {worst:.2f} s, "
+                  f"mean {total / max(graphs, 1):.3f} s, disagreeing with the DP: {wrong}")
+    print(f"\n== ILP reach per back end (2 workers where the solver takes them; "
+          f"limit {a.ilp_limit:g} s; fresh process)")
+    trials = [] if a.skip_shipped else [("shipped", m) for m in ms if m.n <= 12]
+    for n in (int(v) for v in a.sizes.split(",") if v.strip()):
+        for fam in ("grid", "ring"):
+            m = random_map(fam, n, random.Random(n))
+            trials.append((fam, CityMap(*_named(m, f"{fam}{n}"))))
+    largest = {b: 0 for b in backends}
+    for b in backends:
+        failed: set[str] = set()
+        for fam, m in trials:
+            if fam in failed:
+                print(f"{b:8} {m.name:24} n={m.n:<3} skipped (a smaller {fam} was not proved)")
+                continue
+            status, cert, wall, _ = in_child(_ilp_child, m, a.ilp_limit, b)
+            gap = cert.get("gap")
+            if status == "OPTIMAL":
+                largest[b] = max(largest[b], m.n)
+            elif fam != "shipped":
+                failed.add(fam)
+            print(f"{b:8} {m.name:24} n={m.n:<3} {status:8} upper {cert.get('upper_bound')} "
+                  f"lower {cert.get('lower_bound')} gap "
+                  f"{'-' if gap is None else f'{100 * gap:.2f} %'} {wall:.1f} s")
+    for b in backends:
+        print(f"largest map {b} proved within {a.ilp_limit:g} s: {largest[b]} cities")
 
 
 def _named(m: CityMap, name: str):

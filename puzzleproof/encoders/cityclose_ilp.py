@@ -1,4 +1,5 @@
-"""City closing as an integer program over removal orders (OR-Tools CP-SAT).
+"""City closing as an integer program over removal orders (OR-Tools CP-SAT, or SCIP or HiGHS
+through OR-Tools MathOpt).
 
 Variables and constraints, for a map of ``n`` cities, ``T = n - k`` closings and the maps
 ``t = 0..T`` (``s_t = n - t`` open cities):
@@ -24,21 +25,40 @@ Variables and constraints, for a map of ``n`` cities, ``T = n - k`` closings and
   need at least ``s(s-1)/2`` each, so ``C(D_t+2, 3) <= UB - sum_{t' != t} s_t'(s_t'-1)/2``.
   Orders worse than the incumbent may be cut off; the incumbent itself stays feasible.
 - ``no_paths`` / ``final_not_path``: a map of ``s >= K`` cities is not a path: it has ``s``
-  links or more, or a city with three open neighbours (one Boolean each, an OR over them).
-- Warm start: the merged-beam order as a complete hint (``x``, ``p``, ``y``).
+  links or more, or a city with three open neighbours (one Boolean each, an OR over them;
+  for a MIP solver the enforced ``sum >= s`` is ``sum >= s * many``).
+- Warm start: the merged-beam order as a complete hint (``x``, ``p``, ``y`` and the path-rule
+  Booleans; a solution hint for MathOpt).
 
-Why CP-SAT rather than MathOpt with a MIP solver: CP-SAT was measured, MathOpt was not (not
-yet: the comparison is open work). CP-SAT proves every connected graph of up to 7 cities in
-about 0.06 s each (the tests run over 1,000 of them), takes the warm start as a full hint, and
-encodes the path rule's OR directly; but it does not prove the 11-city roundabout (optimum 372)
-in 60 s, and its bound stays near the trivial ``sum s(s-1)/2`` there: the LP relaxation of
-this model is weak (every ``y`` can sit at its upper bound), which is what a MIP solver would
-lean on, so MathOpt is not expected to reach much further. Building the model is Python and
-grows as ``n^2 * T * D``: about 16 s for the 30-city map, so a short time limit on a large map
-ends while building (UNKNOWN with the warm start and the trivial bound).
+The formulation is written once (``build_model``) against a small adapter: new Boolean,
+linear constraint, fixed value, implication, OR of literals, enforced ``>=``, objective,
+hint; ``_CpSatModel`` and ``_MathOptModel`` implement it. ``solve(backend=...)`` takes
+``"cp-sat"`` (result method ``ilp-cpsat``), ``"scip"`` (``ilp-scip``) or ``"highs"``
+(``ilp-highs``). Under a time limit a MathOpt solve runs in a forked process killed at the
+limit (the solvers' own limit was passed by up to a second on 14-city maps; the solver's
+bound is then lost and the trivial one reported).
 
-Statuses: OPTIMAL only when the solver's bound meets the order; a time limit gives UNKNOWN
-with the best order (the solver's, or the warm start) and both bounds and the gap.
+Why CP-SAT stays the default, measured in November 2026 on 2 cores shared with other work
+(``benchmarks/cityclose.py``, ILP section; 60 s per map, 2 workers where the solver takes
+them): on all 853 connected graphs of 7 cities CP-SAT takes 35.9 s in all (at most 0.28 s a
+graph), SCIP 387 s (at most 1.8 s) and HiGHS 424 s (at most 1.8 s), every answer equal to the
+DP's. CP-SAT proves the generated grids and rings up to 14 cities (ring14 in 40 s), SCIP and
+HiGHS grid14 (12 s, 17 s) but not ring14 (gap 7.4 % and 9.1 %). The MIP solvers win where the
+bound matters: the 11-city roundabout (optimum 372) is OPTIMAL with SCIP in 16 s and HiGHS in
+42 s, while CP-SAT's bound stays at the trivial ``sum s(s-1)/2`` (269) for the whole 60 s
+(gap 27.7 %); on the 16-city grid and ring, where no back end proves the optimum, the gap is
+4.0 % / 12.4 % with SCIP, 5.8 % / 13.2 % with HiGHS and 52 % / 55 % with CP-SAT. The LP
+relaxation with the solvers' cuts is strong where CP-SAT's bound search gets nowhere, but
+it costs ten times more on the small maps the cross-checks run in bulk: neither back end is
+better everywhere, so CP-SAT stays the default and ``backend="scip"`` is the one to use for
+a bound, or a proof on maps like the roundabout. Building the model is Python and grows as
+``n^2 * T * D``: about 16 s for the 30-city map, so a short time limit on a large map ends
+while building (UNKNOWN with the warm start and the trivial bound).
+
+Statuses, the same for every back end: OPTIMAL only when the solver's bound (rounded up with
+a 1e-6 tolerance, never below the trivial one) meets the order, re-scored by the model; a
+time limit gives UNKNOWN with the best order (the solver's, or the warm start) and both
+bounds and the gap; INFEASIBLE only when there was no warm start.
 """
 
 from __future__ import annotations
@@ -282,8 +302,10 @@ class _MathOptModel:
         if self.backend == "scip":
             params.threads = workers  # HiGHS takes no thread count through MathOpt
         if limit is not None:
+            # a share of the limit, so that the solver's own answer (and its bound) usually
+            # comes before the kill
             params.time_limit = datetime.timedelta(
-                seconds=max(0.01, limit - min(0.3, 0.1 * limit)))
+                seconds=max(0.01, limit - min(1.5, 0.2 * limit)))
         model_params = None
         if self.hints:
             model_params = mo.ModelSolveParameters(
