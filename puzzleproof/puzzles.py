@@ -306,6 +306,10 @@ register(PuzzleInfo(
     methods=(MethodInfo("exact", True, "layered dynamic program over connected sets "
                                        "(compiled with numba)"),
              MethodInfo("ilp", True, "integer program over removal orders (OR-Tools CP-SAT)"),
+             MethodInfo("ilp-scip", True, "the same integer program solved by SCIP through "
+                                          "MathOpt (stronger bounds, slower on small maps)"),
+             MethodInfo("ilp-highs", True, "the same integer program solved by HiGHS through "
+                                           "MathOpt"),
              MethodInfo("dp", True, "plain dynamic program over connected sets (small maps)"),
              MethodInfo("merged-beam", False, "beam search with states of the same open "
                                               "cities merged"),

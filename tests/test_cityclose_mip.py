@@ -119,3 +119,27 @@ def test_time_limit_honoured(backend):
 def test_unknown_backend_refused():
     with pytest.raises(ValueError, match="back end"):
         cityclose_ilp.solve(CityMap(("a", "b"), ((0, 1),)), backend="glpk")
+
+
+def _solve_in_daemon(q) -> None:
+    m = read_map("a b\nb c\nc d\nd e\ne a\na c\nc f\nf g\ng d\n", "small.edges")
+    r = cityclose_ilp.solve(m, time_limit=60, backend="highs")
+    q.put((r.status.value, r.answer and r.answer["total"]))
+
+
+def test_a_daemonic_worker_may_solve_under_a_limit():
+    # a Dask worker is a daemonic process, which multiprocessing forbids to have children:
+    # the limit's forked solver must start there too (it was an AssertionError per map)
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_solve_in_daemon, args=(q,), daemon=True)
+    p.start()
+    try:
+        status, total = q.get(timeout=120)
+    finally:
+        p.join(10)
+        if p.is_alive():
+            p.kill()
+    assert (status, total) == ("OPTIMAL", 86)

@@ -530,3 +530,29 @@ def test_deathrun_misbehaving_bot(dr_bots, bot, needle, limit_s):
     left, _ = _wait_gone((_tree(os.getpid()) - before) | workers, 3.0)
     _kill_all(left)
     assert not left
+
+
+def test_killed_solve_takes_its_mip_solver_with_it(tmp_path):
+    """SCIP runs in a forked process under a time limit (its own limit is not honoured on
+    time): a judge killed outright (SIGKILL, no handler runs) must not leave it solving."""
+    roundabout = str(shared_path("instances/cityclose/two-spies-roundabout.json"))
+    proc = _cli(["solve", "cityclose", roundabout, "--method", "ilp-scip", "--time-limit",
+                 "120", "-q"], tmp_path)
+    seen: set[tuple[int, int]] = set()
+    try:
+        def solver_runs() -> bool:
+            seen.update(_tree(proc.pid))
+            assert proc.poll() is None, (tmp_path / "stderr.txt").read_text()
+            return bool(seen)
+
+        _wait_for(solver_runs, 60, "the forked MIP solver")
+        time.sleep(0.3)
+        proc.kill()
+        proc.wait(timeout=30)
+        left, _ = _wait_gone(seen)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    _kill_all(left)
+    assert not left, f"{len(left)} of {len(seen)} descendants alive {GRACE:g} s after SIGKILL"

@@ -64,6 +64,8 @@ bounds and the gap; INFEASIBLE only when there was no warm start.
 from __future__ import annotations
 
 import math
+import os
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -260,35 +262,61 @@ class _MathOptModel:
         SCIP's logs an error on every solve)."""
         if limit is None:
             return self._solve(None, workers, seed)
-        import multiprocessing as mp
+        # a bare fork, not multiprocessing: a daemonic worker (a Dask worker) may not have
+        # multiprocessing children
+        import pickle
+        import select
 
-        ctx = mp.get_context("fork")
-        recv, send = ctx.Pipe(duplex=False)
-        child = ctx.Process(target=self._child, args=(send, limit, workers, seed), daemon=True)
         t0 = time.monotonic()
-        child.start()
-        send.close()
-        try:
-            if recv.poll(max(0.0, limit - (time.monotonic() - t0))):
-                kind, values, bound, stats = recv.recv()
-                return _Outcome(kind, None if values is None else
-                                (lambda v: int(values.get(v.id, 0.0) > 0.5)), bound, stats)
-        except EOFError:  # the child died without an answer
-            pass
-        finally:
-            if child.is_alive():
-                child.kill()
-            child.join()
-            recv.close()
-        return _Outcome("none", None, None, {"mathopt_termination": "stopped at the limit"})
+        parent = os.getpid()
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: solve, send the answer, leave without cleaning up
+            code = 1
+            try:
+                os.close(rfd)
+                from puzzleproof import procs
 
-    def _child(self, send: Any, limit: float, workers: int, seed: int) -> None:
-        out = self._solve(limit, workers, seed)
-        values = None
-        if out.value is not None:
-            values = {v.id: 1.0 for v in self.model.variables() if out.value(v)}
-        send.send((out.kind, values, out.bound, out.stats))
-        send.close()
+                procs.die_with_parent(parent)  # a judge killed outright takes it along
+                out = self._solve(limit, workers, seed)
+                values = None
+                if out.value is not None:
+                    values = {v.id: 1.0 for v in self.model.variables() if out.value(v)}
+                data = memoryview(pickle.dumps((out.kind, values, out.bound, out.stats)))
+                while data:
+                    data = data[os.write(wfd, data):]
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(wfd)
+        chunks: list[bytes] = []
+        try:
+            while True:
+                left = limit - (time.monotonic() - t0)
+                if left <= 0 or not select.select([rfd], [], [], left)[0]:
+                    break
+                chunk = os.read(rfd, 1 << 16)
+                if not chunk:  # the whole answer, or a child that died without one
+                    try:
+                        kind, values, bound, stats = pickle.loads(b"".join(chunks))
+                    except Exception:  # nothing, or a torn answer: no answer
+                        break
+                    else:
+                        return _Outcome(kind, None if values is None else
+                                        (lambda v: int(values.get(v.id, 0.0) > 0.5)),
+                                        bound, stats)
+                chunks.append(chunk)
+        finally:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+            os.close(rfd)
+        return _Outcome("none", None, None, {"mathopt_termination": "stopped at the limit"})
 
     def _solve(self, limit: float | None, workers: int, seed: int) -> _Outcome:
         import datetime

@@ -82,11 +82,14 @@ def _exact(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tie
     return res
 
 
-def _ilp(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
-         ) -> Result:
-    from puzzleproof.encoders import cityclose_ilp
+def _ilp_with(backend: str) -> Callable[..., Result]:
+    def solve(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None,
+              tiebreak="last") -> Result:
+        from puzzleproof.encoders import cityclose_ilp
 
-    return cityclose_ilp.solve(m, rules, time_limit=time_limit, seed=seed, width=width or 10)
+        return cityclose_ilp.solve(m, rules, time_limit=time_limit, seed=seed,
+                                   width=width or 10, backend=backend)
+    return solve
 
 
 def _dp(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
@@ -111,7 +114,9 @@ def _greedy(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, ti
 
 METHODS: dict[str, tuple[Callable[..., Result], bool]] = {
     "exact": (_exact, True),
-    "ilp": (_ilp, True),
+    "ilp": (_ilp_with("cp-sat"), True),
+    "ilp-scip": (_ilp_with("scip"), True),
+    "ilp-highs": (_ilp_with("highs"), True),
     "dp": (_dp, True),
     "merged-beam": (_merged, False),
     "beam": (_beam, False),
