@@ -50,8 +50,8 @@ bound matters: the 11-city roundabout (optimum 372) is OPTIMAL with SCIP in 16 s
 4.0 % / 12.4 % with SCIP, 5.8 % / 13.2 % with HiGHS and 52 % / 55 % with CP-SAT. The LP
 relaxation with the solvers' cuts is strong where CP-SAT's bound search gets nowhere, but
 it costs ten times more on the small maps the cross-checks run in bulk: neither back end is
-better everywhere, so CP-SAT stays the default and ``backend="scip"`` is the one to use for
-a bound, or a proof on maps like the roundabout. Building the model is Python and grows as
+better everywhere, so CP-SAT stays the default and ``backend="scip"`` (``--method
+ilp-scip``) is the one to use for a bound, or a proof on maps like the roundabout. Building the model is Python and grows as
 ``n^2 * T * D``: about 16 s for the 30-city map, so a short time limit on a large map ends
 while building (UNKNOWN with the warm start and the trivial bound).
 
