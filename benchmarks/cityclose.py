@@ -60,7 +60,7 @@ def maps() -> list[CityMap]:
     return out + [nx_map("karate"), nx_map("dodecahedral")]
 
 
-def _exact_child(m: CityMap, limit: float, q) -> None:
+def _exact_child(q, m: CityMap, limit: float) -> None:
     from puzzleproof.encoders import cityclose_exact
 
     t0 = time.monotonic()
@@ -69,7 +69,7 @@ def _exact_child(m: CityMap, limit: float, q) -> None:
            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
 
 
-def _ilp_child(m: CityMap, limit: float, q, backend: str = "cp-sat") -> None:
+def _ilp_child(q, m: CityMap, limit: float, backend: str = "cp-sat") -> None:
     from puzzleproof.encoders import cityclose_ilp
 
     t0 = time.monotonic()
@@ -77,7 +77,7 @@ def _ilp_child(m: CityMap, limit: float, q, backend: str = "cp-sat") -> None:
     q.put((r.status.value, r.certificate, time.monotonic() - t0, 0.0))
 
 
-def _atlas_child(backend: str, q) -> None:
+def _atlas_child(q, backend: str) -> None:
     """Every connected graph of 7 cities, plain rules: (graphs, total s, max s, disagreements
     with the DP)."""
     import networkx as nx
@@ -105,7 +105,7 @@ def _atlas_child(backend: str, q) -> None:
 def in_child(fn, *args):
     ctx = mp.get_context("fork")
     q = ctx.Queue()
-    p = ctx.Process(target=fn, args=(*args[:2], q, *args[2:]))
+    p = ctx.Process(target=fn, args=(q, *args))  # every child takes the queue first
     p.start()
     out = q.get()
     p.join()

@@ -87,6 +87,24 @@ def _cli(args: list[str], cwd: Path) -> subprocess.Popen:
                             stderr=err, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+def _signal_and_reap(proc: subprocess.Popen, seen: set, sig: int) -> tuple[int, list, float]:
+    """Send ``sig`` to the command once ``seen`` holds its descendants: (its exit code, the
+    descendants still alive ``GRACE`` s later (then killed), seconds from signal to gone)."""
+    try:
+        seen.update(_tree(proc.pid))
+        t_sig = time.monotonic()
+        proc.send_signal(sig)
+        code = proc.wait(timeout=30)
+        left, _ = _wait_gone(seen)
+        took = time.monotonic() - t_sig
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    _kill_all(left)
+    return code, left, took
+
+
 def _wait_for(pred, within: float, what: str) -> None:
     end = time.monotonic() + within
     while not pred():
@@ -143,17 +161,8 @@ def test_killed_batch_command_leaves_no_process(tmp_path, command, sig):
             _wait_for(lambda: out.exists() and out.stat().st_size > 0, 60, "a record")
         else:
             time.sleep(1.0)
-        seen.update(_tree(proc.pid))
-        t_kill = time.monotonic()
-        proc.send_signal(sig)
-        code = proc.wait(timeout=30)
-        left, _ = _wait_gone(seen)
-        took = time.monotonic() - t_kill
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    _kill_all(left)
+        code, left, took = _signal_and_reap(proc, seen, sig)
     assert not left, f"{len(left)} of {len(seen)} descendants alive {GRACE:g} s after {sig.name}"
     print(f"{command} {sig.name}: the command and its {len(seen)} descendants all gone "
           f"{took:.3f} s after the signal")
@@ -229,15 +238,8 @@ def test_sigterm_with_many_jobs_exits_cleanly(tmp_path, when):
             return out.exists() and out.stat().st_size > 0
 
         _wait_for(ready, 60, "the pool" if when == "starting" else "a record")
-        seen.update(_tree(proc.pid))
-        proc.send_signal(signal.SIGTERM)
-        code = proc.wait(timeout=30)
-        left, _ = _wait_gone(seen)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    _kill_all(left)
+        code, left, _ = _signal_and_reap(proc, seen, signal.SIGTERM)
     stderr = (tmp_path / "stderr.txt").read_text()
     assert code == 143, stderr
     assert "terminated (SIGTERM)" in stderr
@@ -547,12 +549,6 @@ def test_killed_solve_takes_its_mip_solver_with_it(tmp_path):
 
         _wait_for(solver_runs, 60, "the forked MIP solver")
         time.sleep(0.3)
-        proc.kill()
-        proc.wait(timeout=30)
-        left, _ = _wait_gone(seen)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    _kill_all(left)
+        _, left, _ = _signal_and_reap(proc, seen, signal.SIGKILL)
     assert not left, f"{len(left)} of {len(seen)} descendants alive {GRACE:g} s after SIGKILL"

@@ -51,9 +51,9 @@ bound matters: the 11-city roundabout (optimum 372) is OPTIMAL with SCIP in 16 s
 relaxation with the solvers' cuts is strong where CP-SAT's bound search gets nowhere, but
 it costs ten times more on the small maps the cross-checks run in bulk: neither back end is
 better everywhere, so CP-SAT stays the default and ``backend="scip"`` (``--method
-ilp-scip``) is the one to use for a bound, or a proof on maps like the roundabout. Building the model is Python and grows as
-``n^2 * T * D``: about 16 s for the 30-city map, so a short time limit on a large map ends
-while building (UNKNOWN with the warm start and the trivial bound).
+ilp-scip``) is the one to use for a bound, or a proof on maps like the roundabout. Building
+the model is Python and grows as ``n^2 * T * D``: about 16 s for the 30-city map, so a short
+time limit on a large map ends while building (UNKNOWN with the warm start and the trivial bound).
 
 Statuses, the same for every back end: OPTIMAL only when the solver's bound (rounded up with
 a 1e-6 tolerance, never below the trivial one) meets the order, re-scored by the model; a
@@ -350,9 +350,15 @@ class _MathOptModel:
         return _Outcome("infeasible" if infeasible else "none", None, None, stats)
 
 
-def _new_model(backend: str) -> Any:
+def _method(backend: str) -> str:
+    """The result name of ``backend``; a ValueError for an unknown one."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown ILP back end {backend!r}: one of {', '.join(BACKENDS)}")
+    return BACKENDS[backend]
+
+
+def _new_model(backend: str) -> Any:
+    _method(backend)
     return _CpSatModel() if backend == "cp-sat" else _MathOptModel(backend)
 
 
@@ -537,9 +543,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
 
     from puzzleproof.verify.cityclose_heuristics import answer_of, merged_beam, prepare
 
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown ILP back end {backend!r}: one of {', '.join(BACKENDS)}")
-    method = BACKENDS[backend]
+    method = _method(backend)  # refused before any work
     rules = rules or Rules()
     keep, closings = prepare(m, rules)
     params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": time_limit,

@@ -200,6 +200,7 @@ class ExternalProgram:
         own = _status_mb("self", "VmRSS")
         self._copy_mb = None if own is None else own * 1.05 + 8
         self._hwm_mb: float | None = None
+        self._hwm_at = -1.0  # when it was last read (once a tenth of a second at most)
         try:
             self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -261,8 +262,13 @@ class ExternalProgram:
         self.exit.max_rss_mb = None if peak is None else round(peak, 1)
         return True
 
-    def _note_peak(self) -> None:
-        """Remember the program's own peak memory so far (Linux: VmHWM, reset by exec)."""
+    def _note_peak(self, now: bool = False) -> None:
+        """Remember the program's own peak memory so far (Linux: VmHWM, reset by exec); on
+        the per-line path at most every 0.1 s (``now``: always)."""
+        t = time.monotonic()
+        if not now and t - self._hwm_at < 0.1:
+            return
+        self._hwm_at = t
         hwm = _status_mb(str(self.pid), "VmHWM")
         if hwm is not None and (self._hwm_mb is None or hwm > self._hwm_mb):
             self._hwm_mb = hwm
@@ -397,7 +403,7 @@ class ExternalProgram:
     def _ended_early(self, reason: str, what: str) -> None:
         """Raise the verdict for an early end; a program that has died is judged by how it
         died (crash, memory limit) rather than by the symptom (timeout, closed pipe)."""
-        self._note_peak()
+        self._note_peak(now=True)
         if not self._reap(False) and reason in ("closed-stdout", "closed-stdin", "exited"):
             deadline = time.monotonic() + 0.3  # a closed pipe usually means it is exiting
             while time.monotonic() < deadline and not self._reap(False):
