@@ -214,7 +214,8 @@ def test_solve_min_cuts_honours_the_time_limit_on_the_complex_mesh(capsys):
         assert r.certificate is None and "verdict" not in r.answer
         return
     lo, hi = r.answer["value_lower"], r.answer["value_upper"]
-    assert 1 <= lo <= 9 and hi >= 9  # the value is at least 9 (SAT refutes 8 in minutes)
+    # the value is at least 12: without its pockets the map refutes 11 (skynet_exact.py)
+    assert 1 <= lo <= 12 and hi >= 12
     if r.certificate is not None:  # the upper bound's strategy, replayed
         assert r.check["ok"]
         assert strategy_depth(m, "ep1", m.start, r.certificate) == hi
@@ -226,3 +227,70 @@ def test_cli_min_cuts_json(capsys):
                  "--time-limit", "30"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["answer"]["value"] == 4
+
+
+def test_refutations_stand_on_their_witness_links():
+    """A refutation keeps the links it rests on (``fwit``), and the search skips every cut
+    outside them: the claim is that the game on those links alone is refuted too. Checked
+    by the rules' minimax on the map with only those links, on random maps."""
+    rng = random.Random(5)
+    done = smaller = 0
+    while done < 80:
+        m = random_map(rng, rng.randint(4, 8))
+        if len(m.links) > 11:
+            continue
+        fc, val = fewest(m)
+        if val is None or val < 2:
+            continue
+        done += 1
+        key = fc.key(0, fc.full)
+        r, wit = fc.fail[key], fc.fwit[key]
+        assert r == val - 1 and wit & ~key[1] == 0, m  # the links left, no others
+        links = tuple(norm(*fc.ends[k]) for k in range(fc.K) if wit >> k & 1)
+        on_wit = minimax_value(SkynetMap(m.n, links, m.gateways, start=0))
+        assert on_wit > r, (m, links)
+        smaller += len(links) < bin(key[1]).count("1")
+    assert smaller >= 20  # the witness is often a proper part of the links
+
+
+def test_an_escape_on_the_map_without_pockets_holds_on_the_full_map():
+    """``solve``'s pocket bound: the map without its pockets refutes "contain within h",
+    and the agent's escape found there, answering the full map's cuts, replays on the full
+    map (official map 04: value 8; without its 4 pockets 7)."""
+    from puzzleproof.encoders.skynet_fewest import pocket_nodes, without
+    m = official("04")
+    drop = pocket_nodes(m, m.start)
+    assert drop and m.start not in drop
+    fc = FewestCuts(Reduced(without(m, drop), "ep1", m.start))
+    assert fc.value(m.start) == (7, 7)
+    esc = fc.escape(m.start, 5, max_nodes=5000, links=m.links)
+    assert check_agent_escape(m, "ep1", m.start, esc) == []
+    rng = random.Random(8)
+    checked = 0
+    while checked < 40:
+        rm = random_map(rng, rng.randint(5, 8))
+        drop = pocket_nodes(rm, 0)
+        if not drop or len(rm.links) > 11:
+            continue
+        sub = FewestCuts(Reduced(without(rm, drop), "ep1", 0))
+        low, val = sub.value(0)
+        if val is None or val < 2:
+            continue
+        esc = sub.escape(0, val - 1, max_nodes=5000, links=rm.links)
+        assert check_agent_escape(rm, "ep1", 0, esc) == [], rm
+        assert minimax_value(rm) >= val, rm
+        checked += 1
+
+
+def test_solve_raises_the_lower_bound_without_the_pockets(monkeypatch):
+    """When the exact search on the full map runs out, the one without pockets raises the
+    lower bound before the fence and SAT (map 04, the full search given no positions)."""
+    from puzzleproof.encoders import skynet_sat
+    monkeypatch.setattr(skynet_sat, "EXACT_GROWTH", 0)
+    monkeypatch.setattr(skynet_sat, "EXACT_SLACK", 0)
+    m = official("04")
+    r = sat_solve(m, "ep1", value=True, time_limit=120)
+    assert r.status.value == "WIN" and r.answer["value"] == 8 and r.check["ok"]
+    st = r.stats["pocket_search"]
+    assert [s["contained"] for s in st["settled"]][-2:] == [False, True]
+    assert st["settled"][-1]["H"] == 7

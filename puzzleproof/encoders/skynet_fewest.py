@@ -25,18 +25,34 @@ why in a comment where it is applied. In short:
   one cut of slack fails it after any cut but the link to ``w``. Two such neighbours:
   refuted; one: cutting the link to it is forced (unless one cut contains the agent now).
 
+- **refutations keep the links they rest on** (:attr:`FewestCuts.fwit`): fewer links
+  never help the agent, so a position refuted on links ``W`` (a subset of the links left)
+  is refuted on every set of links left that includes ``W``. Each refutation keeps such a
+  ``W``: a path to a gateway (no cut left), two gateway links at the agent, the disjoint
+  paths behind a tempo bound (with fewer links distances only grow), or, at a player's
+  turn, the union over the cuts it answered of the reply's link and the reply's own
+  ``W``. A cut outside one of those unions leaves that answer standing, so the search
+  skips it: only cuts that touch every answer found so far are searched (complex mesh
+  without its pockets, "within 10" refuted: 29 million positions without, 185,000 with).
+
 What it proves: a "yes" comes with a position table (:meth:`FewestCuts.certificate`),
 replayed by the rules-only checker before it counts; a "no" (value > ``r``) rests on this
 search (its escape tree answers every cut and is not written), and the tests check both
 against an independent brute force (:mod:`puzzleproof.verify.skynet_explicit`) on many
 small random maps.
 
-Measured (2 cores shared with other work, load 4-5, November 2026; search alone): the
+Measured with the witnesses (2 cores, one busy with other work, November 2026; search
+alone): the complex mesh (05) refutes 6 in 0.4 s and 7 in about 7 s; without its ten
+pockets (:func:`pocket_nodes`, 56 of 81 links left) it refutes 10 in 12 s and 11 in 64 s,
+and contains the agent within 12 (90 s): so the full map's value is at least 12.
+
+Measured before the witnesses (2 cores shared with other work, load 4-5, November 2026): the
 official maps under ``ep1``: 01 and 02 value 4, 03 value 3, 06 value 5, each in 0.03 s
 or less (with its escape); 04 refutes "within 7" in 2.3-5 s (SAT: about 7 s; the value,
 8, needs the fence's strategy); the complex mesh (05) refutes 4 at 0.8 s, 5 at 1.2 s and
 6 only at 40 s (93 s at load 5; about 100,000 positions), where SAT takes 0.1-1.3 s a
-horizon: its many nodes of minimum cut 3-4 near the start leave the tempo bound weak. The Episode 1 set
+horizon: its many nodes of minimum cut 3-4 near the start leave the tempo bound weak.
+The Episode 1 set
 (``instances/skynet/ep1``): 02-star value 11 in 0.03 s (SAT 4.3 s), 03-triple-star
 refutes 7 in 1 s (SAT's record: 6 in 30 s), 04-double-star-ring refutes 6 in 10 s.
 :mod:`.skynet_sat` asks it first and lets it go on only while its cost per horizon grows
@@ -51,7 +67,29 @@ from __future__ import annotations
 import time
 from typing import Any
 
-__all__ = ["FewestCuts", "OutOfTime"]
+__all__ = ["FewestCuts", "OutOfTime", "pocket_nodes", "without"]
+
+
+def pocket_nodes(m: Any, start: int) -> tuple[int, ...]:
+    """The map's *pockets*: nodes other than the start and the gateways with no gateway link
+    and at most three links. An agent gains little there, and a node removed (with its
+    links) never makes the agent harder to contain, so a refutation of "contain within
+    ``r``" on the map without them refutes it on the full map, at a fraction of the cost
+    (complex mesh: ten pockets, 62 of 81 links left)."""
+    gates = m.gateways
+    return tuple(u for u in range(m.n)
+                 if u != start and u not in gates and len(m.neighbours[u]) <= 3
+                 and not any(w in gates for w in m.neighbours[u]))
+
+
+def without(m: Any, nodes: Any) -> Any:
+    """``m`` with the links of ``nodes`` removed (the nodes stay, isolated: same numbers)."""
+    from puzzleproof.models.skynet import SkynetMap
+
+    drop = set(nodes)
+    links = tuple(lk for lk in m.links if lk[0] not in drop and lk[1] not in drop)
+    return SkynetMap(m.n, links, m.gateways, start=m.start,
+                     name=f"{m.name} without nodes {sorted(drop)}")
 
 
 class OutOfTime(Exception):
@@ -84,15 +122,18 @@ class FewestCuts:
         self.gmask = {u: sum(1 << k for k in self.gb[u]) for u in red.region}
         self.ends: list[tuple[int, int]] = list(red.cuttable)
         self.all_gates = sum(self.gmask.values())
+        self.at = {u: self.gmask[u] | sum(1 << k for _, k in self.nb[u]) for u in red.region}
         self.killer: dict[tuple[int, int], int] = {}  # (agent, r) -> the last refuting reply
         self.trail: list[int] = []  # the links left at the positions above the current one
         self.fail: dict[tuple[int, int], int] = {}  # position -> largest r refuted
         self.win: dict[tuple[int, int], tuple[int, int]] = {}  # -> (smallest r won, cut)
         self.positions = 0  # positions expanded (transposition hits not counted)
         self.flows = 0  # bounded max-flow calls
-        # (node, links left) -> (paths found, exact?): the minimum cut to the gateways is
-        # that number when exact, else more than it (siblings share their links left)
-        self.cuts: dict[tuple[int, int], tuple[int, bool]] = {}
+        # (node, links left) -> (paths found, exact?, the links they use): the minimum cut
+        # to the gateways is that number when exact, else more than it
+        self.cuts: dict[tuple[int, int], tuple[int, bool, int]] = {}
+        self.fwit: dict[tuple[int, int], int] = {}  # position -> links behind fail[]
+        self.wit = 0  # the links behind the last refutation (see _contains)
         self.deadline: float | None = None
         self.max_positions: int | None = None
 
@@ -108,19 +149,32 @@ class FewestCuts:
         """:meth:`component` and the links left that touch the component (a bitmask)."""
         dist = {a: 0}
         queue = [a]
-        nb, gm = self.nb, self.gmask
+        nb, at = self.nb, self.at
         links = 0
         for u in queue:
-            links |= gm[u]
+            links |= at[u]
             du = dist[u] + 1
             for w, k in nb[u]:
-                if mask >> k & 1:
-                    links |= 1 << k
-                    if w not in dist:
-                        dist[w] = du
-                        queue.append(w)
+                if w not in dist and mask >> k & 1:
+                    dist[w] = du
+                    queue.append(w)
         links &= mask
         return dist, bool(links & self.all_gates), links
+
+    def ball(self, a: int, mask: int, depth: int) -> dict[int, int]:
+        """Distances from ``a`` over links left, up to ``depth``."""
+        dist = {a: 0}
+        queue = [a]
+        nb = self.nb
+        for u in queue:
+            du = dist[u] + 1
+            if du > depth:
+                break
+            for w, k in nb[u]:
+                if w not in dist and mask >> k & 1:
+                    dist[w] = du
+                    queue.append(w)
+        return dist
 
     def _augment(self, x: int, mask: int, flow: dict[int, int]) -> tuple[bool, dict]:
         """One augmenting path from ``x`` to the gateways in the unit-capacity residual
@@ -164,12 +218,14 @@ class FewestCuts:
     def cut_at_most(self, x: int, mask: int, r: int) -> bool:
         """Is the minimum cut between ``x`` and the gateways (over links left) at most
         ``r``? Augmenting paths, stopped at the ``r + 1``-th; remembered per (node, links
-        left)."""
+        left). When it is not, :attr:`wit` holds links left (``mask``) that carry ``r + 1``
+        disjoint paths (any links left that include them keep the cut above ``r``)."""
         cuts = self.cuts
         known = cuts.get((x, mask))
         if known is not None:
-            paths, exact = known
+            paths, exact, links = known
             if exact or paths > r:
+                self.wit = links
                 return paths <= r
         # the positions above on the search path, d cuts ago: the minimum cut was at most d
         # more (a cut removes one link, and links outside the component never count) and
@@ -179,6 +235,8 @@ class FewestCuts:
             known = cuts.get((x, trail[-d]))
             if known is not None:
                 if known[0] - d > r:
+                    # d cuts break at most d of those paths: the rest lie in the links left
+                    self.wit = known[2] & mask
                     return False
                 if known[1] and known[0] <= r:
                     return True
@@ -189,9 +247,10 @@ class FewestCuts:
         for paths in range(r + 1):
             found, _side = self._augment(x, mask, flow)
             if not found:
-                self.cuts[(x, mask)] = (paths, True)
+                self.cuts[(x, mask)] = (paths, True, sum(1 << k for k in flow))
                 return True
-        self.cuts[(x, mask)] = (r + 1, False)
+        self.wit = sum(1 << k for k in flow)
+        self.cuts[(x, mask)] = (r + 1, False, self.wit)
         return False
 
     def near_cut(self, x: int, mask: int) -> set[int]:
@@ -209,18 +268,47 @@ class FewestCuts:
         return out
 
     def degree(self, x: int, mask: int) -> int:
-        return (sum(1 for _, k in self.nb[x] if mask >> k & 1)
-                + bin(self.gmask[x] & mask).count("1"))
+        return (mask & self.at[x]).bit_count()
 
     def feasible(self, dist: dict[int, int], mask: int, r: int, slack: int = 0) -> bool:
         """The tempo bound: is there a node within distance ``r - 1`` whose minimum cut to
         the gateways is at most ``r + slack``? (``dist`` from the agent's node.) A node's
-        degree bounds its minimum cut, so low-degree nodes answer without a flow."""
+        degree bounds its minimum cut, so low-degree nodes answer without a flow. When there
+        is none, :attr:`wit` holds the links of their disjoint paths: with fewer links left
+        distances only grow, so the bound fails on any links left that include them."""
         near = sorted((self.degree(x, mask), x) for x, d in dist.items() if d <= r - 1)
         limit = r + slack
         if near and near[0][0] <= limit:
             return True
-        return any(self.cut_at_most(x, mask, limit) for _, x in near)
+        wit = 0
+        for _, x in near:
+            if self.cut_at_most(x, mask, limit):
+                return True
+            wit |= self.wit
+        self.wit = wit
+        return False
+
+    def path(self, a: int, mask: int) -> int:
+        """The links of a shortest path from ``a`` to a gateway (the agent is not
+        contained on any links left that include them); 0 when there is none."""
+        prev: dict[int, tuple[int, int] | None] = {a: None}
+        queue = [a]
+        nb, gb = self.nb, self.gb
+        for u in queue:
+            for k in gb[u]:
+                if mask >> k & 1:
+                    links = 1 << k
+                    step = prev[u]
+                    while step is not None:
+                        u, k = step
+                        links |= 1 << k
+                        step = prev[u]
+                    return links
+            for w, k in nb[u]:
+                if mask >> k & 1 and w not in prev:
+                    prev[w] = (u, k)
+                    queue.append(w)
+        return 0
 
     # -- the search --------------------------------------------------------------------
 
@@ -244,6 +332,7 @@ class FewestCuts:
         dist, _, links = self.reach(a, mask)
         key = (a, links)
         if r <= self.fail.get(key, -1):
+            self.wit = self.fwit[key]
             return False
         won = self.win.get(key)
         if won is not None and won[0] <= r:
@@ -260,94 +349,117 @@ class FewestCuts:
         finally:
             self.trail.pop()
         if cut is None:
-            self.fail[key] = max(r, self.fail.get(key, -1))
+            if r > self.fail.get(key, -1):
+                self.fail[key] = r
+                self.fwit[key] = self.wit
             return False
         self.win[key] = cut
         return True
 
     def _expand(self, a: int, mask: int, r: int,
                 dist: dict[int, int]) -> tuple[int, int] | None:
-        """(r' <= r, the winning cut) or None; the agent at ``a`` is not contained."""
+        """(r' <= r, the winning cut) or None; the agent at ``a`` is not contained.
+        On None, :attr:`wit` holds the links behind the refutation (module docstring)."""
         if r <= 0:
+            self.wit = self.path(a, mask)  # not contained, and no cut left
             return None
         own = [k for k in self.gb[a] if mask >> k & 1]
         if len(own) >= 2:
+            self.wit = 1 << own[0] | 1 << own[1]
             return None  # one cut leaves a gateway link: the agent steps on it
         if not self.feasible(dist, mask, r):
-            return None  # the tempo bound (module docstring)
+            return None  # the tempo bound (module docstring); it set the witness
         # with a minimum cut of 2 or more at the agent no single cut contains it
         one = self.cut_at_most(a, mask, 1)
         if own:
             cands = own  # forced: any other cut lets the agent onto the gateway
+            base = 1 << own[0]
         else:
-            cands = self._second_order(a, mask, r, dist, one)
-            if cands is None:
-                return None
+            found = self._second_order(a, mask, r, dist, one)
+            if found is None:
+                return None  # it set the witness
+            cands, base = found
+        # each refuted cut k leaves the links refuting it (the reply's link and the
+        # witness below); a cut outside one of those leaves that refutation standing, so
+        # it is refuted without a search
+        refuted: list[int] = []
         for k in cands:
-            after = mask & ~(1 << k)
+            bit = 1 << k
+            if any(not links & bit for links in refuted):
+                continue
+            after = mask & ~bit
             if one and not self.component(a, after)[1]:
                 return (1, k)  # contained by this cut
             if r == 1:
+                refuted.append(self.path(a, after))  # not contained, and no cut left
                 continue
-            if self.gmask[a] & after:
-                continue  # the agent steps onto a gateway
-            moves = [w for w, j in self.nb[a] if after >> j & 1]
+            gate = self.gmask[a] & after
+            if gate:
+                refuted.append(gate & -gate)  # the agent steps onto a gateway
+                continue
+            moves = [(w, j) for w, j in self.nb[a] if after >> j & 1]
             kill = self.killer.get((a, r))
-            if kill in moves:  # the reply that refuted the last cut first (an ordering only)
-                moves.remove(kill)
-                moves.insert(0, kill)
-            for w in moves:
+            if kill is not None:  # the reply that refuted the last cut first (an ordering)
+                moves.sort(key=lambda m: m[0] != kill)
+            for w, j in moves:
                 if not self._contains(w, after, r - 1):
                     self.killer[(a, r)] = w
+                    refuted.append(self.wit | 1 << j)
                     break
             else:
                 return (r, k)
+        for links in refuted:
+            base |= links
+        self.wit = base
         return None
 
     def _second_order(self, a: int, mask: int, r: int, dist: dict[int, int],
-                      one: bool) -> list[int] | None:
-        """The cuts worth trying at ``a`` (no gateway link there), or None when the bound
-        one move ahead refutes the position (``one``: one cut may contain the agent)."""
+                      one: bool) -> tuple[list[int], int] | None:
+        """The cuts worth trying at ``a`` (no gateway link there) and the links that
+        refute every other cut, or None when the bound one move ahead refutes the position
+        (its links in :attr:`wit`; ``one``: one cut may contain the agent)."""
         if one:
-            return self._ordered(a, mask, dist)  # one cut may contain the agent now
+            return self._ordered(a, mask, dist), 0  # one cut may contain the agent now
         # a neighbour w failing the tempo bound for r - 1 cuts with one cut of slack fails
         # it after any single cut f that leaves the link a-w: the cut lowers a minimum cut
         # by at most one and lengthens distances only; and the agent is not contained
         # after f (the minimum cut at a is 2 or more), so it may move to w
+        if r == 1:
+            self.cut_at_most(a, mask, 1)
+            return None  # two disjoint paths: no single cut contains the agent
         bad = []
+        wits = 0
         for w, k in self.nb[a]:
             if not mask >> k & 1:
                 continue
-            if r == 1:
+            dw = self.ball(w, mask, r - 2)  # all the bound below looks at
+            if not self.feasible(dw, mask, r - 1, 1):
                 bad.append(k)
-            else:
-                dw, _ = self.component(w, mask)
-                if not self.feasible(dw, mask, r - 1, 1):
-                    bad.append(k)
+                wits |= self.wit | 1 << k
             if len(bad) >= 2:
+                self.wit = wits
                 return None  # one cut keeps the agent from one of them only
         if bad:
-            return bad  # the only cut that keeps the agent from that neighbour
-        return self._ordered(a, mask, dist)
+            return bad, wits  # the only cut that keeps the agent from that neighbour
+        return self._ordered(a, mask, dist), 0
 
     def _ordered(self, a: int, mask: int, dist: dict[int, int]) -> list[int]:
         """Every link left in the agent's component (no other cut matters, module
         docstring), the minimum cut nearest the agent first, then nearer links first,
         gateway links before others at the same distance."""
-        cands = set()
-        for u in dist:
-            cands.update(k for w, k in self.nb[u] if mask >> k & 1)
-            cands.update(k for k in self.gb[u] if mask >> k & 1)
         near = self.near_cut(a, mask)
-        gm = self.gmask
-
-        def key(k: int) -> tuple:
-            u, v = self.ends[k]
-            d = min(dist.get(u, 1 << 20), dist.get(v, 1 << 20))
-            gate = any(gm.get(x, 0) >> k & 1 for x in (u, v))
-            return (k not in near, d, not gate, k)
-
-        return sorted(cands, key=key)
+        ends, gates, far = self.ends, self.all_gates, 1 << 20
+        keyed = []
+        rest = mask  # the links of the component (the search passes no others)
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            k = low.bit_length() - 1
+            u, v = ends[k]
+            d = min(dist.get(u, far), dist.get(v, far))
+            keyed.append((((k not in near) << 22 | d) << 1 | (not gates >> k & 1), k))
+        keyed.sort()
+        return [k for _, k in keyed]
 
     def value(self, a: int, lower: int = 1, upper: int | None = None,
               deadline: float | None = None,
@@ -399,7 +511,7 @@ class FewestCuts:
         return {"type": "skynet-player-strategy", "root": f"{a}:{mask:x}", "nodes": nodes}
 
     def escape(self, a: int, h: int, max_nodes: int | None = None,
-               deadline: float | None = None) -> dict:
+               deadline: float | None = None, links: Any = None) -> dict:
         """The agent's escape behind a refuted "contain within ``h`` cuts?" from ``a``
         (``skynet-agent-escape``, checked by
         :func:`puzzleproof.models.skynet_strategy.check_agent_escape`): a reply to every
@@ -407,9 +519,12 @@ class FewestCuts:
         of reach of the cuts left. A cut outside the region is answered as a pass would be
         (by monotonicity some move refutes the pass: the move refuting any one cut, since
         fewer links never help the agent). Raises :class:`OutOfTime` past ``deadline``
-        or ``max_nodes`` positions (it answers every cut, so it grows fast with ``h``)."""
+        or ``max_nodes`` positions (it answers every cut, so it grows fast with ``h``).
+        ``links``: the cuts to answer (default: the searched map's); a map this one was cut
+        from (:func:`without`) answers the links it lacks like cuts outside the region."""
         self.deadline, self.max_positions = deadline, None
-        links, kindex = self.red.m.links, self.red.kindex
+        links = self.red.m.links if links is None else links
+        kindex = self.red.kindex
         nodes: dict[str, dict] = {}
         todo = [(a, self.full, h)]
         while todo:

@@ -85,7 +85,7 @@ from puzzleproof.encoders.skynet_certify import (NoCertificate, PlayerStrategy, 
                                                  player_certificate)
 from puzzleproof.encoders.skynet_contain import ContainSearch
 from puzzleproof.encoders.skynet_fence import FenceSearch, fenced_map
-from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime
+from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime, pocket_nodes, without
 from puzzleproof.encoders.skynet_table import TableSearch
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import strategy_depth
@@ -111,6 +111,13 @@ FENCE_PATIENCE = 300  # moves tried without a smaller boundary before it stops
 # cuts, 3,400 at 4), so there it yields to the fence search and SAT at once
 EXACT_GROWTH = 25
 EXACT_SLACK = 500
+# the same search on the map without its pockets (skynet_fewest.pocket_nodes), once the one
+# above runs out: it proves lower bounds only, at most 3/4 of the time left (or this long:
+# SAT rarely settles a horizon this search cannot, and the fence search needs seconds)
+POCKET_MAX_SECONDS = 60.0
+POCKET_BY = ("exact search (puzzleproof.encoders.skynet_fewest) on the map without its "
+             "pockets {nodes} (a node removed never makes the agent harder to contain): no "
+             "strategy contains the agent within {h} cuts there, so none does here")
 EXACT_BY = ("exact search (puzzleproof.encoders.skynet_fewest): no strategy contains the "
             "agent within {h} cuts; the refutation answers every cut and is not written "
             "(the search is checked against brute force on small maps in the tests)")
@@ -388,15 +395,59 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         st["check_ok"] = chk["ok"]  # False would be a bug here
         return (True, c, chk) if chk["ok"] else None
 
+    pocket: dict[str, Any] = {}  # the exact search on the map without its pockets
+
+    def pocket_search(lower: int) -> int:
+        """The lower bound ``lower`` raised by the exact search on the map without its
+        pockets (POCKET_BY), from ``lower`` up until it contains the agent there or runs
+        out of its share of the time."""
+        drop = pocket_nodes(m, s) if rule == "ep1" and exact else ()
+        if not drop:
+            return lower
+        sub = without(m, drop)
+        sred = Reduced(sub, rule, s)
+        if not sred.threat:
+            return lower
+        fc = FewestCuts(sred)
+        t1 = time.monotonic()
+        left = (POCKET_MAX_SECONDS if budget.deadline is None
+                else (budget.deadline - t1) * 3 / 4)
+        deadline = t1 + min(left, POCKET_MAX_SECONDS * 4)
+        st = stats["pocket_search"] = {"removed": list(drop), "links": len(sub.links),
+                                       "settled": []}
+        h = lower
+        while h <= sred.K:
+            say(f"exact search without the pockets, {h} cuts")
+            t2, before = time.monotonic(), fc.positions
+            try:
+                won = fc.contains(s, fc.full, h, deadline)
+            except OutOfTime:
+                st["ran_out_at"] = h
+                break
+            st["settled"].append({"H": h, "contained": won, "positions": fc.positions - before,
+                                  "seconds": round(time.monotonic() - t2, 4)})
+            if won:
+                break  # the value there: no higher bound from this map
+            pocket.update(fc=fc, top=h, drop=drop)
+            h += 1
+        st["seconds"] = round(time.monotonic() - t1, 4)
+        return max(lower, pocket.get("top", 0) + 1)
+
     def exact_lower(h: int) -> dict:
-        """``answer["lower_bound"]`` for "contain within ``h``" refuted by the exact search:
-        the agent's escape written from it and replayed when it answers at most
-        ESCAPE_MAX_NODES positions, else the method named."""
+        """``answer["lower_bound"]`` for "contain within ``h``" refuted by the exact search
+        (on the full map, else on the map without its pockets): the agent's escape written
+        from it and replayed when it answers at most ESCAPE_MAX_NODES positions, else the
+        method named."""
+        searcher = fewest
         out: dict[str, Any] = {"horizon": h, "by": EXACT_BY.format(h=h)}
-        if not certificate or fewest is None or budget.spent():
+        if pocket.get("top", -1) >= h and (
+                fewest is None or fewest.fail.get(fewest.key(s, fewest.full), -1) < h):
+            searcher = pocket["fc"]
+            out["by"] = POCKET_BY.format(h=h, nodes=sorted(pocket["drop"]))
+        if not certificate or searcher is None or budget.spent():
             return out
         try:
-            esc = fewest.escape(s, h, ESCAPE_MAX_NODES, budget.deadline)
+            esc = searcher.escape(s, h, ESCAPE_MAX_NODES, budget.deadline, m.links)
             chk = _certify.check(m, rule, s, esc, False, budget.deadline)
         except (OutOfTime, NoCertificate):
             out["note"] = (f"the escape answers more than {ESCAPE_MAX_NODES} positions or "
@@ -408,17 +459,19 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     try:
         return _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert,
                           loss_cert, escape_cert, upper_search, fence_bound, quick_cert,
-                          exact_search, exact_lower)
+                          exact_search, exact_lower, pocket_search)
     except NoCertificate:
         found = answer.pop("verdict", None)
         answer.pop("value", None)
-        return result(Status.UNKNOWN, note="limit reached while the certificate was written or checked"
+        return result(Status.UNKNOWN, note="limit reached while the certificate was "
+                      "written or checked"
                       + (f" (the solver's verdict {found} is not reported unchecked)"
                          if found else ""))
 
 
 def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, loss_cert,
-               escape_cert, upper_search, fence_bound, quick_cert, exact_search, exact_lower):
+               escape_cert, upper_search, fence_bound, quick_cert, exact_search, exact_lower,
+               pocket_search):
     """The question asked of :func:`solve`, answered with its helpers."""
 
     if not red.threat:  # no gateway can be reached: contained before any cut
@@ -477,6 +530,11 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
                 return result(Status.WIN, exact[1], chk)
             refuted = "exact"
             lower += 1
+        # it ran out: the same search on the map without its pockets raises the lower bound
+        # (complex mesh: 8 at 60 s before, 11 now), then the fence and SAT take over
+        raised = pocket_search(lower)
+        if raised > lower:
+            lower, refuted = raised, "exact"
     fence = fence_bound(lower) if value and rule == "ep1" else None
     if fence is not None:
         answer["verdict"] = "WIN"
