@@ -15,11 +15,12 @@ through the referee; then random maps at 100, 250 and 500 nodes: median and max 
 
 5. Episode 1 fewest cuts (issue 18's hardest open figure): every official map's ep1 value
    from its start by ``solve --rule ep1 --min-cuts`` (which side each method proved, and
-   the time), then map 05's bounds at 5, 15, 30 and 60 s next to the target (proved within
-   60 s) and the figures before the exact search (:mod:`puzzleproof.encoders.skynet_fewest`),
-   lower bounds with the agent kept off map 05's pockets (SAT on a smaller map; sound, as
-   an agent with fewer places to go is never harder to contain), and the exact search
-   alone: the time at which it refutes each horizon.
+   the time), then map 05's bounds at 5, 15, 30, 60 and 120 s next to the target (proved
+   within 60 s) and the figures before the exact search
+   (:mod:`puzzleproof.encoders.skynet_fewest`), lower bounds with the agent kept off map
+   05's pockets (the exact search on a smaller map; sound, as an agent with fewer places to
+   go is never harder to contain), and the exact search alone: the time at which it
+   refutes each horizon.
 
     python benchmarks/skynet_exact.py [--limit 60] [--random 5] [--skip-ep1]
         [--large 10] [--large-limit 60] [--only-certificates] [--only-ep1]
@@ -37,7 +38,7 @@ import sys
 import time
 from pathlib import Path
 
-from puzzleproof.encoders.skynet_fewest import FewestCuts
+from puzzleproof.encoders.skynet_fewest import FewestCuts, pocket_nodes, without
 from puzzleproof.encoders.skynet_sat import Reduced, SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap, norm
@@ -172,7 +173,7 @@ BEFORE_EP1 = {"01": (0.06, "4"), "02": (0.09, "4"), "03": (0.06, "3"), "04": (7.
               "05": (60.0, "7..15 (8..15 at 120 s)"), "06": (4.6, "5")}
 
 
-def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60)) -> None:
+def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60, 120)) -> None:
     """Section 5: ep1 fewest cuts per official map, and map 05's bounds over time."""
     print("\n5. Episode 1 fewest cuts from the given start (solve --rule ep1 --min-cuts, "
           f"limit {max(times):.0f} s), before -> after")
@@ -193,8 +194,9 @@ def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60)) ->
     if m05 is None:
         return
     m = read_map(m05.read_text(), m05.name)
-    print(f"\n5b. map 05 ep1 fewest cuts: bounds at each limit (target: proved within 60 s; "
-          "before: 7..15 at 60 s, 8..15 at 120 s; SAT alone refutes 8 in about 4 minutes)")
+    print("\n5b. map 05 ep1 fewest cuts: bounds at each limit (target: proved within 60 s; "
+          "before: 7..15 at 60 s, 8..15 at 120 s; 26 Nov 2026 before the witnesses and the "
+          "pocket bound: 8..15 at 60 s)")
     for t in times:
         r = sat_solve(m, "ep1", value=True, time_limit=t)
         a = r.answer or {}
@@ -205,7 +207,7 @@ def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60)) ->
               f"horizons "
               f"{[(h['H'], h['status'], round(h['seconds'], 1)) for h in r.stats['horizons']]}",
               flush=True)
-    restricted_lower_bounds(m, max(times) * 5)
+    restricted_lower_bounds(m, max(times) * 2)
     print("  the exact search alone (refutations of 'contain within r' over time):")
     fc = FewestCuts(Reduced(m, "ep1", m.start))
     t0 = time.monotonic()
@@ -216,34 +218,27 @@ def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60)) ->
           f" after {time.monotonic() - t0:.1f} s, {fc.positions} positions")
 
 
-#: map 05's pocket nodes (no gateway link, at most 3 links), except 24 and 29 by the east
-#: gateways: kept off them, the agent still escapes "contain within 9" (found by hand trials:
-#: dropping 24 and 29 as well, SAT no longer refuted 9 within 150 s)
+#: map 05's pocket nodes chosen by hand before solve found its own (skynet_fewest.
+#: pocket_nodes: no gateway link, at most 3 links): all but 24 and 29 by the east gateways
 POCKETS_05 = (5, 12, 20, 31, 33, 34, 35, 36)
 
 
-def restricted_lower_bounds(m: SkynetMap, limit: float, drop=POCKETS_05) -> None:
-    """Section 5c: lower bounds on the ep1 value with the agent kept off ``drop``.
-
-    Any player strategy on the full map also contains an agent that never enters those
-    nodes (its cuts of dropped links become cuts of any other link: fewer links never help
-    the agent, and its component only shrinks), so a refutation of "contain within H" on
-    the smaller map refutes it on the full one. The smaller map is much cheaper for SAT."""
-    drop = set(drop)
-    links = tuple(l for l in m.links if l[0] not in drop and l[1] not in drop)
-    sm = SkynetMap(m.n, links, m.gateways, start=m.start, name=f"{m.name} without pockets")
-    print(f"  lower bounds with the agent kept off {sorted(drop)} ({len(links)} of "
-          f"{len(m.links)} links; before: SAT on the full map refutes 8 in about 4 minutes, "
-          "9 not in 20):")
-    for H in range(8, 16):
-        r = sat_solve(sm, "ep1", horizon=H, time_limit=limit)
-        chk = (r.check or {}).get("ok")
-        print(f"    contain within {H}? {r.status.value:7s} in {r.wall_time:6.1f} s"
-              + (f" (escape checked on the smaller map: {chk})" if chk is not None else ""),
-              flush=True)
-        if r.status.value != "LOSS":
-            break
-        print(f"    => the value on the full map is at least {H + 1}", flush=True)
+def restricted_lower_bounds(m: SkynetMap, limit: float) -> None:
+    """Section 5c: lower bounds on the ep1 value with the agent kept off some nodes, by the
+    exact search. A node removed never makes the agent harder to contain, so a refutation
+    of "contain within r" on the smaller map refutes it on the full one (what solve does
+    with :func:`pocket_nodes` once the full search runs out)."""
+    for drop in (pocket_nodes(m, m.start), POCKETS_05):
+        sm = without(m, drop)
+        fc = FewestCuts(Reduced(sm, "ep1", m.start))
+        t0 = time.monotonic()
+        log: list[str] = []
+        lower, val = fc.value(m.start, deadline=t0 + limit, on_bound=lambda r, won: log.append(
+            f"{r} {'won' if won else 'refuted'} at {time.monotonic() - t0:.1f} s"))
+        print(f"  without {sorted(drop)} ({len(sm.links)} of {len(m.links)} links): "
+              + "; ".join(log) + f" | the full map's value is at least "
+              f"{lower if val is None else val} ({fc.positions} positions; before: SAT "
+              "refuted 9 without the eight, 10 UNKNOWN at 1500 s)", flush=True)
 
 
 def main() -> None:

@@ -397,10 +397,11 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
 
     pocket: dict[str, Any] = {}  # the exact search on the map without its pockets
 
-    def pocket_search(lower: int) -> int:
+    def pocket_search(lower: int, upper: int) -> int:
         """The lower bound ``lower`` raised by the exact search on the map without its
-        pockets (POCKET_BY), from ``lower`` up until it contains the agent there or runs
-        out of its share of the time."""
+        pockets (POCKET_BY), deepening from 1 (its table learns on the cheap horizons)
+        until it contains the agent there, reaches ``upper`` or runs out of its share of
+        the time."""
         drop = pocket_nodes(m, s) if rule == "ep1" and exact else ()
         if not drop:
             return lower
@@ -415,8 +416,8 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         deadline = t1 + min(left, POCKET_MAX_SECONDS * 4)
         st = stats["pocket_search"] = {"removed": list(drop), "links": len(sub.links),
                                        "settled": []}
-        h = lower
-        while h <= sred.K:
+        h = 1
+        while h < upper:
             say(f"exact search without the pockets, {h} cuts")
             t2, before = time.monotonic(), fc.positions
             try:
@@ -428,7 +429,8 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
                                   "seconds": round(time.monotonic() - t2, 4)})
             if won:
                 break  # the value there: no higher bound from this map
-            pocket.update(fc=fc, top=h, drop=drop)
+            if h >= lower:
+                pocket.update(fc=fc, top=h, drop=drop)
             h += 1
         st["seconds"] = round(time.monotonic() - t1, 4)
         return max(lower, pocket.get("top", 0) + 1)
@@ -530,11 +532,6 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
                 return result(Status.WIN, exact[1], chk)
             refuted = "exact"
             lower += 1
-        # it ran out: the same search on the map without its pockets raises the lower bound
-        # (complex mesh: 8 at 60 s before, 11 now), then the fence and SAT take over
-        raised = pocket_search(lower)
-        if raised > lower:
-            lower, refuted = raised, "exact"
     fence = fence_bound(lower) if value and rule == "ep1" else None
     if fence is not None:
         answer["verdict"] = "WIN"
@@ -579,6 +576,11 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
     # horizon with the last one's lines made the proposer's tree grow: 05 at H = 6 took
     # 105 s, not 4 s).
     best_cert, best_chk = cert, chk
+    # the exact search ran out below the upper bound: the same search on the map without its
+    # pockets raises the lower bound (complex mesh at 60 s: 8 before, 11 now)
+    raised = pocket_search(lower, upper)
+    if raised > lower:
+        lower, refuted = raised, "exact"
     H = lower
     while H < upper:
         exact = exact_search(H)  # settles small horizons faster than SAT on most maps
