@@ -37,10 +37,13 @@ at once on map 05, where its bound is weak; a refutation it proves comes with th
 escape when that answers at most ESCAPE_MAX_NODES positions. ``--min-cuts`` under ``ep1``
 (``benchmarks/skynet_exact.py --only-ep1``, 2 cores at load 4, November 2026): 01, 02, 03
 in 0.01-0.05 s (were 0.06-0.09 s), 04 value 8 in 6.8 s (7.8 s), 06 value 5 in 1.5 s (4.6
-s), both sides by the exact search on 01-03 and 06; map 05 stays open: 4..20 at 5 s,
-7..20 at 15 s, 7..15 at 30 s, 8..15 at 60 s when SAT's "within 7?" (44-54 s) fits, else
-7..15 (the issue's target, the value proved within 60 s, is not met: SAT refutes 8 in
-about 4 minutes, so the value is 9 to 15). Then the first upper
+s), both sides by the exact search on 01-03 and 06; map 05 stays open. Once the exact
+search runs out below the upper bound, the same search on the map without its pockets
+(nodes with no gateway link and at most 3 links, :func:`.skynet_fewest.pocket_nodes`)
+raises the lower bound: a node removed never makes the agent harder to contain. Map 05
+(2 cores, one busy, 26 Nov 2026): 9..20 at 5 s, 10..15 at 15 s, 11..15 at 30 and 60 s,
+12..15 at 120 s (before the exact search's witnesses and this bound: 7..15 or 8..15 at 60
+s; the issue's target, the value proved within 60 s, is not met). Then the first upper
 bound (and the verdict's certificate, when one is won) comes from a fence
 (:mod:`.skynet_fence`: the Episode 2 game inside a set of nodes; it stops at the exact
 search's lower bound), and each ``H`` is first tried by the exact search, while it lasts,
