@@ -76,7 +76,7 @@ def pocket_nodes(m: Any, start: int) -> tuple[int, ...]:
     and at most three links. An agent gains little there, and a node removed (with its
     links) never makes the agent harder to contain, so a refutation of "contain within
     ``r``" on the map without them refutes it on the full map, at a fraction of the cost
-    (complex mesh: ten pockets, 62 of 81 links left)."""
+    (complex mesh: ten pockets, 56 of 81 links left)."""
     gates = m.gateways
     return tuple(u for u in range(m.n)
                  if u != start and u not in gates and len(m.neighbours[u]) <= 3
@@ -91,6 +91,9 @@ def without(m: Any, nodes: Any) -> Any:
     links = tuple(lk for lk in m.links if lk[0] not in drop and lk[1] not in drop)
     return SkynetMap(m.n, links, m.gateways, start=m.start,
                      name=f"{m.name} without nodes {sorted(drop)}")
+
+
+RECENT = 48  # refutations remembered per node for the subset test (FewestCuts.recent)
 
 
 class OutOfTime(Exception):
@@ -124,6 +127,8 @@ class FewestCuts:
         self.ends: list[tuple[int, int]] = list(red.cuttable)
         self.all_gates = sum(self.gmask.values())
         self.at = {u: self.gmask[u] | sum(1 << k for _, k in self.nb[u]) for u in red.region}
+        self.links_at = {u: sorted(k for k in range(self.K) if self.at[u] >> k & 1)
+                         for u in red.region}
         self.killer: dict[tuple[int, int], int] = {}  # (agent, r) -> the last refuting reply
         self.trail: list[int] = []  # the links left at the positions above the current one
         self.fail: dict[tuple[int, int], int] = {}  # position -> largest r refuted
@@ -135,6 +140,9 @@ class FewestCuts:
         self.cuts: dict[tuple[int, int], tuple[int, bool, int]] = {}
         self.fwit: dict[tuple[int, int], int] = {}  # position -> links behind fail[]
         self.wit = 0  # the links behind the last refutation (see _contains)
+        # node -> the last RECENT refutations there (horizon, links): a position whose
+        # links left include one of them is refuted without a search
+        self.recent: dict[int, list[tuple[int, int]]] = {}
         self.deadline: float | None = None
         self.max_positions: int | None = None
 
@@ -338,6 +346,13 @@ class FewestCuts:
         won = self.win.get(key)
         if won is not None and won[0] <= r:
             return True
+        recent = self.recent.get(a, ())
+        for i, (rr, w) in enumerate(recent):
+            if rr >= r and not w & ~links:  # refuted on part of these links: here too
+                if i:
+                    recent.insert(0, recent.pop(i))  # the most useful first
+                self.wit = w
+                return False
         self.positions += 1
         if self.positions & 255 == 0:
             if self.deadline is not None and time.monotonic() > self.deadline:
@@ -353,6 +368,9 @@ class FewestCuts:
             if r > self.fail.get(key, -1):
                 self.fail[key] = r
                 self.fwit[key] = self.wit
+            recent = self.recent.setdefault(a, [])
+            recent.insert(0, (r, self.wit))
+            del recent[RECENT:]
             return False
         self.win[key] = cut
         return True
@@ -449,18 +467,17 @@ class FewestCuts:
         docstring), the minimum cut nearest the agent first, then nearer links first,
         gateway links before others at the same distance."""
         near = self.near_cut(a, mask)
-        ends, gates, far = self.ends, self.all_gates, 1 << 20
+        gates, links_at = self.all_gates, self.links_at
         keyed = []
-        rest = mask  # the links of the component (the search passes no others)
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            k = low.bit_length() - 1
-            u, v = ends[k]
-            d = min(dist.get(u, far), dist.get(v, far))
-            keyed.append((((k not in near) << 22 | d) << 1 | (not gates >> k & 1), k))
+        seen = 0
+        for u, d in dist.items():  # breadth-first: a link is met first from its nearer end
+            for k in links_at[u]:
+                if mask >> k & 1 and not seen >> k & 1:
+                    seen |= 1 << k
+                    keyed.append(((((k not in near) << 22 | d) << 1
+                                   | (not gates >> k & 1)) << 20) + k)
         keyed.sort()
-        return [k for _, k in keyed]
+        return [key & 0xFFFFF for key in keyed]
 
     def value(self, a: int, lower: int = 1, upper: int | None = None,
               deadline: float | None = None,
