@@ -34,7 +34,10 @@ why in a comment where it is applied. In short:
   ``W``. A cut outside one of those unions leaves that answer standing, so the search
   skips it: only cuts that touch every answer found so far are searched (complex mesh
   without the eight pockets of the benchmark, "within 8" refuted: 1.09 million positions
-  and 105 s without, 7,400 and 0.6 s with; "within 10": 135,000 and 13 s).
+  and 105 s without, 7,400 and 0.6 s with; "within 10": 135,000 and 13 s). The last
+  RECENT refutations at each node are kept too: a position whose links left include one
+  of their witnesses is refuted without a search, though its key differs (without the
+  ten pockets, "within 11": 274,000 positions, not 778,000).
 
 What it proves: a "yes" comes with a position table (:meth:`FewestCuts.certificate`),
 replayed by the rules-only checker before it counts; a "no" (value > ``r``) rests on this
@@ -42,10 +45,11 @@ search (its escape tree answers every cut and is not written), and the tests che
 against an independent brute force (:mod:`puzzleproof.verify.skynet_explicit`) on many
 small random maps.
 
-Measured with the witnesses (2 cores, one busy with other work, November 2026; search
-alone): the complex mesh (05) refutes 6 in 0.4 s and 7 in about 7 s; without its ten
-pockets (:func:`pocket_nodes`, 56 of 81 links left) it refutes 10 in 12 s and 11 in 64 s,
-and contains the agent within 12 (90 s): so the full map's value is at least 12.
+Measured with the witnesses (``benchmarks/skynet_exact.py --only-ep1``, 2 cores, 26 Nov
+2026; search alone): the complex mesh (05) refutes 6 in 0.5 s and 7 in about 3 s (8 not in
+120 s); without its ten pockets (:func:`pocket_nodes`, 56 of 81 links left) it refutes 10
+in 4.7 s and 11 in 31 s, and contains the agent within 12 (46 s): so the full map's value
+is at least 12.
 
 Measured before the witnesses (2 cores shared with other work, load 4-5, November 2026): the
 official maps under ``ep1``: 01 and 02 value 4, 03 value 3, 06 value 5, each in 0.03 s

@@ -41,9 +41,9 @@ s), both sides by the exact search on 01-03 and 06; map 05 stays open. Once the 
 search runs out below the upper bound, the same search on the map without its pockets
 (nodes with no gateway link and at most 3 links, :func:`.skynet_fewest.pocket_nodes`)
 raises the lower bound: a node removed never makes the agent harder to contain. Map 05
-(2 cores, one busy, 26 Nov 2026): 9..20 at 5 s, 10..15 at 15 s, 11..15 at 30 and 60 s,
-12..15 at 120 s (before the exact search's witnesses and this bound: 7..15 or 8..15 at 60
-s; the issue's target, the value proved within 60 s, is not met). Then the first upper
+(2 cores, 26 Nov 2026): 9..20 at 5 s, 11..15 at 15 and 30 s, 12..15 at 60 and 120 s
+(before the exact search's witnesses and this bound: 7..15 or 8..15 at 60 s; the issue's
+target, the value proved within 60 s, is not met). Then the first upper
 bound (and the verdict's certificate, when one is won) comes from a fence
 (:mod:`.skynet_fence`: the Episode 2 game inside a set of nodes; it stops at the exact
 search's lower bound), and each ``H`` is first tried by the exact search, while it lasts,
@@ -580,7 +580,7 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
     # 105 s, not 4 s).
     best_cert, best_chk = cert, chk
     # the exact search ran out below the upper bound: the same search on the map without its
-    # pockets raises the lower bound (complex mesh at 60 s: 8 before, 11 now)
+    # pockets raises the lower bound (complex mesh at 60 s: 8 before, 12 now)
     raised = pocket_search(lower, upper)
     if raised > lower:
         lower, refuted = raised, "exact"
