@@ -120,7 +120,9 @@ EXACT_SLACK = 500
 POCKET_MAX_SECONDS = 60.0
 POCKET_BY = ("exact search (puzzleproof.encoders.skynet_fewest) on the map without its "
              "pockets {nodes} (a node removed never makes the agent harder to contain): no "
-             "strategy contains the agent within {h} cuts there, so none does here")
+             "strategy contains the agent within {h} cuts there, so none does here; the "
+             "refutation answers every cut and is not written unless an escape is given "
+             "(the search is checked against brute force on small maps in the tests)")
 EXACT_BY = ("exact search (puzzleproof.encoders.skynet_fewest): no strategy contains the "
             "agent within {h} cuts; the refutation answers every cut and is not written "
             "(the search is checked against brute force on small maps in the tests)")
