@@ -299,3 +299,31 @@ def test_solve_raises_the_lower_bound_without_the_pockets(monkeypatch):
     st = r.stats["pocket_search"]
     assert [s["contained"] for s in st["settled"]][-2:] == [False, True]
     assert st["settled"][-1]["H"] == 7
+
+
+def test_a_fence_not_checked_in_time_leaves_the_bounds_proved_before(monkeypatch):
+    """The limit coming while the fence's strategy is checked costs the fence's bound only:
+    the verdict and the lower bound proved before are still answered (the double-star ring
+    at 30 s answered a bare UNKNOWN)."""
+    import inspect
+    from pathlib import Path
+
+    from puzzleproof.encoders import skynet_certify
+    from puzzleproof.formats.skynet import read_map
+
+    real = skynet_certify.check
+
+    def check(*args, **kw):
+        if inspect.stack()[1].function == "fence_bound":
+            raise skynet_certify.NoCertificate()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(skynet_certify, "check", check)
+    path = Path(__file__).parents[1] / "instances/skynet/ep1/04-double-star-ring.txt"
+    m = read_map(path.read_text(), path.name)
+    r = sat_solve(m, "ep1", value=True, time_limit=8)
+    assert r.stats["fence_search"]["note"].startswith("the limit came")
+    assert r.answer["verdict"] == "WIN" and r.check["ok"]  # by another strategy
+    a = r.answer
+    assert 7 <= a["value_lower"] <= a["value_upper"] and "fence" not in a["upper_bound"]["by"]
+    assert a["lower_bound"]["horizon"] == a["value_lower"] - 1
