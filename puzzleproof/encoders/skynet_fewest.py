@@ -49,7 +49,8 @@ Measured with the witnesses (``benchmarks/skynet_exact.py --only-ep1``, 2 cores,
 2026; search alone): the complex mesh (05) refutes 6 in 0.5 s and 7 in about 3 s (8 not in
 120 s); without its ten pockets (:func:`pocket_nodes`, 56 of 81 links left) it refutes 10
 in 4.7 s and 11 in 31 s, and contains the agent within 12 (46 s): so the full map's value
-is at least 12.
+is at least 12. The Episode 1 set's triple star: contained within 14 in 0.1 s, 13 refuted in
+0.2 s (value 14; it was 9..15 before the witnesses).
 
 Measured before the witnesses (2 cores shared with other work, load 4-5, November 2026): the
 official maps under ``ep1``: 01 and 02 value 4, 03 value 3, 06 value 5, each in 0.03 s
