@@ -607,8 +607,7 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
             found = None if exact is not None else upper_search(H)
         except NoCertificate:
             # the limit came while a strategy for H was checked: it is not reported
-            # unchecked, and what was proved before stands (double-star ring at 30 s: the
-            # fence's checked WIN and 8..20, not a bare UNKNOWN)
+            # unchecked, and what was proved before stands (as for the fence's strategy)
             return value_open(H)
         if exact is not None and exact[0]:
             upper, best_cert, best_chk = H, exact[1], exact[2]
