@@ -295,11 +295,13 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         st["check_ok"] = chk["ok"]  # False would be a bug here
         return c, chk, strategy_depth(m, rule, s, c) if chk["ok"] else h
 
-    def fence_bound(floor: int) -> tuple[dict | None, dict | None, int, dict] | None:
+    def fence_bound(floor: int, ceiling: int | None = None
+                    ) -> tuple[dict | None, dict | None, int, dict] | None:
         """The best fence :mod:`.skynet_fence` finds in its share of the time (an eighth
         of what is left, at most FENCE_MAX_SECONDS), as a player strategy for the real
         map (checked there) with the cuts it needs and a description for the answer;
-        None when no fence is won (then neither is the real map under ``ep2``) or its
+        None when no fence is won (then neither is the real map under ``ep2``), when the
+        best needs ``ceiling`` cuts or more (a bound known without it), or when its
         strategy could not be written in time."""
         t1 = time.monotonic()
         deadline = t1 + FENCE_MAX_SECONDS
@@ -332,6 +334,11 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         if best is None:
             return None
         size, fence = best
+        if ceiling is not None and size >= ceiling:
+            # its strategy would prove no more than the invariant's; writing and checking
+            # it can take the whole limit (double-star ring: 20 cuts both, 24 s of 30)
+            st["note"] = f"no better than the invariant at the start ({ceiling} cuts)"
+            return None
         d = verdict(fenced_map(m, fence, s), budget.deadline)
         fred = d.proposer.red
         if d.status != HOLDS:  # the limit, on a fence already decided once
@@ -541,7 +548,13 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
                 return result(Status.WIN, exact[1], chk)
             refuted = "exact"
             lower += 1
-    fence = fence_bound(lower) if value and rule == "ep1" else None
+    fence = None
+    if value and rule == "ep1":
+        # the invariant at the start (no search) bounds the value by the gateway links the
+        # agent can reach; a fence is worth its certificate only below that
+        inv = _certify.quick_certificate(red)
+        ceiling = strategy_depth(m, rule, s, inv[1]) if inv is not None and inv[0] else None
+        fence = fence_bound(lower, ceiling)
     if fence is not None:
         answer["verdict"] = "WIN"
         cert, chk, upper, about = fence
