@@ -229,10 +229,11 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
                           "the limit came while the agent's escape was written; not written "
                           "(the bound rests on the SAT refutation)"}
 
-    def quick_cert() -> tuple[bool, dict | None, dict | None] | None:
+    def quick_cert(known: Any = ...) -> tuple[bool, dict | None, dict | None] | None:
         """The verdict by the table search (:mod:`.skynet_table`, Episode 2; its memo kept
         in ``cache`` for the other starts) or, under ``ep1``, by the invariant at the start
-        alone: (won, certificate, check), or None when they leave it open."""
+        alone (``known``: :func:`~.skynet_certify.quick_certificate`'s answer when already
+        asked): (won, certificate, check), or None when they leave it open."""
         t1 = time.monotonic()
         if rule == "ep2":
             table = cache.table(red) if cache is not None else TableSearch(red)
@@ -250,7 +251,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
             cert = None if not certificate else (
                 table.player_certificate(s) if won else table.agent_certificate(s))
         else:
-            got = _certify.quick_certificate(red)
+            got = _certify.quick_certificate(red) if known is ... else known
             if got is None or not got[0]:
                 return None
             won, cert = got
@@ -549,6 +550,7 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
             refuted = "exact"
             lower += 1
     fence = None
+    inv: Any = ...  # the invariant at the start, once asked
     if value and rule == "ep1":
         # the invariant at the start (no search) bounds the value by the gateway links the
         # agent can reach; a fence is worth its certificate only below that
@@ -560,7 +562,7 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
         cert, chk, upper, about = fence
         answer["upper_bound"] = {**about, "cuts": upper}
     else:
-        quick = quick_cert()
+        quick = quick_cert(inv)
         if quick is None:
             d = run(red.K, False)
             if d.status == LIMIT:
