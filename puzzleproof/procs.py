@@ -285,13 +285,25 @@ def _retry_soon() -> None:
         pass
 
 
+def _cancel_retry() -> None:
+    """Disarm :func:`_retry_soon`'s timer before the exit is raised: the interpreter resets
+    its signal handlers to the default as it shuts down, and a SIGALRM still due then ended
+    the run by that signal (exit -14) instead of 143."""
+    try:
+        if signal.getsignal(signal.SIGALRM) is _on_retry:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except (AttributeError, ValueError, OSError):
+        pass
+
+
 def _quiet_unraisable(unraisable: Any) -> None:
     """Our SystemExit dropped by code that cannot raise (a case :func:`_unsafe_at` missed):
     not printed as "Exception ignored", raised again soon instead."""
     exc = unraisable.exc_value
     if isinstance(exc, SystemExit) and exc.code == EXIT_SIGTERM and _terminating[0]:
-        _pending[0] = True
-        _retry_soon()
+        if not sys.is_finalizing():  # the run is ending already: no timer to outlive it
+            _pending[0] = True
+            _retry_soon()
         return
     (_prev_unraisable[0] if _prev_unraisable else sys.__unraisablehook__)(unraisable)
 
@@ -302,6 +314,7 @@ def _raise_when_safe(frame: Any) -> None:
         _retry_soon()
         return
     _pending[0] = False
+    _cancel_retry()
     if sys.unraisablehook is not _quiet_unraisable:
         _prev_unraisable[:] = [sys.unraisablehook]
         sys.unraisablehook = _quiet_unraisable
@@ -337,6 +350,7 @@ def exit_if_terminated() -> None:
     batch loop calls this between tasks, so the exit never waits for the timer alone)."""
     if _pending[0]:
         _pending[0] = False
+        _cancel_retry()
         kill_pool_workers()
         raise SystemExit(EXIT_SIGTERM)
 
@@ -365,9 +379,11 @@ def sigterm_exits() -> Iterator[None]:
     try:
         yield
     finally:
+        _cancel_retry()
         with contextlib.suppress(ValueError, OSError):
             if signal.getsignal(signal.SIGTERM) is _on_sigterm:
                 signal.signal(signal.SIGTERM, before)
+        exit_if_terminated()  # a SIGTERM still put off ends the run here, not after it
 
 
 # --------------------------------------------------------------------------------------------

@@ -296,6 +296,36 @@ def test_sigterm_during_forks_is_not_swallowed(tmp_path, hook_only):
     assert "Exception ignored" not in res.stderr and "Traceback" not in res.stderr, res.stderr
 
 
+_SLOW_SHUTDOWN = """
+import sys, time
+sys.path.insert(0, {root!r})
+from puzzleproof import procs
+class Slow:  # a module's teardown slower than the retry timer (big extension modules)
+    def __del__(self):
+        time.sleep(0.3)
+slow = Slow()
+with procs.sigterm_exits():
+    procs._terminating[0] = procs._pending[0] = True  # a SIGTERM put off at an unsafe frame
+    procs._retry_soon()
+    {how}
+print("went on after the block", flush=True)
+"""
+
+
+@pytest.mark.parametrize("how", ["procs.exit_if_terminated()", "pass"],
+                         ids=["batch-loop", "block-ends"])
+def test_a_sigterm_put_off_exits_143_however_slow_the_shutdown(tmp_path, how):
+    """The exit of a SIGTERM that was put off is raised by the batch loop, or at the latest
+    where the block ends, and the retry timer does not outlive it: the interpreter resets its
+    handlers as it shuts down, and a SIGALRM due then ended a CI run by that signal (-14)
+    instead of 143."""
+    script = tmp_path / "slow.py"
+    script.write_text(_SLOW_SHUTDOWN.format(root=str(ROOT), how=how))
+    res = subprocess.run([PY, str(script)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 143, res.stderr
+    assert res.stdout == "" and "Traceback" not in res.stderr, res.stdout + res.stderr
+
+
 def test_pool_workers_die_with_a_killed_library_caller(tmp_path):
     """A pool made by :func:`procs.process_pool` in a process killed with SIGKILL: the workers
     go with it (the kernel's parent-death signal)."""
