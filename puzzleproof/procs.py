@@ -209,11 +209,35 @@ def process_pool(jobs: int, **kwargs: Any):
 
     jobs = cap_jobs(jobs)
     _pool_support_note()
+    _quiet_manager_race()
     method = multiprocessing.get_start_method(allow_none=True)
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=pool_worker_init,
                                initargs=(os.getpid(), method), **kwargs)
     _POOLS.add(pool)
     return pool
+
+
+_prev_excepthook: list[Any] = []
+
+
+def _manager_race(args: Any) -> None:
+    """``threading.excepthook`` that drops one known race of Python 3.11's process pool: when
+    its workers die (killed on SIGTERM, or when a batch is abandoned) while the main thread
+    cancels the futures, the pool's manager thread marks a future broken that is
+    cancelled already and dies printing ``InvalidStateError`` (Python 3.12 ignores it). The
+    futures are ended either way; anything else goes to the hook before."""
+    from concurrent.futures import InvalidStateError
+    from concurrent.futures.process import _ExecutorManagerThread  # type: ignore[attr-defined]
+
+    if not (isinstance(args.thread, _ExecutorManagerThread)
+            and isinstance(args.exc_value, InvalidStateError)):
+        (_prev_excepthook[0] if _prev_excepthook else threading.__excepthook__)(args)
+
+
+def _quiet_manager_race() -> None:
+    if threading.excepthook is not _manager_race:
+        _prev_excepthook[:] = [threading.excepthook]
+        threading.excepthook = _manager_race
 
 
 def register_pool(pool: Any) -> Any:

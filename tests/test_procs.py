@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import threading
 import uuid
 from pathlib import Path
 
@@ -324,6 +325,26 @@ def test_a_sigterm_put_off_exits_143_however_slow_the_shutdown(tmp_path, how):
     res = subprocess.run([PY, str(script)], capture_output=True, text=True, timeout=60)
     assert res.returncode == 143, res.stderr
     assert res.stdout == "" and "Traceback" not in res.stderr, res.stdout + res.stderr
+
+
+def test_the_pool_manager_race_is_not_printed_and_nothing_else_is_hidden(monkeypatch):
+    """Python 3.11's pool manager thread dies with ``InvalidStateError`` when it marks broken
+    a future the main thread has just cancelled (a SIGTERM while a pool starts printed that
+    traceback about once in 60 runs): that one is dropped, any other goes to the hook."""
+    from concurrent.futures import InvalidStateError
+    from concurrent.futures.process import _ExecutorManagerThread
+    from types import SimpleNamespace
+
+    seen: list = []
+    monkeypatch.setattr(threading, "excepthook", seen.append)
+    procs.process_pool(1).shutdown()
+    manager = _ExecutorManagerThread.__new__(_ExecutorManagerThread)
+    race = SimpleNamespace(thread=manager, exc_value=InvalidStateError("CANCELLED"))
+    other = SimpleNamespace(thread=manager, exc_value=RuntimeError("a real bug"))
+    mine = SimpleNamespace(thread=threading.current_thread(), exc_value=InvalidStateError())
+    for args in (race, other, mine):
+        threading.excepthook(args)
+    assert seen == [other, mine]
 
 
 def test_pool_workers_die_with_a_killed_library_caller(tmp_path):
