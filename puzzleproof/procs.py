@@ -259,18 +259,33 @@ def _pool_processes(pool: Any) -> list[Any]:
         return []
 
 
+def _started_children() -> list[Any]:
+    """The processes ``multiprocessing`` started from this one and has not found ended yet
+    (read as they are: no child is reaped here, which could steal a wait in progress)."""
+    mp = sys.modules.get("multiprocessing.process")
+    try:
+        kids = list(getattr(mp, "_children", ()) or ())
+    except RuntimeError:  # changed size while we looked
+        return []
+    return [p for p in kids if getattr(getattr(p, "_popen", None), "returncode", 0) is None]
+
+
 def kill_pool_workers(pool: Any = None) -> int:
-    """SIGKILL every worker of ``pool`` (default: of every pool made here); returns how many
-    were signalled."""
+    """SIGKILL every worker of ``pool`` (default: of every pool made here, and every other
+    live process ``multiprocessing`` started from this one: a SIGTERM while a pool forks can
+    land after a worker started and before the pool listed it, and the interpreter's exit
+    then waited for that idle worker forever); returns how many were signalled."""
     n = 0
-    for pool in ([pool] if pool is not None else list(_POOLS)):
-        for p in _pool_processes(pool):
-            try:
-                if p.pid is not None:
-                    os.kill(p.pid, signal.SIGKILL)
-                    n += 1
-            except (OSError, AttributeError):
-                pass
+    procs_ = [p for pl in ([pool] if pool is not None else list(_POOLS))
+              for p in _pool_processes(pl)]
+    if pool is None:
+        procs_ += _started_children()
+    for pid in {getattr(p, "pid", None) for p in procs_} - {None}:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            n += 1
+        except OSError:
+            pass
     return n
 
 
@@ -329,7 +344,27 @@ def _quiet_unraisable(unraisable: Any) -> None:
             _pending[0] = True
             _retry_soon()
         return
+    if _terminating[0] and _in_pool_internals(unraisable.exc_traceback):
+        return
     (_prev_unraisable[0] if _prev_unraisable else sys.__unraisablehook__)(unraisable)
+
+
+def _in_pool_internals(tb: Any) -> bool:
+    """Whether a traceback passes through the process pool's own code: once SIGTERM killed
+    the workers, the pool's exit hook can find its wake-up pipe closed by its manager thread
+    (Python 3.11 printed ``OSError: Bad file descriptor``, "Exception ignored in threading")."""
+    while tb is not None:
+        if (tb.tb_frame.f_globals.get("__name__") or "").startswith(
+                ("concurrent.futures", "multiprocessing")):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _hook_unraisable() -> None:
+    if sys.unraisablehook is not _quiet_unraisable:
+        _prev_unraisable[:] = [sys.unraisablehook]
+        sys.unraisablehook = _quiet_unraisable
 
 
 def _raise_when_safe(frame: Any) -> None:
@@ -339,9 +374,7 @@ def _raise_when_safe(frame: Any) -> None:
         return
     _pending[0] = False
     _cancel_retry()
-    if sys.unraisablehook is not _quiet_unraisable:
-        _prev_unraisable[:] = [sys.unraisablehook]
-        sys.unraisablehook = _quiet_unraisable
+    _hook_unraisable()
     raise SystemExit(EXIT_SIGTERM)
 
 
@@ -350,6 +383,7 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     if _terminating[0]:
         os._exit(EXIT_SIGTERM)
     _terminating[0] = True
+    _hook_unraisable()
     try:
         os.write(2, b"puzzleproof: terminated (SIGTERM); workers stopped, what was written "
                     b"is kept\n")
