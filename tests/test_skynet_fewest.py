@@ -17,6 +17,7 @@ from puzzleproof.cli import main
 from puzzleproof.encoders.skynet_cegar import Reduced
 from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime
 from puzzleproof.encoders.skynet_sat import solve as sat_solve
+from puzzleproof.result import Status
 from puzzleproof.models.skynet import (SkynetMap, agent_moves, legal_cuts, norm,
                                        outcome)
 from puzzleproof.models.skynet_strategy import (check_agent_escape, check_player_strategy,
@@ -321,6 +322,30 @@ def test_a_fence_not_checked_in_time_leaves_the_bounds_proved_before(monkeypatch
     assert r.stats["fence_search"]["note"].startswith("the limit came")
     assert r.answer["verdict"] == "WIN" and r.check["ok"]  # by another strategy
     assert r.answer["value"] == 8 and "fence" not in r.answer["upper_bound"]["by"]
+
+
+def test_a_verdict_not_checked_in_time_keeps_the_lower_bound(monkeypatch):
+    """The limit coming while the verdict's strategy is checked (no fence, no invariant
+    bound): UNKNOWN, the solver's verdict not reported unchecked, and the lower bound the
+    exact search proved kept (it was a bare UNKNOWN)."""
+    import inspect
+
+    from puzzleproof.encoders import skynet_certify
+
+    real = skynet_certify.check
+
+    def check(*args, **kw):
+        if inspect.stack()[1].function in ("fence_bound", "win_cert"):
+            raise skynet_certify.NoCertificate()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(skynet_certify, "check", check)
+    r = sat_solve(official("04"), "ep1", value=True, time_limit=120)
+    a = r.answer
+    assert r.status == Status.UNKNOWN and "verdict" not in a and "value" not in a
+    assert "verdict WIN is not reported unchecked" in a["note"]
+    assert "it needs 8 cuts or more" in a["note"]
+    assert a["lower_bound"]["horizon"] == 7 and "exact search" in a["lower_bound"]["by"]
 
 
 def test_no_fence_certificate_when_the_invariant_bounds_as_well():

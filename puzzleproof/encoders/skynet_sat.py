@@ -562,25 +562,39 @@ def _questions(m, rule, s, red, value, horizon, answer, result, run, win_cert, l
         cert, chk, upper, about = fence
         answer["upper_bound"] = {**about, "cuts": upper}
     else:
-        quick = quick_cert(inv)
-        if quick is None:
-            d = run(red.K, False)
-            if d.status == LIMIT:
-                if refuted == "exact":  # what the exact search proved still holds
-                    answer["lower_bound"] = exact_lower(lower - 1)
-                return result(Status.UNKNOWN, note="limit reached before the verdict"
-                              + (f": if the player wins, it needs {lower} cuts or more"
-                                 if refuted == "exact" else ""))
-            if d.status == REFUTED:
-                answer["verdict"] = "LOSS"
-                cert, chk = loss_cert(d)
-                return result(Status.LOSS, cert, chk)
-            cert, chk = win_cert(d)
-        else:
-            won, cert, chk = quick
-            if not won:
-                answer["verdict"] = "LOSS"
-                return result(Status.LOSS, cert, chk)
+        def verdict_open(found: str | None = None) -> Result:
+            """The limit came before the verdict was checked (``found``: the solver's,
+            not reported unchecked): what the exact search proved still holds."""
+            answer.pop("verdict", None)
+            if refuted == "exact":
+                answer["lower_bound"] = exact_lower(lower - 1)
+            return result(Status.UNKNOWN, note=(
+                "limit reached before the verdict" if found is None else
+                "limit reached while the certificate was written or checked (the solver's "
+                f"verdict {found} is not reported unchecked)")
+                + (f": if the player wins, it needs {lower} cuts or more"
+                   if refuted == "exact" else ""))
+
+        found = None
+        try:
+            quick = quick_cert(inv)
+            if quick is None:
+                d = run(red.K, False)
+                if d.status == LIMIT:
+                    return verdict_open()
+                found = "LOSS" if d.status == REFUTED else "WIN"
+                if d.status == REFUTED:
+                    cert, chk = loss_cert(d)
+                    answer["verdict"] = "LOSS"
+                    return result(Status.LOSS, cert, chk)
+                cert, chk = win_cert(d)
+            else:
+                won, cert, chk = quick
+                if not won:
+                    answer["verdict"] = "LOSS"
+                    return result(Status.LOSS, cert, chk)
+        except NoCertificate:
+            return verdict_open(found)
         answer["verdict"] = "WIN"
         if not value:
             return result(Status.WIN, cert, chk)
