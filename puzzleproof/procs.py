@@ -5,17 +5,20 @@ Every process the package starts is covered by one of these helpers:
 - **Pool workers** (:func:`process_pool`, or ``initializer=``:func:`pool_worker_init` for any
   ``multiprocessing`` pool) are at most :data:`WORKERS_PER_CORE` per core (:func:`cap_jobs`:
   ``-j 100000`` once forked until the machine stalled) and die with their parent: on Linux
-  the kernel sends them SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``), and the worker checks its parent right after
-  asking for it, in case the parent died in between; on other POSIX systems a watchdog thread
-  polls ``os.getppid()`` twice a second instead.
+  the kernel sends them SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``), and the
+  worker checks its parent right after asking for it, in case the parent died in between;
+  on other POSIX systems a watchdog thread polls ``os.getppid()`` twice a second instead.
 - **The main process of a batch command that runs a pool** (:func:`sigterm_exits`) answers
-  SIGTERM by killing its pool workers at once and raising ``SystemExit(143)``, so the
+  SIGTERM by killing its pool workers (and any other live process ``multiprocessing``
+  started: a worker forked but not yet listed by its pool) at once and raising
+  ``SystemExit(143)``, so the
   command's ``finally`` blocks run: records already appended stay whole, files being gathered
   are written, external programs are stopped. A second SIGTERM exits at once. The exit is put
   off (by 10 ms steps, SIGALRM) while the signal lands in code that would swallow it or hold a
   lock through it - ``logging``'s fork hooks run around every worker started, finalizers - as
   an exception raised there is printed ("Exception ignored in ...") and lost, and the run went
-  on. (Without a pool
+  on; the timer is disarmed before the exit is raised. What the pool's own teardown then
+  reports about its killed workers (Python 3.11's races) is not printed. (Without a pool
   the default stays: a Python handler would wait until a solver's C code returns, and the
   kernel's default ends the process at once; records are flushed one by one, and the guardian
   below stops the programs it ran.)
