@@ -41,6 +41,7 @@ Usage:
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -163,20 +164,30 @@ def external_target(far_limit: float, fork: bool = True) -> None:
 def main() -> int:
     if not SHARED.is_dir():
         sys.exit(f"{SHARED} is absent: outside data lives in ../shared/instances/skynet/")
-    args = sys.argv[1:]
-    if "--adversary" in args or "--target" in args:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--adversary", action="store_true",
+                    help="section 4 alone: the worst-case adversary per map and start")
+    ap.add_argument("--limit", type=float, default=60.0,
+                    help="section 4: seconds per (bot, start) (default 60)")
+    ap.add_argument("--bots", default="ep2-article,ep2-slack,exact",
+                    help="section 4: bots, comma-separated (default: %(default)s)")
+    ap.add_argument("--maps", default="",
+                    help="section 4: only these maps by number (01,05), "
+                         "comma-separated (default: all six)")
+    ap.add_argument("--target", action="store_true",
+                    help="section 5 alone: the external bot over the six official maps")
+    ap.add_argument("--far-limit", type=float, default=8.0,
+                    help="section 5: seconds per start on maps 05-06 (default 8)")
+    ap.add_argument("--no-fork", action="store_true",
+                    help="section 5: run the program afresh for every line")
+    args = ap.parse_args()
+    if args.adversary or args.target:
         print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
-        if "--adversary" in args:
-            limit = float(args[args.index("--limit") + 1]) if "--limit" in args else 60.0
-            bots = (tuple(args[args.index("--bots") + 1].split(",")) if "--bots" in args
-                    else ("ep2-article", "ep2-slack", "exact"))
-            only = (tuple(args[args.index("--maps") + 1].split(",")) if "--maps" in args
-                    else ())
-            adversary_table(limit, bots=bots, only=only)
-        if "--target" in args:
-            far = (float(args[args.index("--far-limit") + 1]) if "--far-limit" in args
-                   else 8.0)
-            external_target(far, fork="--no-fork" not in args)
+        if args.adversary:
+            adversary_table(args.limit, bots=tuple(args.bots.split(",")),
+                            only=tuple(x for x in args.maps.split(",") if x))
+        if args.target:
+            external_target(args.far_limit, fork=not args.no_fork)
         return 0
     maps = load_maps()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
