@@ -315,6 +315,20 @@ class TestReferee:
         assert code == 0 and len(lines) == 2
         assert all(len(x.split()) == 2 for x in lines)
 
+    @pytest.mark.parametrize("turn", ["42", "-1", "x", "1 2", "3"])
+    def test_play_command_rejects_a_bad_turn_line(self, capsys, monkeypatch, turn):
+        """A turn line that is no agent node (out of range, negative: it once wrapped to
+        node 3, a word, two numbers, a gateway): one line naming it, exit 2 (was an
+        internal error or a cut)."""
+        import io
+        monkeypatch.setattr(sys, "stdin", io.StringIO(f"4 4 1\n0 1\n0 2\n1 3\n2 3\n3\n"
+                                                      f"0\n{turn}\n"))
+        code = main(["skynet", "play", "--bot", "ep2-slack"])
+        out, err = capsys.readouterr()
+        assert code == 2 and len(out.splitlines()) == 1
+        assert f"<stdin>:8: expected the agent's node (a non-gateway node, 0..3), found " \
+               f"{turn!r}" in err
+
     def test_batch_goes_through_the_harness(self, capsys, tmp_path):
         maps = [str(shared_path(f"instances/skynet/ep2/{k}.txt")) for k in OFFICIAL[:2]]
         out = tmp_path / "batch.jsonl"

@@ -441,13 +441,23 @@ def skynet_play(bot_name: str) -> None:
     m = SkynetMap(n, tuple(links), frozenset(gates), gateway_order=tuple(gates))  # type: ignore
     bot = make_bot(bot_name)
     bot.reset(m)
+    lineno = 1 + l + e
     while True:
         line = stdin.readline()
+        lineno += 1
         if not line.strip():
             if not line:
                 break
             continue
-        u, v = bot.cut(int(line.split()[0]))
+        words = line.split()
+        try:
+            agent = int(words[0])
+        except ValueError:
+            agent = -1
+        if len(words) != 1 or not 0 <= agent < n or agent in m.gateways:
+            raise InputError(f"<stdin>:{lineno}: expected the agent's node (a non-gateway "
+                             f"node, 0..{n - 1}), found {line.strip()!r}")
+        u, v = bot.cut(agent)
         sys.stdout.write(f"{u} {v}\n")
         sys.stdout.flush()
     raise Exit(0)
