@@ -81,6 +81,25 @@ def test_time_limit_gives_unknown_not_infeasible(capsys):
     assert code == 0 and d["status"] == "UNKNOWN"
 
 
+@pytest.mark.parametrize("args", [
+    ["solve", FIVE, "--time-limit"],
+    ["skynet", "referee", "MAP", "--bot", "ep2-slack", "--move-timeout"],
+    ["skynet", "referee", "MAP", "--bot", "ep2-slack", "--init-timeout"],
+    ["deathrun", "play", "--move-timeout"],
+    ["generate", "skynet", "--time-limit"],
+])
+@pytest.mark.parametrize("value", ["inf", "1e999", "nan", "-inf", "1e300", "0"])
+def test_seconds_are_finite_positive_and_bounded(capsys, args, value):
+    """A limit of ``inf`` switched it off (a sleeping program was waited for forever) and
+    ``nan`` reached the code as an internal error: every option in seconds takes a finite
+    number in (0, 1e6], else one line and exit 2, before anything runs."""
+    args = [str(shared_path("instances/skynet/ep2/01-robust-double-gateways.txt"))
+            if a == "MAP" else a for a in args]
+    code, out, err = run(capsys, *args, value)
+    assert code == 2 and out == ""
+    assert "Invalid value for" in err and ("not a finite number" in err or "range" in err)
+
+
 def test_batch_table_over_shipped_instances(capsys):
     code, out, err = run(capsys, "solve", str(INSTANCES / "hashi"), "--unique", "-q")
     assert code == 0

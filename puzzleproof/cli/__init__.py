@@ -15,7 +15,7 @@ import click
 
 from puzzleproof import __version__
 from puzzleproof import puzzles as registry
-from puzzleproof.cli.common import (EXIT_HELP, Exit, check_group, convert_group,
+from puzzleproof.cli.common import (FiniteRange, EXIT_HELP, Exit, check_group, convert_group,
                                     crosscheck_group, generate_group, render_group, say,
                                     solve_group)
 from puzzleproof.cli import common as _common
@@ -44,7 +44,7 @@ def _puzzle_lines() -> str:
              epilog=EXIT_HELP)
 @click.version_option(__version__, prog_name="puzzleproof")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
-@click.option("--max-size", type=click.FloatRange(min=1), default=None, metavar="FACTOR",
+@click.option("--max-size", type=FiniteRange(min=1), default=None, metavar="FACTOR",
               expose_value=False, is_eager=True, callback=lambda _c, _p, v: _set_max_size(v),
               help="Lift the size limits deliberately: multiply them by FACTOR (or set "
                    f"{SIZE_ENV}=FACTOR). A declared size is checked before anything is "

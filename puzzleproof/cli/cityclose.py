@@ -18,7 +18,8 @@ from typing import Any, Callable
 import click
 from rich.table import Table
 
-from puzzleproof.cli.common import (Exit, check_group, check_output, convert_group, deliver, emit,
+from puzzleproof.cli.common import (SECONDS,
+                                    Exit, check_group, check_output, convert_group, deliver, emit,
                                     err, force_option, gather,
                                     json_option, jsonl_option,
                                     method_option, mixed, out,
@@ -496,7 +497,7 @@ def _print_table(rows, method: str, time_limit) -> None:
 @click.option("--optimum", type=click.IntRange(0), default=None, metavar="N",
               help="The best known or proved total: say how far the order is from it.")
 @rules_options
-@click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=60.0,
+@click.option("--time-limit", type=SECONDS, default=60.0,
               show_default=True,
               help="Seconds for the independent DP that re-proves a claimed optimum.")
 @json_option

@@ -15,7 +15,8 @@ from typing import Any
 import click
 from rich.table import Table
 
-from puzzleproof.cli.common import (Exit, PuzzleVerb, check_output, count_option, crosscheck_group,
+from puzzleproof.cli.common import (FiniteRange,
+                                    Exit, PuzzleVerb, check_output, count_option, crosscheck_group,
                                     deliver, emit,
                                     force_option, gather,
                                     generate_group,
@@ -268,7 +269,7 @@ def _print_gaps(rows: list[dict], chosen: list[str]) -> None:
                    "the compiled exact DP beyond: 30 takes about half a minute).")
 @count_option(1, "maps to keep")
 @seed_option
-@click.option("--min-gap", type=click.FloatRange(0), default=0.01, show_default=True,
+@click.option("--min-gap", type=FiniteRange(0), default=0.01, show_default=True,
               help="Keep a map only when greedy or beam (width 10) ends at least this "
                    "fraction above the proved optimum (0.01 = 1 %).")
 @click.option("--max-attempts", type=click.IntRange(1), default=500, show_default=True,

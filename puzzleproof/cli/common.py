@@ -10,6 +10,7 @@ disagreement); 2 the input could not be read or the command was misused.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -147,6 +148,25 @@ def named_commands(values: tuple[str, ...], what: str) -> dict[str, list[str]]:
 
 # -- the option vocabulary ----------------------------------------------------------------
 
+class FiniteRange(click.FloatRange):
+    """A :class:`click.FloatRange` of finite numbers: ``inf`` would switch a limit off (a
+    move timeout of ``inf`` waited for a sleeping program forever) and ``nan`` lies within
+    every range (it reached the code as an internal error)."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return rv
+
+
+#: The longest time limit or timeout the options take: about 11.6 days (a larger one is a
+#: typo, or a way to switch the limit off that the tool does not offer).
+MAX_SECONDS = 1e6
+#: The type of every option in seconds: more than 0, at most :data:`MAX_SECONDS`.
+SECONDS = FiniteRange(0, MAX_SECONDS, min_open=True)
+
+
 def _opt(*decls, **kw) -> Callable:
     return click.option(*decls, **kw)
 
@@ -212,17 +232,17 @@ def executor_for(jobs: int | None, ctx: click.Context | None = None):
     return ExecutorSpec(jobs=cap_jobs(jobs or cores()), scheduler=scheduler,
                         dask_workers=workers)
 move_timeout_option = _opt("--move-timeout", "--turn-timeout", "move_timeout",
-                           type=click.FloatRange(0, min_open=True), default=None,
+                           type=SECONDS, default=None,
                            help="Seconds an external program or bot file has per move "
                                 "(Skynet default 0.15, as CodinGame).")
 init_timeout_option = _opt("--init-timeout", "--first-turn-timeout", "init_timeout",
-                           type=click.FloatRange(0, min_open=True), default=None,
+                           type=SECONDS, default=None,
                            help="Seconds for an external program's start-up and first move "
                                 "(Skynet default 1).")
 
 
 def time_limit_option(default: float | None = None, what: str = "per instance") -> Callable:
-    return _opt("--time-limit", type=click.FloatRange(0, min_open=True), default=default,
+    return _opt("--time-limit", type=SECONDS, default=default,
                 show_default=default is not None,
                 help=f"Seconds {what}; when they run out the answer is UNKNOWN, naming "
                      "the limit.")

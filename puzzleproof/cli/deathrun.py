@@ -18,7 +18,8 @@ from typing import Any, Sequence
 import click
 from rich.table import Table
 
-from puzzleproof.cli.common import (Exit, check_group, check_output, deliver, emit, force_option,
+from puzzleproof.cli.common import (FiniteRange, SECONDS,
+                                    Exit, check_group, check_output, deliver, emit, force_option,
                                     gather, jobs_option,
                                     json_option, mixed, out,
                                     output_option, plural,
@@ -43,13 +44,13 @@ BOTS_HELP = ("Built-in students: random, greedy, cautious, robust; built-in crim
 
 # the shared names, with Death Run's defaults in the help
 move_timeout_option = click.option(
-    "--move-timeout", "--turn-timeout", "move_timeout", type=click.FloatRange(0, min_open=True),
+    "--move-timeout", "--turn-timeout", "move_timeout", type=SECONDS,
     default=1.0, show_default=True,
     help="Seconds a bot file has per move; a bot past it has this move and the rest of the "
          "game invalid (a criminal does nothing, a student moves at random).")
 init_timeout_option = click.option(
     "--init-timeout", "--first-turn-timeout", "init_timeout",
-    type=click.FloatRange(0, min_open=True), default=5.0, show_default=True,
+    type=SECONDS, default=5.0, show_default=True,
     help="Seconds a bot file has to load and build its bot (__init__).")
 memory_limit_option = click.option(
     "--memory-limit", "memory_limit", type=click.IntRange(16), default=768, show_default=True,
@@ -466,9 +467,9 @@ def _print_summary(summary: dict[str, list[dict]]) -> None:
 @click.argument("graphs", nargs=-1)
 @click.option("--seed", type=int, default=None,
               help="Solve the contest generator's graph of this seed (instead of files).")
-@click.option("--budget", type=click.FloatRange(0), default=TOTAL_BUDGET, show_default=True,
+@click.option("--budget", type=FiniteRange(0), default=TOTAL_BUDGET, show_default=True,
               help="The criminals' combined budget the bound holds against.")
-@click.option("--step", type=click.FloatRange(0, min_open=True), default=STEP,
+@click.option("--step", type=FiniteRange(0, min_open=True), default=STEP,
               show_default=True,
               help="Grid step of the budget axis (the bound stays certified for real-valued "
                    "raises; a finer step tightens it and costs budget/step levels).")

@@ -10,7 +10,8 @@ from typing import Any
 
 import click
 
-from puzzleproof.cli.common import (Exit, check_group, check_output, convert_group,
+from puzzleproof.cli.common import (FiniteRange,
+                                    Exit, check_group, check_output, convert_group,
                                     count_option, crosscheck_group, deliver, emit, err, force_option,
                                     gather, generate_group, jobs_option, json_option,
                                     jsonl_option, method_option, out, output_option, plural,
@@ -615,9 +616,9 @@ def _mixed() -> bool:
               help="Grid columns (or --size).")
 @click.option("--height", type=click.IntRange(2, 200), default=15, show_default=True,
               help="Grid rows (or --size).")
-@click.option("--density", type=click.FloatRange(0, 1, min_open=True), default=0.25,
+@click.option("--density", type=FiniteRange(0, 1, min_open=True), default=0.25,
               show_default=True, help="Most islands per cell.")
-@click.option("--loops", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+@click.option("--loops", type=FiniteRange(0, 1), default=0.1, show_default=True,
               help="Chance of an extra bridge between two islands that see each other "
                    "(cycles; high values rarely give unique puzzles).")
 @click.option("--max-bridges", type=click.IntRange(1, 4), default=2, show_default=True,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from puzzleproof.cli.common import (Exit, executor_for, force_option, generate_group,
+from puzzleproof.cli.common import (FiniteRange, SECONDS,
+                                    Exit, executor_for, force_option, generate_group,
                                     jobs_option, quiet_option, say,
                                     seed_option)
 from puzzleproof.errors import InputError
@@ -28,7 +29,7 @@ def _bot_help() -> str:
 @generate_group.command(name="skynet")
 @click.option("--nodes", type=click.IntRange(3, 500), default=12, show_default=True,
               help="Nodes of each random map before shrinking.")
-@click.option("--extra", type=click.FloatRange(0), default=0.6, show_default=True,
+@click.option("--extra", type=FiniteRange(0), default=0.6, show_default=True,
               help="Extra links per node beyond a spanning tree.")
 @click.option("--gateways", type=click.IntRange(1, 20), default=3, show_default=True,
               help="Gateways of each random map.")
@@ -60,7 +61,7 @@ def _bot_help() -> str:
               help="Write -n seeded maps at CodinGame's limits (500 nodes, 1000 links, 20 "
                    "gateways each linked to 3-10 nodes, 100-140 gateway links), seeds --seed "
                    "and up; no search.")
-@click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=60.0,
+@click.option("--time-limit", type=SECONDS, default=60.0,
               show_default=True, help="With --ep1-set: seconds per map for the fewest cuts "
                                       "and per bot for its worst case.")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), required=True,
