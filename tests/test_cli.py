@@ -100,6 +100,21 @@ def test_seconds_are_finite_positive_and_bounded(capsys, args, value):
     assert "Invalid value for" in err and ("not a finite number" in err or "range" in err)
 
 
+@pytest.mark.parametrize("value,says", [
+    ("=python3 bot.py", "the name is empty"),
+    ("x=", "expected NAME=COMMAND"),
+    ("mine=/no/such/program --flag", "no program '/no/such/program'"),
+    ("no-such-program-xyz", "no program 'no-such-program-xyz'"),
+])
+def test_a_bot_command_that_cannot_name_or_start_a_program_is_misuse(capsys, value, says):
+    """``--bot-cmd '=python3 bot.py'`` once started ``=python3``, and a missing program was
+    judged as a lost game (exit 1): both are misuse, said in one line before anything runs."""
+    m = str(shared_path("instances/skynet/ep2/01-robust-double-gateways.txt"))
+    for cmd in (["skynet", "referee", m], ["crosscheck", "skynet", m]):
+        code, out, err = run(capsys, *cmd, "--bot-cmd", value)
+        assert code == 2 and out == "" and says in err, err
+
+
 def test_batch_table_over_shipped_instances(capsys):
     code, out, err = run(capsys, "solve", str(INSTANCES / "hashi"), "--unique", "-q")
     assert code == 0

@@ -125,13 +125,17 @@ def split_names(value: str | None, known, what: str) -> list[str]:
 
 def named_commands(values: tuple[str, ...], what: str) -> dict[str, list[str]]:
     """``--bot-cmd NAME=CMD`` (repeatable) -> ``{NAME: argv}``; a value without ``NAME=`` is
-    named after its command."""
+    named after its command. A command whose program cannot be found is a usage error."""
     import shlex
+    import shutil
 
     outd: dict[str, list[str]] = {}
     for value in values:
         name, sep, cmd = value.partition("=")
-        if not sep or " " in name.strip() or not name.strip():
+        if sep and not name.strip():
+            raise click.UsageError(f"{what} {value!r}: expected NAME=COMMAND, the name is "
+                                   "empty")
+        if not sep or " " in name.strip():
             name, cmd = "", value
         try:
             argv = shlex.split(cmd)
@@ -139,6 +143,9 @@ def named_commands(values: tuple[str, ...], what: str) -> dict[str, list[str]]:
             raise click.UsageError(f"{what} {value!r}: {exc}") from None
         if not argv:
             raise click.UsageError(f"{what} {value!r}: expected NAME=COMMAND")
+        if shutil.which(argv[0]) is None:
+            raise click.UsageError(f"{what} {value!r}: no program {argv[0]!r} (not on PATH, "
+                                   "or not an executable file)")
         name = name.strip() or Path(argv[-1]).stem or argv[0]
         if name in outd:
             raise click.UsageError(f"{what}: the name {name!r} is given twice")
