@@ -115,6 +115,18 @@ def test_a_bot_command_that_cannot_name_or_start_a_program_is_misuse(capsys, val
         assert code == 2 and out == "" and says in err, err
 
 
+@pytest.mark.parametrize("args,says", [
+    (["--nodes", "20", "--time-limit", "2"], "--time-limit applies to --ep1-set only"),
+    (["--nodes", "5", "--gateways", "10"], "--gateways 10 needs more --nodes than 5"),
+])
+def test_generate_skynet_refuses_options_it_would_not_honour(capsys, tmp_path, args, says):
+    """A breaker search once ignored --time-limit (ran on until killed) and drew 20 s of
+    maps with more gateways than nodes before saying the attempts ran out."""
+    code, out, err = run(capsys, "generate", "skynet", *args, "-o", str(tmp_path / "g"))
+    assert code == 2 and out == "" and says in err
+    assert not (tmp_path / "g").exists()
+
+
 def test_batch_table_over_shipped_instances(capsys):
     code, out, err = run(capsys, "solve", str(INSTANCES / "hashi"), "--unique", "-q")
     assert code == 0

@@ -62,7 +62,7 @@ def _bot_help() -> str:
                    "gateways each linked to 3-10 nodes, 100-140 gateway links), seeds --seed "
                    "and up; no search.")
 @click.option("--time-limit", type=SECONDS, default=60.0,
-              show_default=True, help="With --ep1-set: seconds per map for the fewest cuts "
+              show_default=True, help="With --ep1-set (only): seconds per map for the fewest cuts "
                                       "and per bot for its worst case.")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), required=True,
               help="Folder for NAME.txt (CodinGame map with the start) and its evidence "
@@ -92,6 +92,14 @@ def generate_skynet(nodes, extra, gateways, rule, bots, agents, min_beaten, all_
     from puzzleproof.verify.skynet_bots import BOTS
 
     folder = Path(out_dir)
+    ctx = click.get_current_context()
+    if not ep1_set and ctx.get_parameter_source("time_limit") == \
+            click.core.ParameterSource.COMMANDLINE:
+        raise click.UsageError("--time-limit applies to --ep1-set only (per map); bound a "
+                               "breaker search with --max-attempts")
+    if not (ep1_set or codingame_limits) and gateways >= nodes:
+        raise click.UsageError(f"--gateways {gateways} needs more --nodes than {nodes}: the "
+                               "start is a node that is not a gateway")
     if codingame_limits:
         raise Exit(_write_large(folder, seed, count, force, quiet))
     if ep1_set:
