@@ -62,8 +62,8 @@ def _bot_help() -> str:
                    "gateways each linked to 3-10 nodes, 100-140 gateway links), seeds --seed "
                    "and up; no search.")
 @click.option("--time-limit", type=SECONDS, default=60.0,
-              show_default=True, help="With --ep1-set (only): seconds per map for the fewest cuts "
-                                      "and per bot for its worst case.")
+              show_default=True, help="With --ep1-set (only): seconds per map for the fewest "
+                                      "cuts and per bot for its worst case.")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), required=True,
               help="Folder for NAME.txt (CodinGame map with the start) and its evidence "
                    "(NAME.evidence.json and NAME.strategy.json for a breaker, NAME.cuts.json "
