@@ -365,6 +365,11 @@ class TestReferee:
         svg = tmp_path / "g.svg"
         assert main(["render", "skynet", str(m), "--game", str(game), "-o", str(svg)]) == 0
         assert svg.read_text().count("stroke-dasharray") >= 1
+        # -o FILE.png is a PNG (it once was SVG text under that name), with or without marks
+        for extra in ([], ["--game", str(game)], ["--fence", "0,1,2"]):
+            png = tmp_path / f"g{len(extra)}{extra[:1]}.png"
+            assert main(["render", "skynet", str(m), *extra, "-o", str(png)]) == 0
+            assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_ep1_rules_on_an_episode2_map_are_flagged(capsys):

@@ -320,7 +320,7 @@ def check_skynet(map_arg: str, strategy: str, rule: str | None, start: int | Non
               help="Comma-separated nodes to shade, their boundary links drawn thick: the "
                    "fence of an ep1 value's upper bound ('upper_bound.fence' in 'solve "
                    "skynet --json').")
-@output_option("Write the SVG to a file instead of stdout.")
+@output_option("Write the picture to a file (.svg, or .png) instead of SVG on stdout.")
 @force_option
 def render_skynet(map_arg: str, game: str | None, fence_arg: str | None,
                   output: str | None, force: bool) -> None:
@@ -331,7 +331,7 @@ def render_skynet(map_arg: str, game: str | None, fence_arg: str | None,
     Examples:
       puzzleproof render skynet map.txt -o map.svg
       puzzleproof render skynet map.txt --game game.json -o game.svg
-      puzzleproof render skynet map.txt --fence 1,2,3,4,5 -o fence.svg
+      puzzleproof render skynet map.txt --fence 1,2,3,4,5 -o fence.png
     """
     from puzzleproof.formats import skynet as sfmt
     from puzzleproof.models.skynet import replay
@@ -362,8 +362,8 @@ def render_skynet(map_arg: str, game: str | None, fence_arg: str | None,
                 raise InputError(f"--fence: node {v} is a gateway; a fence holds only "
                                  "non-gateway nodes")
             fence.add(v)
-    deliver(sfmt.render_svg(m, record, fence=frozenset(fence) if fence else None), output,
-            force)
+    draw = sfmt.render_png if output and output.lower().endswith(".png") else sfmt.render_svg
+    deliver(draw(m, record, fence=frozenset(fence) if fence else None), output, force)
 
 
 def _game_of(text: str, source: str) -> str:

@@ -513,17 +513,7 @@ def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640,
     boundary links drawn thick in orange."""
     import html
 
-    if m.coords is not None:
-        pos = {i: m.coords[i] for i in range(m.n)}
-    elif m.n >= 500:  # networkx's spring layout needs scipy from 500 nodes on
-        pos = _ring_layout(m)
-    else:
-        import networkx as nx
-
-        g = nx.Graph()
-        g.add_nodes_from(range(m.n))
-        g.add_edges_from(m.links)
-        pos = {k: (float(x), float(y)) for k, (x, y) in nx.spring_layout(g, seed=1).items()}
+    pos = _positions(m)
     xs = [p[0] for p in pos.values()]
     ys = [p[1] for p in pos.values()]
     pad = 30
@@ -546,14 +536,7 @@ def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640,
     fence = frozenset(fence or ())
     caption = record is not None or bool(fence)
     height = pad * 2 + (max(ys) - min(ys)) * scale + (24 if caption else 0)
-    cut_turn = {}
-    path = []
-    if record is not None:
-        for k, t in enumerate(record.turns, start=1):
-            if t.cut is not None:
-                cut_turn[tuple(sorted(t.cut))] = k
-        path = [record.start] + [t.agent_moved_to for t in record.turns
-                                 if t.agent_moved_to is not None]
+    cut_turn, path = _game_marks(record)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
            f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif">',
            f"<title>{html.escape(m.name or 'Skynet map')}</title>",
@@ -592,14 +575,103 @@ def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640,
             colour = "white" if i in m.gateways or fill == "#2b6cb0" else "#1a202c"
             out.append(f'<text x="{x:.1f}" y="{y + font * 0.4:.1f}" font-size="{font}" '
                        f'text-anchor="middle" fill="{colour}">{i}</text>')
-    if record is not None:
+    line = _caption(m, record, fence)
+    if line:
         out.append(f'<text x="{pad}" y="{height - 8:.0f}" font-size="13" fill="#1a202c">'
-                   f'{html.escape(str(record.bot))} vs agent {html.escape(str(record.agent))} '
-                   f'({record.rule}): {record.result} ({html.escape(str(record.reason))}), '
-                   f'{record.cuts} cuts</text>')
-    elif fence:
-        edge = sum((u in fence) != (v in fence) for u, v in m.links)
-        out.append(f'<text x="{pad}" y="{height - 8:.0f}" font-size="13" fill="#1a202c">'
-                   f'fence: {len(fence)} nodes, {edge} boundary links</text>')
+                   f'{html.escape(line)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _positions(m: SkynetMap) -> dict[int, tuple[float, float]]:
+    """Where each node is drawn: the map's own coordinates, else a seeded spring layout (a
+    ring layout from 500 nodes on, where networkx's needs scipy)."""
+    if m.coords is not None:
+        return {i: m.coords[i] for i in range(m.n)}
+    if m.n >= 500:
+        return _ring_layout(m)
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(range(m.n))
+    g.add_edges_from(m.links)
+    return {k: (float(x), float(y)) for k, (x, y) in nx.spring_layout(g, seed=1).items()}
+
+
+def _game_marks(record: GameRecord | None) -> tuple[dict[tuple[int, int], int], list[int]]:
+    """(cut link -> the turn it was cut, the agent's path) of a game record."""
+    cut_turn: dict[tuple[int, int], int] = {}
+    path: list[int] = []
+    if record is not None:
+        for k, t in enumerate(record.turns, start=1):
+            if t.cut is not None:
+                cut_turn[tuple(sorted(t.cut))] = k  # type: ignore[index]
+        path = [record.start] + [t.agent_moved_to for t in record.turns
+                                 if t.agent_moved_to is not None]
+    return cut_turn, path
+
+
+def _caption(m: SkynetMap, record: GameRecord | None, fence: frozenset[int]) -> str:
+    if record is not None:
+        return (f"{record.bot} vs agent {record.agent} ({record.rule}): {record.result} "
+                f"({record.reason}), {record.cuts} cuts")
+    if fence:
+        edge = sum((u in fence) != (v in fence) for u, v in m.links)
+        return f"fence: {len(fence)} nodes, {edge} boundary links"
+    return ""
+
+
+def render_png(m: SkynetMap, record: GameRecord | None = None,
+               fence: frozenset[int] | None = None, dpi: int = 110) -> bytes:
+    """The drawing of :func:`render_svg` as a PNG (matplotlib): the same layout, colours and
+    marks; node numbers are written up to 150 nodes."""
+    import io
+    import os
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pos = _positions(m)
+    fence = frozenset(fence or ())
+    cut_turn, path = _game_marks(record)
+    side = min(40.0, max(6.0, 0.35 * m.n ** 0.5 * 2))
+    fig, ax = plt.subplots(figsize=(side, side))
+    for u, v in m.links:
+        (x1, y1), (x2, y2) = pos[u], pos[v]
+        k = cut_turn.get((u, v))
+        if k is not None:
+            ax.plot([x1, x2], [y1, y2], color="#d64545", lw=1.5, ls="--", zorder=1)
+            ax.text((x1 + x2) / 2, (y1 + y2) / 2, str(k), color="#d64545", fontsize=8,
+                    ha="center", va="bottom", zorder=4)
+        elif (u in fence) != (v in fence):
+            ax.plot([x1, x2], [y1, y2], color="#dd8a1f", lw=3, zorder=1)
+        else:
+            ax.plot([x1, x2], [y1, y2], color="#8a8f98", lw=1, zorder=1)
+    if len(path) > 1:
+        ax.plot([pos[v][0] for v in path], [pos[v][1] for v in path], color="#2b6cb0", lw=4,
+                alpha=0.45, zorder=2)
+    start = record.start if record is not None else m.start
+    small = m.n > 150
+    for i in range(m.n):
+        x, y = pos[i]
+        gate = i in m.gateways
+        fill = ("#e53e3e" if gate else "#2b6cb0" if i == start
+                else "#fdf0c2" if i in fence else "white")
+        ax.scatter([x], [y], s=20 if small else 160, marker="s" if gate else "o", c=fill,
+                   edgecolors="#742a2a" if gate else "#1a202c", linewidths=0.8, zorder=3)
+        if not small:
+            ax.text(x, y, str(i), fontsize=6, ha="center", va="center", zorder=5,
+                    color="white" if gate or i == start else "#1a202c")
+    ax.invert_yaxis()  # as in the SVG, whose y axis points down
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(os.path.basename(m.name or "") or "Skynet map", fontsize=10)
+    line = _caption(m, record, fence)
+    if line:
+        fig.text(0.02, 0.02, line, fontsize=9)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
