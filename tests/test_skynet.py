@@ -372,6 +372,29 @@ class TestReferee:
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_json_is_one_object_with_the_worst_case_and_external_programs(capsys, tmp_path):
+    """``--json`` printed two objects (a batch and its worst-case summary; a cross-check
+    and its programs' batch), which ``json.loads`` refuses: now one object each."""
+    m = str(shared_path("instances/skynet/ep2/01-robust-double-gateways.txt"))
+    code = main(["skynet", "referee", m, "--all-starts", "--agent", "worst", "--bot",
+                 "ep2-slack", "--json", "-q"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0 and d["type"] == "skynet-batch"
+    assert d["worst_case"]["summary"]["ep2-slack"]["PROVED"] == 3
+    bot = tmp_path / "first_link.py"  # cuts the gateway links in the map's order: loses
+    bot.write_text("n, l, e = map(int, input().split())\n"
+                   "links = [tuple(map(int, input().split())) for _ in range(l)]\n"
+                   "gates = {int(input()) for _ in range(e)}\n"
+                   "todo = [k for k in links if k[0] in gates or k[1] in gates]\n"
+                   "while True:\n    input()\n    print(*todo.pop(0), flush=True)\n")
+    code = main(["crosscheck", "skynet", m, "--bot-cmd", f"fl={sys.executable} {bot}",
+                 "--json", "-q"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 1 and d["type"] == "crosscheck" and d["puzzle"] == "skynet"
+    assert [p["type"] for p in d["parts"]] == ["crosscheck", "skynet-batch"]
+    assert "fl/article" in {x["method"] for x in d["parts"][1]["lost"]}
+
+
 def test_ep1_rules_on_an_episode2_map_are_flagged(capsys):
     m = shared_path("instances/skynet/ep2/01-robust-double-gateways.txt")
     main(["skynet", "referee", str(m), "--bot", "ep1-path"])

@@ -9,13 +9,14 @@ disagreement); 2 the input could not be read or the command was misused.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import click
 from rich.console import Console
@@ -54,10 +55,36 @@ class Exit(Exception):
         self.code = code
 
 
+_parts: list[list[Any]] = []  # the objects held by open one_json() blocks
+
+
 def emit(obj: Any) -> None:
-    """One JSON value on stdout, on one line."""
+    """One JSON value on stdout, on one line (held back inside :func:`one_json`)."""
+    if _parts:
+        _parts[-1].append(obj)
+        return
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def one_json(head: dict[str, Any], active: bool = True) -> Iterator[None]:
+    """``--json`` promises one object: the objects a command's parts emit in the block are
+    printed as one when it ends, however it ends - the only one as it is, several as
+    ``{**head, "parts": [...]}`` in their order. Inactive (``active=False``): a no-op."""
+    if not active:
+        yield
+        return
+    parts: list[Any] = []
+    _parts.append(parts)
+    try:
+        yield
+    finally:
+        _parts.pop()
+        if len(parts) == 1:
+            emit(parts[0])
+        elif parts:
+            emit({**head, "parts": parts})
 
 
 def short(name: str, width: int = 48) -> str:

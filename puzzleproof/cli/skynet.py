@@ -650,12 +650,11 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
 
         judged = judge_lost_games(report.records, instances, time_limit=time_limit)
     winnable = [j for j in judged if j.get("verdict") == "lost-proved-winnable"]
-    if as_json:
-        emit({"type": "skynet-batch", "games": len(report.records), "summary": report.summary(),
-               "lost": [{"game": r["instance"], "method": r["method"], "status": r["status"],
-                         "reason": (r.get("stats") or {}).get("reason"), "error": r.get("error")}
-                        for r in lost], "judged": judged, "disagreements": report.disagreements})
-    else:
+    batch = {"type": "skynet-batch", "games": len(report.records), "summary": report.summary(),
+             "lost": [{"game": r["instance"], "method": r["method"], "status": r["status"],
+                       "reason": (r.get("stats") or {}).get("reason"), "error": r.get("error")}
+                      for r in lost], "judged": judged, "disagreements": report.disagreements}
+    if not as_json:
         table = Table(title=f"{len(instances)} map/start pairs x {len(kind.methods)} bot/agent "
                             "pairs", title_justify="left")
         for col in ("bot/agent", "games", "won", "lost", "check failed", "cuts mean",
@@ -711,10 +710,13 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
     elif searched:
         from puzzleproof.cli.skynet_worst import worst_counts
 
-        emit({"type": "skynet-worst-case", "summary": worst_counts(searched),
-              "beaten": [{"game": r["instance"], "method": r["method"],
-                          "line": lost_game_lines((r.get("answer") or {}).get("record") or {})}
-                         for r in beaten]})
+        batch["worst_case"] = {
+            "summary": worst_counts(searched),
+            "beaten": [{"game": r["instance"], "method": r["method"],
+                        "line": lost_game_lines((r.get("answer") or {}).get("record") or {})}
+                       for r in beaten]}
+    if as_json:
+        emit(batch)  # one object: the worst-case agent's searches under "worst_case"
     if report.interrupted:
         say("interrupted" + (f"; rerun with --resume to finish {target}" if target else ""))
         return 130

@@ -74,103 +74,110 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_li
     longer holds is a failure.
 
     \b
+    --json prints one object: a run with several parts (the exact methods and our
+    bots, the external programs, the Episode 1 cuts table, each rule apart) has them
+    in order under "parts".
+
+    \b
     Examples:
       puzzleproof crosscheck skynet instances/skynet/breakers/
       puzzleproof crosscheck skynet maps/ --all-starts --bot-cmd 'mine=python3 bot.py' -j 2
     """
     from puzzleproof.cli.batch import run_and_report
     from puzzleproof.cli.skynet import _maps, _referee_batch
-    from puzzleproof.cli.common import named_commands, mixed
+    from puzzleproof.cli.common import mixed, named_commands, one_json
     from puzzleproof.verify.skynet_bots import BOTS
     from puzzleproof.verify.skynet_methods import game_instances, verdict_kind
 
-    maps = _maps(inputs, strict=not mixed())
-    from puzzleproof.cli.skynet_generate import cuts_record_of, ep1_cuts_table
-    ep1_maps = [m for m in maps if cuts_record_of(m) is not None]  # Episode 1 cut records
-    maps = [m for m in maps if cuts_record_of(m) is None]
-    externals = named_commands(bot_cmds, "--bot-cmd")
-    evidence = {m.name: _evidence_of(m) for m in maps}
-    groups: dict[str, list] = {}
-    for m in maps:
-        ev = evidence[m.name]
-        groups.setdefault(rule or (ev or {}).get("rule") or _evidence_rule(ev), []).append(m)
-    check_output(output, force or resume)
-    if len(groups) > 1 and output:
-        raise click.UsageError("these maps need two rules (their evidence says so): cross-check "
-                               "them in two runs, or give --rule")
-    worst = 0
-    runs = []  # (rule, maps): without -o, maps with evidence run apart, with their bots
-    for the_rule, group in sorted(groups.items()):
-        with_ev = [m for m in group if evidence[m.name]]
-        if output or method or not with_ev or len(with_ev) == len(group):
-            runs.append((the_rule, group))
-        else:
-            runs += [(the_rule, [m for m in group if not evidence[m.name]]),
-                     (the_rule, with_ev)]
-    for the_rule, group in runs:
-        default = (["sat", "ep2-article", "ep2-slack"] if the_rule == "ep2"
-                   else ["sat", "ep1-article", "ep1-path"])
-        for m in group:
+    with one_json({"type": "crosscheck", "schema_version": 1, "puzzle": "skynet"},
+                  as_json):
+        maps = _maps(inputs, strict=not mixed())
+        from puzzleproof.cli.skynet_generate import cuts_record_of, ep1_cuts_table
+        ep1_maps = [m for m in maps if cuts_record_of(m) is not None]  # Episode 1 cut records
+        maps = [m for m in maps if cuts_record_of(m) is None]
+        externals = named_commands(bot_cmds, "--bot-cmd")
+        evidence = {m.name: _evidence_of(m) for m in maps}
+        groups: dict[str, list] = {}
+        for m in maps:
             ev = evidence[m.name]
-            for b in (ev or {}).get("lost_by", []):
-                if b in BOTS and b not in default and not method:
-                    default.append(b)
-        chosen = split_names(method, list(BOTS) + ["sat", "explicit"], "method") \
-            if method else default
-        exact = [c for c in chosen if c in ("sat", "explicit")] or (["sat"] if externals
-                                                                     else [])
-        kind = verdict_kind([c for c in chosen if c in BOTS], exact, the_rule,
-                            per_line=per_line, max_lines=max_replays)
-        chosen = exact + [c for c in chosen if c in BOTS]
-        starts = {}
-        for m in group:
-            ev = evidence[m.name]
-            if all_starts:
-                starts[m.name or ""] = [v for v in range(m.n) if v not in m.gateways]
-            elif m.start is not None:
-                starts[m.name or ""] = [m.start]
-            elif ev and isinstance(ev.get("start"), int):
-                starts[m.name or ""] = [ev["start"]]
+            groups.setdefault(rule or (ev or {}).get("rule") or _evidence_rule(ev), []).append(m)
+        check_output(output, force or resume)
+        if len(groups) > 1 and output:
+            raise click.UsageError("these maps need two rules (their evidence says so): "
+                                   "cross-check them in two runs, or give --rule")
+        worst = 0
+        runs = []  # (rule, maps): without -o, maps with evidence run apart, with their bots
+        for the_rule, group in sorted(groups.items()):
+            with_ev = [m for m in group if evidence[m.name]]
+            if output or method or not with_ev or len(with_ev) == len(group):
+                runs.append((the_rule, group))
             else:
-                raise InputError("the map gives no start; pass --all-starts", m.name)
-        instances = game_instances(group, starts)
-        if len(runs) > 1 and not as_json:
-            out.print(f"-- rule {the_rule}"
-                      + (", maps shipped with evidence" if evidence[group[0].name] else "")
-                      + " --", markup=False)
-        code = run_and_report("skynet", kind, instances, chosen, output, force, resume, jobs,
-                              time_limit, as_json, quiet,
-                              findings={m.name: evidence[m.name] for m in group
-                                        if evidence[m.name]})
-        worst = max(worst, code)
-        if externals:
-            from puzzleproof.verify.skynet_agents import AGENTS
-
-            agents = split_names(agent_names, AGENTS, "agent")
-            if not as_json:
-                out.print(f"External programs against agents {', '.join(agents)}:",
-                          markup=False)
-            limits = {"move_timeout": move_timeout or 0.150,
-                      "init_timeout": init_timeout or 1.0, "memory_limit": memory_limit}
-            code = _referee_batch(group, starts, [], agents, "low", 0, the_rule, None, False,
-                                  jobs, as_json, quiet, externals, limits,
-                                  time_limit=time_limit,
-                                  worst={"per_line": per_line, "max_lines": max_replays,
-                                         "time_limit": time_limit, "fork": not no_fork})
+                runs += [(the_rule, [m for m in group if not evidence[m.name]]),
+                         (the_rule, with_ev)]
+        for the_rule, group in runs:
+            default = (["sat", "ep2-article", "ep2-slack"] if the_rule == "ep2"
+                       else ["sat", "ep1-article", "ep1-path"])
+            for m in group:
+                ev = evidence[m.name]
+                for b in (ev or {}).get("lost_by", []):
+                    if b in BOTS and b not in default and not method:
+                        default.append(b)
+            chosen = split_names(method, list(BOTS) + ["sat", "explicit"], "method") \
+                if method else default
+            exact = [c for c in chosen if c in ("sat", "explicit")] or (["sat"] if externals
+                                                                         else [])
+            kind = verdict_kind([c for c in chosen if c in BOTS], exact, the_rule,
+                                per_line=per_line, max_lines=max_replays)
+            chosen = exact + [c for c in chosen if c in BOTS]
+            starts = {}
+            for m in group:
+                ev = evidence[m.name]
+                if all_starts:
+                    starts[m.name or ""] = [v for v in range(m.n) if v not in m.gateways]
+                elif m.start is not None:
+                    starts[m.name or ""] = [m.start]
+                elif ev and isinstance(ev.get("start"), int):
+                    starts[m.name or ""] = [ev["start"]]
+                else:
+                    raise InputError("the map gives no start; pass --all-starts", m.name)
+            instances = game_instances(group, starts)
+            if len(runs) > 1 and not as_json:
+                out.print(f"-- rule {the_rule}"
+                          + (", maps shipped with evidence" if evidence[group[0].name] else "")
+                          + " --", markup=False)
+            code = run_and_report("skynet", kind, instances, chosen, output, force, resume, jobs,
+                                  time_limit, as_json, quiet,
+                                  findings={m.name: evidence[m.name] for m in group
+                                            if evidence[m.name]})
             worst = max(worst, code)
-        if the_rule == "ep1":  # Episode 1: the bots' cuts against the fewest, per start
-            bots = [c for c in chosen if c in BOTS and not c.startswith("exact")]
-            worst = max(worst, ep1_cuts_table(group, starts, bots, time_limit, as_json))
-    if ep1_maps:
-        if not as_json:
-            out.print("-- Episode 1 maps with their cut records --", markup=False)
-        ep1_starts = {m.name or "": ([v for v in range(m.n) if v not in m.gateways]
-                                     if all_starts else [cuts_record_of(m)["start"]])
-                      for m in ep1_maps}
-        bots = [c for c in split_names(method, list(BOTS) + ["sat", "explicit"], "method")
-                if c in BOTS and not c.startswith("exact")] if method else None
-        worst = max(worst, ep1_cuts_table(ep1_maps, ep1_starts, bots, time_limit, as_json))
-    raise Exit(worst)
+            if externals:
+                from puzzleproof.verify.skynet_agents import AGENTS
+
+                agents = split_names(agent_names, AGENTS, "agent")
+                if not as_json:
+                    out.print(f"External programs against agents {', '.join(agents)}:",
+                              markup=False)
+                limits = {"move_timeout": move_timeout or 0.150,
+                          "init_timeout": init_timeout or 1.0, "memory_limit": memory_limit}
+                code = _referee_batch(group, starts, [], agents, "low", 0, the_rule, None, False,
+                                      jobs, as_json, quiet, externals, limits,
+                                      time_limit=time_limit,
+                                      worst={"per_line": per_line, "max_lines": max_replays,
+                                             "time_limit": time_limit, "fork": not no_fork})
+                worst = max(worst, code)
+            if the_rule == "ep1":  # Episode 1: the bots' cuts against the fewest, per start
+                bots = [c for c in chosen if c in BOTS and not c.startswith("exact")]
+                worst = max(worst, ep1_cuts_table(group, starts, bots, time_limit, as_json))
+        if ep1_maps:
+            if not as_json:
+                out.print("-- Episode 1 maps with their cut records --", markup=False)
+            ep1_starts = {m.name or "": ([v for v in range(m.n) if v not in m.gateways]
+                                         if all_starts else [cuts_record_of(m)["start"]])
+                          for m in ep1_maps}
+            bots = [c for c in split_names(method, list(BOTS) + ["sat", "explicit"], "method")
+                    if c in BOTS and not c.startswith("exact")] if method else None
+            worst = max(worst, ep1_cuts_table(ep1_maps, ep1_starts, bots, time_limit, as_json))
+        raise Exit(worst)
 
 
 def _evidence_of(m) -> dict | None:
