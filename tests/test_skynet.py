@@ -392,6 +392,20 @@ def test_json_is_one_object_with_the_worst_case_and_external_programs(capsys, tm
     d = json.loads(capsys.readouterr().out)
     assert code == 1 and d["type"] == "crosscheck" and d["puzzle"] == "skynet"
     assert [p["type"] for p in d["parts"]] == ["crosscheck", "skynet-batch"]
+    # with -o the programs' games are in the file too (they were left out), and the file
+    # draws: its first lost game, or the K-th with FILE#K
+    recs = tmp_path / "cc.jsonl"
+    assert main(["crosscheck", "skynet", m, "--bot-cmd", f"fl={sys.executable} {bot}",
+                 "-o", str(recs), "-q"]) == 1
+    methods = [json.loads(x).get("method") for x in recs.read_text().splitlines()]
+    assert {"sat", "fl/article", "fl/nearest"} <= set(methods)
+    for arg in (str(recs), f"{recs}#2"):
+        svg = tmp_path / "g.svg"
+        assert main(["render", "skynet", m, "--game", arg, "-o", str(svg), "--force"]) == 0
+        assert "stroke-dasharray" in svg.read_text()
+    capsys.readouterr()
+    assert main(["render", "skynet", m, "--game", f"{recs}#9"]) == 2
+    assert "#9: the file holds 2 game record(s)" in capsys.readouterr().err
     assert "fl/article" in {x["method"] for x in d["parts"][1]["lost"]}
 
 

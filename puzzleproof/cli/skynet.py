@@ -313,9 +313,10 @@ def check_skynet(map_arg: str, strategy: str, rule: str | None, start: int | Non
 
 @render_group.command(name="skynet")
 @click.argument("map_arg", metavar="MAP")
-@click.option("--game", "game", default=None,
-              help="A game record (JSON from 'skynet referee -o'): cuts numbered by turn, the "
-                   "agent's path.")
+@click.option("--game", "game", default=None, metavar="FILE[#K]",
+              help="A game record (JSON from 'skynet referee -o'), or a file holding games "
+                   "(a breaker's evidence, referee or crosscheck records): its first lost "
+                   "game, or with #K its K-th game. Cuts numbered by turn, the agent's path.")
 @click.option("--fence", "fence_arg", default=None, metavar="NODES",
               help="Comma-separated nodes to shade, their boundary links drawn thick: the "
                    "fence of an ep1 value's upper bound ('upper_bound.fence' in 'solve "
@@ -341,8 +342,12 @@ def render_skynet(map_arg: str, game: str | None, fence_arg: str | None,
     m = sfmt.read_map(text, source)
     record = None
     if game:
+        pick = None
+        base, hash_, k = game.rpartition("#")
+        if hash_ and k.isdigit() and not Path(game).exists():
+            game, pick = base, int(k)  # FILE#K: the K-th game record of the file
         gtext, gsource, _ = read_source(game)
-        record = sfmt.record_from_json(_game_of(gtext, gsource), gsource)
+        record = sfmt.record_from_json(_game_of(gtext, gsource, pick), gsource)
         if record.map.links != m.links or record.map.gateways != m.gateways:
             raise InputError("the game record was played on another map", gsource)
         problems = replay(record)
@@ -366,29 +371,49 @@ def render_skynet(map_arg: str, game: str | None, fence_arg: str | None,
     deliver(draw(m, record, fence=frozenset(fence) if fence else None), output, force)
 
 
-def _game_of(text: str, source: str) -> str:
-    """The game record in a file the project wrote: a game record itself, a breaker's
-    evidence (its "game"), or a cross-check or referee record holding one."""
-    obj = None
-    for candidate in (text, text.lstrip().split("\n", 1)[0]):  # a file, or a JSONL's first
-        try:
-            obj = json.loads(candidate)
-            break
-        except (ValueError, RecursionError):
-            continue
-    if obj is None:
-        return text  # the record reader says what is wrong
+def _games_in(obj: object, depth: int = 0) -> list[dict]:
+    """The game records (``"type": "skynet-game"``) in a JSON value the project wrote: the
+    value itself, a breaker's "game", a record's answer, a disagreement's detail."""
+    if depth > 4:
+        return []
     if isinstance(obj, dict):
-        if obj.get("type") == "skynet-breaker" and isinstance(obj.get("game"), dict):
-            return json.dumps(obj["game"])
-        if obj.get("type") == "record":
-            ans = obj.get("answer")
-            if isinstance(ans, dict) and isinstance(ans.get("record"), dict):
-                return json.dumps(ans["record"])
-            if isinstance(ans, dict) and ans.get("type") == "skynet-game":
-                return json.dumps(ans)
-    return text
+        if obj.get("type") == "skynet-game":
+            return [obj]
+        return [g for v in obj.values() for g in _games_in(v, depth + 1)]
+    if isinstance(obj, list) and depth:
+        return [g for v in obj for g in _games_in(v, depth + 1)]
+    return []
 
+
+def _game_of(text: str, source: str, pick: int | None = None) -> str:
+    """The game record in a file the project wrote: a game record itself, a breaker's
+    evidence (its "game"), or referee / cross-check records (JSONL) holding games - the
+    ``pick``-th game of the file (1-based), by default the first lost one, else the first."""
+    objs: list[object] = []
+    try:
+        objs = [json.loads(text)]
+    except (ValueError, RecursionError):
+        for line in text.splitlines():
+            if line.strip():
+                try:
+                    objs.append(json.loads(line))
+                except (ValueError, RecursionError):
+                    objs = []
+                    break
+    games = [g for o in objs for g in _games_in(o)]
+    if not objs or (len(objs) == 1 and games == [objs[0]] and pick in (None, 1)):
+        return text  # not JSON (the record reader says what is wrong), or the record itself
+    if not games:
+        raise InputError("holds no game record; expected a game record (skynet referee -o), "
+                         "a breaker's evidence, or referee / cross-check records with games",
+                         source)
+    if pick is not None:
+        if not 1 <= pick <= len(games):
+            raise InputError(f"#{pick}: the file holds {len(games)} game record(s), "
+                             f"numbered 1..{len(games)}", source)
+        return json.dumps(games[pick - 1])
+    lost = [g for g in games if g.get("result") == "LOSS"]
+    return json.dumps((lost or games)[0])
 
 
 def _bot_summaries() -> dict[str, str]:

@@ -3,6 +3,8 @@ evidence confirmed as known findings."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from puzzleproof.cli.common import (Exit, check_output, crosscheck_group, force_option,
@@ -159,7 +161,10 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_li
                               markup=False)
                 limits = {"move_timeout": move_timeout or 0.150,
                           "init_timeout": init_timeout or 1.0, "memory_limit": memory_limit}
-                code = _referee_batch(group, starts, [], agents, "low", 0, the_rule, None, False,
+                # the programs' games go to the same -o file, after the exact methods' (an
+                # existing record of theirs is kept, as with --resume)
+                code = _referee_batch(group, starts, [], agents, "low", 0, the_rule,
+                                      Path(output) if output else None, bool(output),
                                       jobs, as_json, quiet, externals, limits,
                                       time_limit=time_limit,
                                       worst={"per_line": per_line, "max_lines": max_replays,
