@@ -39,7 +39,9 @@ from puzzleproof.result import Result
                    "over (agent node, links left).")
 @time_limit_option(None, "per map and start (the bounds proved so far are kept)")
 @click.option("--conflicts", type=click.IntRange(1), default=None,
-              help="SAT conflict budget per map and start (sat solver); UNKNOWN when spent.")
+              help="SAT conflict budget per map and start (sat solver); UNKNOWN when spent. "
+                   "It counts the SAT calls only: the exact search of --min-cuts under ep1, "
+                   "the fence search and writing certificates are bounded by --time-limit.")
 @output_option("Write the winner's strategy (JSON certificate with its map, rule and start, "
                "replayable with 'check skynet MAP FILE') for one map and start; a batch "
                "writes one JSON record a line.")
