@@ -497,8 +497,9 @@ def skynet_play(bot_name: str) -> None:
                    "nearest (nearest gateway), random, worst (searches every agent line for "
                    "one that beats the bot).")
 @click.option("--bot", "bot_names", default=None,
-              help="Our bot(s), comma-separated: ep1-article, ep1-path, ep2-article, "
-                   "ep2-slack, exact (plays the proved strategy).")
+              help="Our bot(s), comma-separated: " + ", ".join(_bot_summaries())
+                   + " ('skynet play --help' says what each does; exact plays the proved "
+                     "strategy).")
 @click.option("--bot-cmd", "bot_cmds", multiple=True, metavar="NAME=CMD",
               help="An external program speaking CodinGame's protocol, in any language; "
                    "repeatable, each named ('mine=python3 bot.py'). '-- CMD' gives one "
