@@ -153,6 +153,14 @@ def test_puzzle_is_inferred_and_a_mixed_folder_runs_each(capsys, tmp_path):
     assert "skynet breaker evidence" in err and "cross-check records" in err
     code, out, err = run(capsys, "crosscheck", str(mixed), "-q", "-j", "1")
     assert code == 0, out + err
+    # for scripts stdout is JSON only: --json one object (each puzzle's under "parts"),
+    # --jsonl one record a line; the puzzles' headers go to stderr
+    code, out, err = run(capsys, "crosscheck", str(mixed), "-q", "-j", "1", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["type"] == "crosscheck" and len(d["parts"]) == 2
+    assert "== Hashiwokakero ==" in err
+    code, out, err = run(capsys, "solve", str(mixed), "-q", "--jsonl")
+    assert code == 0 and all(json.loads(x) for x in out.splitlines())
     # a map named as the wrong puzzle is an error naming both
     code, out, err = run(capsys, "solve", "hashi", str(mixed / "breaker-ep2-n12-s1-864.txt"))
     assert code == 2 and "Skynet Revolution" in err and "Hashiwokakero" in err

@@ -562,28 +562,33 @@ class PuzzleVerb(click.Group):
             else list(ctx.args[1:])
         worst = 0
         takes = self._value_options()
-        for k, name in enumerate(several):
-            cmd = self.get_command(ctx, name)
-            if k:
-                out.print("")
-            out.print(f"== {registry.get(name).title} ==", markup=False)
-            args, dropped = _options_for(cmd, rest, takes)
-            if dropped:
-                say(f"note: {', '.join(dict.fromkeys(dropped))} "
-                    f"{'does' if len(set(dropped)) == 1 else 'do'} not apply to "
-                    f"{registry.get(name).title}; ignored there")
-            with ctx:
-                sub = cmd.make_context(name, args, parent=ctx)
-                sub.meta["puzzleproof.mixed"] = True
-                try:
-                    with sub:
-                        cmd.invoke(sub)
-                    code = 0
-                except Exit as e:
-                    code = e.code
-            if code == 130:
-                raise Exit(130)
-            worst = max(worst, code)
+        # for scripts stdout holds JSON only: the puzzles' headers go to stderr, and --json
+        # is still one object (each puzzle's under "parts")
+        scripted = "--json" in rest or "--jsonl" in rest
+        with one_json({"type": ctx.info_name, "puzzles": list(several)}, "--json" in rest):
+            for k, name in enumerate(several):
+                cmd = self.get_command(ctx, name)
+                if k and not scripted:
+                    out.print("")
+                header = f"== {registry.get(name).title} =="
+                say(header) if scripted else out.print(header, markup=False)
+                args, dropped = _options_for(cmd, rest, takes)
+                if dropped:
+                    say(f"note: {', '.join(dict.fromkeys(dropped))} "
+                        f"{'does' if len(set(dropped)) == 1 else 'do'} not apply to "
+                        f"{registry.get(name).title}; ignored there")
+                with ctx:
+                    sub = cmd.make_context(name, args, parent=ctx)
+                    sub.meta["puzzleproof.mixed"] = True
+                    try:
+                        with sub:
+                            cmd.invoke(sub)
+                        code = 0
+                    except Exit as e:
+                        code = e.code
+                if code == 130:
+                    raise Exit(130)
+                worst = max(worst, code)
         raise Exit(worst)
 
 
@@ -616,7 +621,7 @@ def check_group() -> None:
 def render_group() -> None:
     """Draw an instance, alone or with an answer or game on it: 'render [PUZZLE] INPUT'.
 
-    With -o the picture goes to the file (.svg); without, a text picture (Hashi) or the
+    With -o the picture goes to the file (.svg or .png); without, a text picture (Hashi) or the
     SVG (maps) goes to stdout.
     """
 
