@@ -409,6 +409,27 @@ def test_json_is_one_object_with_the_worst_case_and_external_programs(capsys, tm
     assert "fl/article" in {x["method"] for x in d["parts"][1]["lost"]}
 
 
+def test_a_program_that_fails_is_a_defect_on_every_start(capsys, tmp_path):
+    """A program that crashes loses every start, the unwinnable ones too; those were filed
+    under "lost: unwinnable" alone. Every lost game says whether the program's own failure
+    ended it (a defect, whatever the start) or the agent did (play)."""
+    m = str(shared_path("instances/skynet/ep2/01-robust-double-gateways.txt"))
+    crash = tmp_path / "crash.py"
+    crash.write_text("import sys\nsys.exit(3)\n")
+    code = main(["skynet", "referee", m, "--all-starts", "--bot-cmd",
+                 f"c={sys.executable} {crash}", "--json", "-q"])
+    judged = json.loads(capsys.readouterr().out)["judged"]
+    assert code == 1 and len(judged) == 6
+    assert all(j["defect"] and j["reason"] == "crash" for j in judged)
+    assert {j["verdict"] for j in judged} == {"lost-proved-winnable", "lost-proved-lost"}
+    code = main(["skynet", "referee", m, "--all-starts", "--bot-cmd",
+                 f"c={sys.executable} {crash}", "-q"])
+    assert "6 lost games ended by the program's own failure" in capsys.readouterr().out
+    code = main(["skynet", "referee", m, "--all-starts", "--bot", "ep2-slack", "--json", "-q"])
+    judged = json.loads(capsys.readouterr().out)["judged"]
+    assert judged and not any(j["defect"] for j in judged)  # lost by play: unwinnable
+
+
 def test_ep1_rules_on_an_episode2_map_are_flagged(capsys):
     m = shared_path("instances/skynet/ep2/01-robust-double-gateways.txt")
     main(["skynet", "referee", str(m), "--bot", "ep1-path"])

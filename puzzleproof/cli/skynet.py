@@ -727,6 +727,13 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
             out.print(f"{plural(others, 'other lost game')} on starts proved lost or left "
                       "open by the solver's limit (no strategy is known to win there)",
                       markup=False)
+        defects = [j for j in judged if j.get("defect")]
+        if defects:
+            out.print(f"{plural(len(defects), 'lost game')} ended by the program's own "
+                      "failure, a defect whatever the start: " + ", ".join(
+                          f"{j['game']} {j['method']} ({j.get('reason')})"
+                          for j in defects[:10]) + (" ..." if len(defects) > 10 else ""),
+                      markup=False)
         if report.disagreements:
             out.print(f"{plural(len(report.disagreements), 'game record')} fail the rules "
                       "check", markup=False)

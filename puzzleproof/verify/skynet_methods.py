@@ -286,6 +286,10 @@ def lost_game_lines(record: dict) -> list[str]:
     return out
 
 
+#: the ways a game is lost by play; any other reason is the bot's own failure
+PLAYED_LOSSES = ("agent-reached-gateway", "turn-limit")
+
+
 def judge_lost_games(records: list[dict], instances: list[Instance], *,
                      time_limit: float | None = 30.0, strategy: bool = False) -> list[dict]:
     """For every lost game among the harness ``records`` (``run_crosscheck(...).records``
@@ -298,6 +302,7 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
       may show our exact bot winning against this agent model) or ``"lost-unproved"``
       (the solver's limit ran out);
     - ``"game"``, ``"method"``, ``"reason"``, ``"detail"``, ``"stderr"`` (the program's);
+    - ``"defect"``: lost by the bot's own failure (a reason not in :data:`PLAYED_LOSSES`);
     - ``"losing_line"``: the lost game's moves, in words (the record is in ``"record"``);
     - for a proved-winnable start, ``"winning_game"``: our exact bot (which plays the
       solver's proved strategy) against the same agent model from the same start, a
@@ -328,6 +333,10 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
                 "type": "lost-game", "game": r["instance"], "method": r["method"],
                 "map": m.name, "start": start, "rule": rule, "verdict": verdict,
                 "reason": answer.get("reason") or (r.get("stats") or {}).get("reason"),
+                # lost by its own failure (a crash, a timeout, an illegal or missing cut):
+                # a defect report whatever the start, never a strategic finding
+                "defect": (answer.get("reason") or (r.get("stats") or {}).get("reason"))
+                not in PLAYED_LOSSES,
                 "detail": answer.get("detail") or r.get("error"),
                 "stderr": answer.get("stderr"), "losing_line": lost_game_lines(answer),
                 "record": answer or None,
