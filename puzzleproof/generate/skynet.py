@@ -45,6 +45,7 @@ from puzzleproof.models.skynet_strategy import check_player_strategy
 from puzzleproof.verify.skynet_agents import make_agent
 from puzzleproof.verify.skynet_bots import make_bot
 from puzzleproof.verify.skynet_explicit import solve as explicit_solve
+from puzzleproof.verify.skynet_referee import BY_PLAY
 from puzzleproof.verify.skynet_referee import play
 from puzzleproof.verify.skynet_worst import beating_line
 
@@ -55,8 +56,6 @@ __all__ = ["SkyParams", "Breaker", "Defect", "generate", "breaks", "beaten_by", 
 AGENT_MODELS = ("article", "worst")
 #: the Episode 2 bots searched by default: the articles' and the ones people write
 DEFAULT_EP2_BOTS = ("ep2-article", "ep2-slack", "ep2-double", "ep2-nearest", "ep2-pqdfs")
-#: reasons a lost game is the bot's fault by play (anything else is a defect)
-BY_PLAY = ("agent-reached-gateway",)
 
 
 @dataclass

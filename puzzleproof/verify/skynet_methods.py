@@ -24,8 +24,8 @@ import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' age
 from puzzleproof.verify.skynet_agents import make_agent
 from puzzleproof.verify.skynet_bots import make_bot
 from puzzleproof.verify.external import DEFAULT_MEMORY_LIMIT_MB
-from puzzleproof.verify.skynet_referee import (DEFAULT_FIRST_TURN_SECONDS, DEFAULT_TURN_SECONDS,
-                                               play, play_external)
+from puzzleproof.verify.skynet_referee import (BY_PLAY, DEFAULT_FIRST_TURN_SECONDS,
+                                               DEFAULT_TURN_SECONDS, play, play_external)
 
 __all__ = ["games_kind", "game_instances", "run_game", "run_external_game", "judge_lost_games",
            "lost_game_lines"]
@@ -286,10 +286,6 @@ def lost_game_lines(record: dict) -> list[str]:
     return out
 
 
-#: the ways a game is lost by play; any other reason is the bot's own failure
-PLAYED_LOSSES = ("agent-reached-gateway", "turn-limit")
-
-
 def judge_lost_games(records: list[dict], instances: list[Instance], *,
                      time_limit: float | None = 30.0, strategy: bool = False) -> list[dict]:
     """For every lost game among the harness ``records`` (``run_crosscheck(...).records``
@@ -302,7 +298,8 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
       may show our exact bot winning against this agent model) or ``"lost-unproved"``
       (the solver's limit ran out);
     - ``"game"``, ``"method"``, ``"reason"``, ``"detail"``, ``"stderr"`` (the program's);
-    - ``"defect"``: lost by the bot's own failure (a reason not in :data:`PLAYED_LOSSES`);
+    - ``"defect"``: lost by the bot's own failure (a reason not in
+      :data:`~.skynet_referee.BY_PLAY`);
     - ``"losing_line"``: the lost game's moves, in words (the record is in ``"record"``);
     - for a proved-winnable start, ``"winning_game"``: our exact bot (which plays the
       solver's proved strategy) against the same agent model from the same start, a
@@ -329,14 +326,11 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
             status = res.status.value if res.check_ok else "UNKNOWN"
             verdict = {"WIN": "lost-proved-winnable", "LOSS": "lost-proved-lost"}.get(
                 status, "lost-unproved")
+            reason = answer.get("reason") or (r.get("stats") or {}).get("reason")
             item: dict[str, Any] = {
                 "type": "lost-game", "game": r["instance"], "method": r["method"],
                 "map": m.name, "start": start, "rule": rule, "verdict": verdict,
-                "reason": answer.get("reason") or (r.get("stats") or {}).get("reason"),
-                # lost by its own failure (a crash, a timeout, an illegal or missing cut):
-                # a defect report whatever the start, never a strategic finding
-                "defect": (answer.get("reason") or (r.get("stats") or {}).get("reason"))
-                not in PLAYED_LOSSES,
+                "reason": reason, "defect": reason not in BY_PLAY,  # whatever the start
                 "detail": answer.get("detail") or r.get("error"),
                 "stderr": answer.get("stderr"), "losing_line": lost_game_lines(answer),
                 "record": answer or None,

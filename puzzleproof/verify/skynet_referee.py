@@ -26,7 +26,11 @@ from puzzleproof.verify.skynet_agents import Agent
 from puzzleproof.verify.skynet_bots import Bot
 
 __all__ = ["play", "play_external", "DEFAULT_TURN_SECONDS", "DEFAULT_FIRST_TURN_SECONDS",
-           "DEFAULT_MEMORY_LIMIT_MB"]
+           "DEFAULT_MEMORY_LIMIT_MB", "BY_PLAY"]
+
+#: the reasons a game is lost by play; any other (a crash, a timeout, an illegal or missing
+#: cut) is the bot's own failure: a defect report, never a strategic finding
+BY_PLAY = ("agent-reached-gateway",)
 
 DEFAULT_TURN_SECONDS = 0.150
 #: CodinGame gives a program's first turn more time (it starts up then); configurable.
