@@ -1,115 +1,173 @@
-"""The Python API: the command's jobs as functions that return the same dataclasses the
-command prints.
+"""The Python API: the command's jobs as functions over the same puzzle plugins, returning
+the same data the command prints.
 
 Instances may be given as model objects, or as anything the command reads (a path, a Tatham
 game ID, a puzz.link URL); the puzzle is inferred through the registry when not named.
+Options are the command's, by their Python names (``unique=True``, ``rule="ep1"``,
+``time_limit=5``), checked against the same rows (ranges, choices): a value the command
+refuses is refused here too.
 
 Example:
     >>> import puzzleproof
     >>> res = puzzleproof.solve("3x3m2:3a3c2a2", unique=True)
     >>> res.status.value, res.check["ok"]
     ('MULTIPLE', True)
-    >>> puzzleproof.check("3x3m2:3a3c2a2", res.answer)
-    []
+    >>> puzzleproof.check("3x3m2:3a3c2a2", res.answer).ok
+    True
 """
 
 from __future__ import annotations
 
+import json
+import tempfile
+from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from puzzleproof import puzzles as registry
-from puzzleproof.errors import InputError
+from puzzleproof.errors import InputError, UsageError
+from puzzleproof.loaded import Loaded
+from puzzleproof.puzzles.base import CrosscheckEnv, Outcome, Params, Picture
 from puzzleproof.result import Result
 
-__all__ = ["load", "solve", "check", "crosscheck", "generate"]
+__all__ = ["load", "solve", "check", "crosscheck", "generate", "render", "params_for"]
 
 
-def load(source: Any, puzzle: str | None = None) -> tuple[str, list[registry.Loaded]]:
-    """``(puzzle name, instances)`` from a path or literal; model objects pass through."""
-    from puzzleproof.formats import read_source
-    from puzzleproof.models.hashi import Puzzle
-    from puzzleproof.models.skynet import SkynetMap
+def load(source: Any, puzzle: str | None = None) -> tuple[str, list[Loaded]]:
+    """``(puzzle name, instances)`` from a path or literal; a model object passes through
+    (its puzzle is the one whose reader's type it is, or ``puzzle``)."""
+    from puzzleproof.puzzles.inputs import Inputs
 
-    if isinstance(source, Puzzle):
-        return "hashi", [registry.Loaded(source.name or "puzzle", source)]
-    if isinstance(source, SkynetMap):
-        return "skynet", [registry.Loaded(source.name or "map", source)]
     if not isinstance(source, str):
-        raise TypeError(f"expected a path, a puzzle string or a model object, found "
-                        f"{type(source).__name__}")
-    text, name, _ = read_source(source)
-    c = registry.classify_text(text, name, puzzle)
+        plugin = _plugin_of_object(source, puzzle)
+        return plugin.name, [Loaded(getattr(source, "name", None) or plugin.noun, source)]
+    c = Inputs().read(source, registry.get(puzzle).name if puzzle else None)
     if not c.is_instance or c.puzzle is None:
-        raise InputError(f"is {c.what}, not an instance", name)
+        raise InputError(f"is {c.what}, not an instance", source)
     return c.puzzle, c.loaded
 
 
-def _single(source: Any, puzzle: str | None) -> tuple[str, Any]:
+def _plugin_of_object(obj: Any, puzzle: str | None) -> Any:
+    if puzzle:
+        return registry.get(puzzle)
+    for p in registry.all_puzzles():
+        kind = getattr(p, "instance_type", None)
+        if kind is not None and isinstance(obj, _load_type(kind)):
+            return p
+    raise TypeError(f"expected a path, a puzzle string or a model object, found "
+                    f"{type(obj).__name__} (name the puzzle with puzzle=)")
+
+
+def _load_type(ref: Any) -> Any:
+    from puzzleproof.method import load_ref
+
+    return load_ref(ref)
+
+
+def params_for(options: Sequence[Any], given: dict[str, Any], what: str) -> Params:
+    """The option values of a verb from keyword arguments: each checked by its row (type,
+    range, choices), the rows' defaults for the others; an unknown name is a TypeError
+    naming the known ones."""
+    rows = {o.name: o for o in options}
+    unknown = sorted(set(given) - set(rows))
+    if unknown:
+        raise TypeError(f"{what} takes no option {', '.join(map(repr, unknown))}; it takes "
+                        f"{', '.join(sorted(rows))}")
+    p = Params({name: o.default for name, o in rows.items()})
+    for name, value in given.items():
+        try:
+            p[name] = rows[name].convert(value)
+        except ValueError as exc:
+            raise UsageError(f"{name}: {exc}") from None
+    return p
+
+
+def _rows(plugin: Any, spec: Any, shared: Sequence[Any]) -> list[Any]:
+    from puzzleproof.puzzles.options import JSON, QUIET
+
+    names = {o.name for o in spec.options}
+    return [*spec.options, *[o for o in shared if o.name not in names],
+            *plugin.reader_options, QUIET.but(default=True), JSON]
+
+
+def _spec(plugin: Any, verb: str) -> Any:
+    spec = getattr(plugin, verb, None)
+    if spec is None:
+        raise UsageError(f"{plugin.title} has no {verb}")
+    return spec
+
+
+def solve(source: Any, *, puzzle: str | None = None, **options: Any) -> Result:
+    """Solve one instance (or one task: a Skynet map and its start) with the puzzle's
+    ``solve`` (``method=`` a heuristic by name, ``time_limit=`` seconds); the answer is
+    checked by the rules before it is returned (``Result.check``)."""
+    from puzzleproof.puzzles.options import OUTPUT
+
     name, loaded = load(source, puzzle)
-    if len(loaded) != 1:
-        raise InputError(f"holds {len(loaded)} instances; expected one")
-    return name, loaded[0].instance
+    plugin = registry.get(name)
+    spec = _spec(plugin, "solve")
+    p = params_for(_rows(plugin, spec, (OUTPUT,)), options, "solve")
+    if spec.prepare is not None:
+        spec.prepare(p)
+    tasks = spec.tasks(loaded, p)
+    if len(tasks) != 1:
+        raise InputError(f"holds {len(tasks)} tasks; solve() answers one (name one with "
+                         f"FILE#N, or pass start=)")
+    with spec.session(p) as session:
+        return spec.run(tasks[0], p, session)
 
 
-def solve(source: Any, *, puzzle: str | None = None, method: str | None = None,
-          time_limit: float | None = None, unique: bool = False, rule: str = "ep2",
-          start: int | None = None, min_cuts: bool = False, **options: Any) -> Result:
-    """Solve one instance exactly (or with a named heuristic); the answer is checked by
-    the rules before it is returned (``Result.check``)."""
-    name, inst = _single(source, puzzle)
-    if name == "hashi":
-        from puzzleproof.encoders import hashi_solver
+def check(source: Any, answer: Any, *, puzzle: str | None = None, **options: Any) -> Outcome:
+    """Judge ``answer`` (a path, or the answer itself as the command's answer file would
+    hold it: a list of bridges, a strategy or order as a dict) on ``source`` by the rules:
+    an :class:`~puzzleproof.puzzles.base.Outcome` (``ok``, the record, the page)."""
+    from puzzleproof.puzzles.inputs import Inputs
 
-        method = method or "sat"
-        if method == "article":
-            from puzzleproof.verify import hashi_heuristic
-
-            return hashi_heuristic.solve(inst, time_limit=time_limit)
-        return hashi_solver(method)(inst, mode="unique" if unique else "solve",
-                                    time_limit=time_limit, **options)
-    if name == "skynet":
-        s = inst.start if start is None else start
-        if s is None:
-            raise InputError("the map gives no start; pass start=")
-        if (method or "sat") == "explicit":
-            from puzzleproof.verify.skynet_explicit import solve as esolve
-
-            return esolve(inst, rule, s, value=min_cuts, max_nodes=None, time_limit=time_limit)
-        from puzzleproof.encoders.skynet_sat import solve as ssolve
-
-        return ssolve(inst, rule, s, value=min_cuts, time_limit=time_limit, **options)
-    return registry.load_ref(f"puzzleproof.api_{name}:solve")(inst, method=method,
-                                                               time_limit=time_limit, **options)
+    name, loaded = load(source, puzzle)
+    plugin = registry.get(name)
+    spec = _spec(plugin, "check")
+    p = params_for(_rows(plugin, spec, ()), options, "check")
+    with tempfile.TemporaryDirectory() as tmp:
+        inst = _as_file(source, loaded, plugin, Path(tmp) / "instance")
+        ans = answer if isinstance(answer, str) and Path(answer).exists() else \
+            _write(Path(tmp) / "answer.json", json.dumps(answer))
+        return spec.check((inst, ans) if spec.nargs[0] >= 2 else (ans,), p, Inputs())
 
 
-def check(source: Any, answer: Any, *, puzzle: str | None = None, **options: Any) -> list:
-    """The rules an answer breaks (empty: it holds). Hashi: a solution as bridge lines;
-    Skynet: a strategy certificate (dict)."""
-    name, inst = _single(source, puzzle)
-    if name == "hashi":
-        from puzzleproof.models.hashi import check_solution
-
-        return check_solution(inst, [tuple(x) for x in answer])
-    if name == "skynet":
-        from puzzleproof.verify.skynet_explicit import (check_agent_strategy,
-                                                        check_player_strategy)
-
-        rule = options.get("rule") or answer.get("rule") or "ep2"
-        s = options.get("start", answer.get("start", inst.start))
-        if answer.get("type") == "skynet-agent-strategy":
-            return check_agent_strategy(inst, rule, s, answer)
-        return check_player_strategy(inst, rule, s, answer)
-    return registry.load_ref(f"puzzleproof.api_{name}:check")(inst, answer, **options)
+def _as_file(source: Any, loaded: list[Loaded], plugin: Any, path: Path) -> str:
+    if isinstance(source, str):
+        return source
+    writer = getattr(plugin, "write_instance", None)
+    if writer is None:
+        raise TypeError(f"pass {plugin.title} instances as files or strings")
+    return _write(path, writer(loaded[0].instance))
 
 
-def crosscheck(sources: Sequence[Any], *, puzzle: str | None = None,
-               methods: Sequence[str] | None = None, time_limit: float | None = 60.0,
-               jobs: int = 1, rule: str = "ep2"):
-    """Cross-check methods on instances of one puzzle: a
-    :class:`puzzleproof.verify.crosscheck.CrosscheckReport` (records, disagreements)."""
-    from puzzleproof.verify.crosscheck import Instance, run_crosscheck
+def _write(path: Path, text: str) -> str:
+    path.write_text(text, encoding="utf-8")
+    return str(path)
 
-    loaded: list[registry.Loaded] = []
+
+def render(source: Any, *, puzzle: str | None = None, kind: str | None = None,
+           **options: Any) -> Picture:
+    """A picture of one instance (``kind``: one the puzzle draws, ``svg`` by default)."""
+    from puzzleproof.puzzles.inputs import Inputs
+
+    name, loaded = load(source, puzzle)
+    plugin = registry.get(name)
+    spec = _spec(plugin, "render")
+    p = params_for(_rows(plugin, spec, ()), options, "render")
+    with tempfile.TemporaryDirectory() as tmp:
+        arg = _as_file(source, loaded, plugin, Path(tmp) / "instance")
+        return spec.render(arg, kind or ("svg" if "svg" in spec.kinds else spec.default_kind),
+                           p, Inputs())
+
+
+def crosscheck(sources: Sequence[Any], *, puzzle: str | None = None, jobs: int = 1,
+               output: str | None = None, **options: Any) -> Outcome:
+    """Cross-check the puzzle's methods (``method="a,b"``) on instances of one puzzle: an
+    :class:`~puzzleproof.puzzles.base.Outcome` whose record is the ``--json`` summary
+    (counts per method, disagreements, findings); ``output`` keeps the JSONL records."""
+    loaded: list[Loaded] = []
     names = set()
     for src in sources:
         n, ls = load(src, puzzle)
@@ -118,38 +176,23 @@ def crosscheck(sources: Sequence[Any], *, puzzle: str | None = None,
     if len(names) != 1:
         raise InputError(f"the instances belong to {len(names)} puzzles; cross-check one at "
                          "a time")
-    name = names.pop()
-    if name == "hashi":
-        from puzzleproof.verify.hashi_methods import hashi_kind
-
-        kind = hashi_kind()
-        insts = [Instance(f"{ld.name}@{k}", ld.instance, ld.reference)
-                 for k, ld in enumerate(loaded)]
-    elif name == "skynet":
-        from puzzleproof.verify.skynet_bots import BOTS
-        from puzzleproof.verify.skynet_methods import game_instances, verdict_kind
-
-        chosen = list(methods or registry.get("skynet").default_methods)
-        kind = verdict_kind([m for m in chosen if m in BOTS],
-                            [m for m in chosen if m not in BOTS], rule)
-        maps = [ld.instance for ld in loaded]
-        insts = game_instances(maps, {m.name or "": [m.start] for m in maps})
-    else:
-        raise InputError(f"crosscheck of {name} is not in the Python API yet; use the command")
-    chosen = list(methods or registry.get(name).default_methods)
-    return run_crosscheck(kind, insts, chosen, None, jobs=jobs, time_limit=time_limit)
+    plugin = registry.get(names.pop())
+    spec = _spec(plugin, "crosscheck")
+    p = params_for(_rows(plugin, spec, ()), options, "crosscheck")
+    p.setdefault("externals", {})
+    if spec.prepare is not None:
+        spec.prepare(p)
+    env = CrosscheckEnv(jobs, Path(output) if output else None)
+    return spec.run(loaded, p, env)
 
 
-def generate(puzzle: str, **params: Any) -> Iterator[Any]:
-    """Generated instances with their evidence of hardness, as the generator yields them."""
-    name = registry.get(puzzle).name
-    if name == "hashi":
-        from puzzleproof.generate.hashi import GenParams, generate as gen
-
-        jobs = params.pop("jobs", 1)
-        return gen(GenParams(**params), jobs=jobs)
-    if name == "skynet":
-        from puzzleproof.generate.skynet import SkyParams, generate as gen
-
-        return gen(SkyParams(**params))
-    return registry.load_ref(f"puzzleproof.api_{name}:generate")(**params)
+def generate(puzzle: str, **options: Any) -> Iterator[Any]:
+    """Generated instances (:class:`~puzzleproof.puzzles.base.Generated`: the instance's
+    files or line, and its record: the evidence of hardness), as the generator keeps them."""
+    plugin = registry.get(puzzle)
+    spec = _spec(plugin, "generate")
+    p = params_for(_rows(plugin, spec, ()), options, "generate")
+    if spec.prepare is not None:
+        spec.prepare(p)
+    return (g for g in spec.generate(p, p.get("jobs") or 1, lambda n, k: None)
+            if not isinstance(g, str))

@@ -45,3 +45,9 @@ class InputError(PuzzleproofError):
             if self.col is not None:
                 where += f":{self.col}"
         return f"{where}: {self.message}" if where else self.message
+
+
+class UsageError(PuzzleproofError):
+    """The command or function was misused: options that exclude each other, a method that
+    cannot answer the question asked. Raised by any layer; the command shows it as Click
+    shows its own usage errors (exit 2)."""

@@ -27,14 +27,16 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import json
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
 
+from puzzleproof import puzzles as registry
 from puzzleproof.errors import InputError
+from puzzleproof.formats.document import Figure, Report, Section, Table, png, pyplot
+from puzzleproof.verify.crosscheck import describe
+from puzzleproof.verify.records import Record
 
 __all__ = ["Figure", "Table", "Section", "Report", "load_run", "build", "to_html",
            "to_markdown"]
@@ -42,34 +44,6 @@ __all__ = ["Figure", "Table", "Section", "Report", "load_run", "build", "to_html
 #: disagreements drawn at most (the table lists every one)
 MAX_DRAWN = 24
 SOLVED = {"SOLVED", "UNIQUE", "MULTIPLE", "OPTIMAL"}
-
-
-@dataclass
-class Figure:
-    name: str  # a file name without extension
-    kind: str  # "svg" (text) or "png" (bytes)
-    data: Any
-    caption: str = ""
-
-
-@dataclass
-class Table:
-    headers: list[str]
-    rows: list[list[Any]]
-    caption: str = ""
-
-
-@dataclass
-class Section:
-    title: str
-    blocks: list[Any] = field(default_factory=list)  # str (a paragraph), Table, Figure
-
-
-@dataclass
-class Report:
-    title: str
-    intro: list[str]
-    sections: list[Section]
 
 
 # --------------------------------------------------------------------------------------------
@@ -129,30 +103,50 @@ def load_run(path: str | Path) -> list[dict]:
     return out
 
 
-def _run_kind(recs: list[dict], path: str) -> str:
-    types = Counter(r["type"] for r in recs)
-    if types["record"]:
-        return "crosscheck"
-    if types["deathrun-game"]:
-        return "deathrun"
-    if types["hashi"]:
-        return "hashi-generated"
-    raise InputError("holds no cross-check records, Death Run games or generated puzzles "
+def _run_kind(recs: list[dict], path: str) -> tuple[str, Any]:
+    """``("crosscheck", None)`` for a run of records, else ``(record type, plugin)`` for a
+    puzzle's own kind of run (a Death Run tournament, a Hashi generator run)."""
+    types = {r["type"] for r in recs}
+    if "record" in types:
+        return "crosscheck", None
+    for p in registry.all_puzzles():
+        for kind in (p.report.runs if p.report else {}):
+            if kind in types:
+                return kind, p
+    raise InputError("holds no cross-check records, nor a run any puzzle reports on "
                      f"(found {', '.join(sorted(types))})", path)
 
 
-def _guess_puzzle(recs: list[dict]) -> str:
-    from puzzleproof import puzzles as registry
+def _puzzle_of(recs: list[dict], path: str, inputs: Sequence[str]) -> str:
+    """The puzzle the records name. Records written before they named it are recognised
+    by reading their instances (files the records name, or the INPUTS); never guessed
+    from method names."""
+    named = {r.get("puzzle") for r in recs if r["type"] == "record"} - {None}
+    if len(named) > 1:
+        raise InputError(f"holds records of several puzzles ({', '.join(sorted(named))}); "
+                         "report one run at a time", path)
+    if named:
+        name = named.pop()
+        try:
+            return registry.get(name).name
+        except KeyError:
+            raise InputError(f"its records are of the puzzle {name!r}, which is not "
+                             "installed", path) from None
+    from puzzleproof.puzzles.inputs import Inputs
 
-    methods = {r["method"] for r in recs if r["type"] == "record"}
-    best, score = "hashi", -1
-    for info in registry.all_puzzles():
-        s = len(methods & {m.name for m in info.methods})
-        if info.name == "skynet" and any("@" in str(r.get("instance")) for r in recs):
-            s += 2
-        if s > score:
-            best, score = info.name, s
-    return best
+    reader, base = Inputs(), Path(path).resolve().parent
+    names = [r["instance"] for r in recs if r["type"] == "record"][:20] + list(inputs)
+    for name in names:
+        for cand in (name, name.rsplit("@", 1)[0], str(base / name.rsplit("@", 1)[0])):
+            try:
+                c = reader.read(cand) if Path(cand).is_file() or cand in inputs else None
+            except (InputError, OSError):
+                continue
+            if c is not None and c.puzzle is not None:
+                return c.puzzle
+    raise InputError("its records were written before records named their puzzle, and "
+                     "their instances are not found: give --puzzle NAME (or the run's "
+                     "inputs)", path)
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,27 +156,27 @@ def _guess_puzzle(recs: list[dict]) -> str:
 class _Instances:
     """Instances by name: from INPUTS, or by reading the name as a file."""
 
-    def __init__(self, puzzle: str, inputs: Sequence[str], base: Path) -> None:
-        self.puzzle, self.base, self.by_name = puzzle, base, {}
-        if inputs:
-            from puzzleproof.cli.common import gather
+    def __init__(self, plugin: Any, inputs: Sequence[str], base: Path) -> None:
+        from puzzleproof.puzzles.inputs import Inputs
 
-            g = gather(list(inputs), puzzle, strict=False)
+        self.plugin, self.base, self.by_name = plugin, base, {}
+        self.reader = Inputs()
+        if inputs:
+            g = self.reader.gather(list(inputs), plugin, strict=False)
             for ld in g.loaded:
                 for key in {ld.name, Path(ld.name).stem, Path(ld.name).name}:
                     self.by_name.setdefault(key, ld.instance)
 
     def get(self, name: str) -> Any:
-        key = name.rsplit("@", 1)[0] if self.puzzle == "skynet" else name
+        spec = self.plugin.report
+        key = spec.instance_key(name) if spec else name
         for k in (name, key, Path(key).stem, Path(key).name):
             if k in self.by_name:
                 return self.by_name[k]
         for cand in (Path(key), self.base / key):
             try:
                 if cand.is_file():
-                    from puzzleproof.cli.common import read_arg
-
-                    c = read_arg(str(cand), self.puzzle)
+                    c = self.reader.read(str(cand), self.plugin.name)
                     if c.loaded:
                         self.by_name[key] = c.loaded[0].instance
                         return self.by_name[key]
@@ -195,30 +189,12 @@ class _Instances:
 # Plots
 
 
-def _png(fig) -> bytes:
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _per_size_plot(pts: dict[str, list[tuple[float, float]]], what: str, ylabel: str,
                    name: str, title: str, caption: str, log: bool) -> Figure | None:
     """One scatter of a value against instance size, a colour per method."""
     if not pts:
         return None
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     for m, p in sorted(pts.items()):
         ax.scatter([x for x, _ in p], [y for _, y in p], s=14, label=m, alpha=0.7)
@@ -229,7 +205,7 @@ def _per_size_plot(pts: dict[str, list[tuple[float, float]]], what: str, ylabel:
     ax.set_title(title)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    return Figure(name, "png", _png(fig), caption)
+    return Figure(name, "png", png(fig), caption)
 
 
 def _time_plot(recs: list[dict], sizes: dict[str, int], what: str) -> Figure | None:
@@ -256,52 +232,6 @@ def _effort_plot(recs: list[dict], sizes: dict[str, int], what: str) -> Figure |
 # Cross-checks
 
 
-def _size(puzzle: str, rec: dict, inst: Any) -> int | None:
-    try:
-        return _size_of(puzzle, rec, inst)
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
-        return None
-
-
-def _size_of(puzzle: str, rec: dict, inst: Any) -> int | None:
-    if inst is not None:
-        for attr in ("islands", "cities", "n"):
-            v = getattr(inst, attr, None)
-            if v is not None:
-                return v if isinstance(v, int) else len(v)
-        g = getattr(inst, "graph", None) or getattr(inst, "map", None)
-        if g is not None and hasattr(g, "n"):
-            return g.n
-    ans = rec.get("answer")
-    if puzzle == "hashi" and isinstance(ans, list) and ans:
-        return len({(b[0], b[1]) for b in ans} | {(b[2], b[3]) for b in ans})
-    if puzzle == "cityclose" and isinstance(ans, dict) and "order" in ans:
-        return len(ans["order"]) + len(ans.get("left") or [])
-    return None
-
-
-def _hashi_from_solution(answer: list) -> Any:
-    """The puzzle a checked solution solves: its islands, clues from their bridges."""
-    from puzzleproof.models.hashi import Island, Puzzle
-
-    deg: Counter = Counter()
-    for x1, y1, x2, y2, n in answer:
-        deg[(x1, y1)] += n
-        deg[(x2, y2)] += n
-    islands = tuple(sorted((Island(x, y, c) for (x, y), c in deg.items()),
-                           key=lambda i: (i.y, i.x)))
-    return Puzzle(max(x for x, _ in deg) + 1, max(y for _, y in deg) + 1, islands,
-                  max(max(b[4] for b in answer), 2), "rebuilt from its solution")
-
-
-def _lines(answer: Any) -> list[tuple] | None:
-    try:
-        lines = [tuple(int(v) for v in b) for b in answer]
-    except (TypeError, ValueError):
-        return None
-    return lines if all(len(b) == 5 for b in lines) else None
-
-
 def _drawn(draw, *args) -> list[Any]:
     """What ``draw(*args)`` gives, or one line saying why the evidence cannot be drawn (a
     record the project did not write as it writes them): the tables still list it."""
@@ -311,123 +241,7 @@ def _drawn(draw, *args) -> list[Any]:
         return [f"(the evidence cannot be drawn: {type(exc).__name__}: {str(exc)[:200]})"]
 
 
-def _draw_hashi(d: dict, recs: list[dict], inst: Any, k: int) -> list[Any]:
-    from puzzleproof.formats.hashi import render_svg
-
-    good = next((r for r in recs if r["status"] in SOLVED and r["check_ok"] and r["answer"]),
-                None)
-    ev = d["evidence"]
-    shown: list[tuple[str, Any]] = []
-    if d["kind"] == "invalid-answer":
-        shown.append((f"{d['methods'][0]}'s answer (breaks a rule)", ev.get("answer")))
-    elif d["kind"] == "unique-mismatch":
-        shown += [(f"{m}'s solution", ev.get(m)) for m in d["methods"]]
-    elif d["kind"] == "reference-mismatch":
-        shown += [("the answer", ev.get("answer")), ("the shipped reference", ev.get("reference"))]
-    elif d["kind"] == "missed-solution":
-        bad = next((r for r in recs if r["method"] == d["methods"][0]), None)
-        if bad is not None and bad.get("answer"):
-            shown.append((f"{d['methods'][0]}'s partial answer", bad["answer"]))
-        shown.append((f"the checked solution by {ev.get('solution_by')}", ev.get("solution")))
-    if good is not None and not any(s is good["answer"] for _, s in shown):
-        shown.append((f"the checked solution by {good['method']}", good["answer"]))
-    puzzle = inst
-    if puzzle is None and good is not None:
-        puzzle = _hashi_from_solution(good["answer"])
-    if puzzle is None:
-        return ["(the puzzle was not found: pass the run's inputs to draw it)"]
-    blocks: list[Any] = []
-    right = {tuple(sorted([(b[0], b[1]), (b[2], b[3])])) + (b[4],)
-             for b in (good["answer"] if good else [])}
-    for j, (label, ans) in enumerate(shown):
-        lines = _lines(ans) if ans is not None else None
-        if lines is None:
-            continue
-        mine = {tuple(sorted([(b[0], b[1]), (b[2], b[3])])) + (b[4],) for b in lines}
-        note = ""
-        if right and mine != right and "checked solution" not in label:
-            wrong = sorted(mine - right)
-            missing = sorted(right - mine)
-            note = (f"; wrong bridges: {_bridges(wrong)}" if wrong else "") + \
-                   (f"; missing bridges: {_bridges(missing)}" if missing else "")
-        blocks.append(Figure(f"disagreement-{k}-{j}", "svg",
-                             render_svg(puzzle, lines, title=label), label + note))
-    return blocks
-
-
-def _bridges(bs: list[tuple]) -> str:
-    text = ", ".join(f"{a}-{b}×{n}" for a, b, n in bs[:12])
-    return text + (f" and {len(bs) - 12} more" if len(bs) > 12 else "")
-
-
-def _draw_skynet(d: dict, k: Any) -> list[Any]:
-    rec = (d.get("evidence") or {}).get("record")
-    if not isinstance(rec, dict):
-        return []
-    from puzzleproof.formats.skynet import record_from_json, render_svg
-
-    try:
-        game = record_from_json(json.dumps(rec))
-    except InputError as exc:
-        return [f"(the game record cannot be drawn: {exc})"]
-    return [Figure(f"disagreement-{k}", "svg", render_svg(game.map, game),
-                   f"{d['methods'][0]} against the worst-case agent: cut links dashed and "
-                   f"numbered by turn, the agent's winning line in blue ({game.reason})")]
-
-
-def _skynet_game(answer: Any) -> dict | None:
-    """The game record in a Skynet record's answer (a referee batch's game, or the game a
-    bot lost against the worst-case agent)."""
-    if isinstance(answer, dict):
-        if answer.get("type") == "skynet-game":
-            return answer
-        rec = answer.get("record")
-        if isinstance(rec, dict) and rec.get("type") == "skynet-game":
-            return rec
-    return None
-
-
-def _draw_cityclose(name: str, recs: list[dict], inst: Any, k: int) -> list[Any]:
-    orders = [r for r in recs if isinstance(r.get("answer"), dict) and r["answer"].get("order")]
-    if len(orders) < 2:
-        return []
-    best = min(orders, key=lambda r: r["answer"]["total"])
-    worst = max(orders, key=lambda r: r["answer"]["total"])
-    blocks: list[Any] = []
-    from puzzleproof.formats.cityclose_draw import plot_steps, render_svg
-
-    runs = {r["method"]: r["answer"]["wiener"] for r in orders if r["answer"].get("wiener")}
-    if runs:
-        import tempfile
-
-        with tempfile.TemporaryDirectory() as tmp:
-            path = str(Path(tmp) / "steps.png")
-            plot_steps(dict(sorted(runs.items(), key=lambda kv: sum(kv[1]))), path,
-                       title=f"{name}: Wiener number per step")
-            blocks.append(Figure(f"wiener-{k}", "png", Path(path).read_bytes(),
-                                 f"{name}: Wiener number per step, per method"))
-    if inst is None:
-        blocks.append("(the map was not found: pass the run's inputs to draw both orders)")
-        return blocks
-    m = getattr(inst, "map", inst)
-    for r in (best, worst) if best is not worst else (best,):
-        blocks.append(Figure(f"orders-{k}-{r['method']}", "svg",
-                             render_svg(m, r["answer"]["order"],
-                                        title=f"{name}: {r['method']}, total "
-                                              f"{r['answer']['total']}"),
-                             f"{r['method']}'s order (each city labelled with the step that "
-                             f"closes it), total {r['answer']['total']}"))
-    return blocks
-
-
-def _crosscheck(recs: list[dict], puzzle: str, found: _Instances) -> list[Section]:
-    from puzzleproof.cli.batch import describe
-
-    records = [r for r in recs if r["type"] == "record"]
-    disagreements = [r for r in recs if r["type"] == "disagreement"]
-    by_inst: dict[str, list[dict]] = defaultdict(list)
-    for r in records:
-        by_inst[r["instance"]].append(r)
+def _summary(records: list[dict], disagreements: list[dict], n_instances: int) -> Section:
     methods = list(dict.fromkeys(r["method"] for r in records))
     statuses = sorted({r["status"] for r in records})
     rows = []
@@ -439,82 +253,67 @@ def _crosscheck(recs: list[dict], puzzle: str, found: _Instances) -> list[Sectio
                      *[sum(r["status"] == s for r in rs) for s in statuses],
                      sum(not r["check_ok"] for r in rs), f"{sum(times) / len(times):.3f}",
                      f"{max(times):.3f}", f"{sum(eff) / len(eff):.1f}" if eff else ""])
-    summary = Section("Summary", [
-        f"{len(by_inst)} instance(s), {len(methods)} method(s), {len(records)} record(s), "
+    return Section("Summary", [
+        f"{n_instances} instance(s), {len(methods)} method(s), {len(records)} record(s), "
         f"{len(disagreements)} disagreement(s).",
         Table(["method", "kind", "records", *statuses, "failed check", "mean s", "max s",
                "mean effort"], rows, "Verdicts per method (failed check: the answer breaks "
                                      "a rule of the puzzle)")])
-    if puzzle == "cityclose":
-        gap_rows = []
-        for name, rs in by_inst.items():
-            totals = {r["method"]: r["answer"]["total"] for r in rs
-                      if isinstance(r.get("answer"), dict)
-                      and isinstance(r["answer"].get("total"), (int, float))}
-            if totals:
-                low = min(totals.values())
-                gap_rows.append([name, *[totals.get(m, "") for m in methods],
-                                 max(totals.values()) - low])
-        summary.blocks.append(Table(["map", *methods, "largest gap"], gap_rows,
-                                    "Total of Wiener numbers per map and method"))
+
+
+def _plots(plugin: Any, records: list[dict], by_inst: dict, found: _Instances) -> Section:
+    spec = plugin.report
     sizes = {}
     for name, rs in by_inst.items():
-        inst = found.get(name)
-        s = _size(puzzle, rs[0], inst)
-        if s is None:
-            s = next((_size(puzzle, r, None) for r in rs if _size(puzzle, r, None)), None)
+        s = None
+        if spec is not None and spec.size is not None:
+            s = _safe(spec.size, found.get(name), rs[0])
+            if s is None:
+                s = next((v for r in rs for v in [_safe(spec.size, None, r)] if v), None)
         if s is not None:
             sizes[name] = s
-    what = {"hashi": "islands", "cityclose": "cities"}.get(puzzle, "size")
-    plots = Section("Plots", [f for f in (_time_plot(records, sizes, what),
-                                          _effort_plot(records, sizes, what)) if f])
-    sections = [summary]
+    what = spec.size_name if spec is not None else "size"
+    return Section("Plots", [f for f in (_time_plot(records, sizes, what),
+                                         _effort_plot(records, sizes, what)) if f])
+
+
+def _safe(fn, *args) -> Any:
+    try:
+        return fn(*args)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+        return None
+
+
+def _disagreements(plugin: Any, disagreements: list[dict], by_inst: dict,
+                   found: _Instances) -> Section:
     dis = Section("Disagreements")
     if not disagreements:
         dis.blocks.append("No disagreement: every method's answer passed the rule check and "
                           "no method contradicted another.")
-    else:
-        dis.blocks.append(Table(["instance", "kind", "methods", "what"],
-                                [[d["instance"], d["kind"], ", ".join(d["methods"]),
-                                  describe(d)] for d in disagreements]))
-        for k, d in enumerate(disagreements[:MAX_DRAWN]):
-            dis.blocks.append(f"### {d['instance']}: {d['kind']} [{', '.join(d['methods'])}]")
-            if puzzle == "hashi":
-                dis.blocks += _drawn(_draw_hashi, d, by_inst[d["instance"]],
-                                     found.get(d["instance"]), k)
-            elif puzzle == "skynet":
-                dis.blocks += _drawn(_draw_skynet, d, k)
-            elif puzzle == "cityclose":
-                dis.blocks += _drawn(_draw_cityclose, d["instance"], by_inst[d["instance"]],
-                                     found.get(d["instance"]), k)
-        if len(disagreements) > MAX_DRAWN:
-            dis.blocks.append(f"(the first {MAX_DRAWN} are drawn; the table lists all)")
-    sections.append(dis)
-    if puzzle == "cityclose":  # the maps where the methods' totals differ, drawn
-        gaps = Section("Maps where the orders differ")
-        for k, (name, rs) in enumerate(by_inst.items()):
-            totals = {r["answer"]["total"] for r in rs if isinstance(r.get("answer"), dict)
-                      and isinstance(r["answer"].get("total"), (int, float))}
-            if len(totals) > 1 and k < MAX_DRAWN:
-                gaps.blocks.append(f"### {name}")
-                gaps.blocks += _drawn(_draw_cityclose, name, rs, found.get(name), 100 + k)
-        if gaps.blocks:
-            sections.append(gaps)
-    if puzzle == "skynet":  # lost games (referee batches, bots against the agent): drawn
-        drawn = {(d["instance"], d["methods"][0]) for d in disagreements[:MAX_DRAWN]
-                 if d["methods"]}
-        lost = [(r, g) for r in records for g in [_skynet_game(r.get("answer"))]
-                if g is not None and g.get("result") == "LOSS"
-                and (r["instance"], r["method"]) not in drawn]
-        if lost:
-            sec = Section("Lost games", [f"{len(lost)} more game(s) lost by a bot"
-                                         + (f"; the first {MAX_DRAWN // 2} drawn"
-                                            if len(lost) > MAX_DRAWN // 2 else "") + "."])
-            for k, (r, g) in enumerate(lost[:MAX_DRAWN // 2]):
-                sec.blocks.append(f"### {r['instance']}: {r['method']}")
-                sec.blocks += _drawn(_draw_skynet, {"evidence": {"record": g},
-                                                    "methods": [r["method"]]}, f"lost-{k}")
-            sections.append(sec)
+        return dis
+    dis.blocks.append(Table(["instance", "kind", "methods", "what"],
+                            [[d["instance"], d["kind"], ", ".join(d["methods"]), describe(d)]
+                             for d in disagreements]))
+    draw = plugin.report.draw if plugin.report is not None else None
+    for k, d in enumerate(disagreements[:MAX_DRAWN]):
+        dis.blocks.append(f"### {d['instance']}: {d['kind']} [{', '.join(d['methods'])}]")
+        if draw is not None:
+            dis.blocks += _drawn(draw, d, by_inst[d["instance"]], found.get(d["instance"]), k)
+    if len(disagreements) > MAX_DRAWN:
+        dis.blocks.append(f"(the first {MAX_DRAWN} are drawn; the table lists all)")
+    return dis
+
+
+def _crosscheck(recs: list[dict], plugin: Any, found: _Instances) -> list[Section]:
+    records = [r for r in recs if r["type"] == "record"]
+    disagreements = [r for r in recs if r["type"] == "disagreement"]
+    by_inst: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        by_inst[r["instance"]].append(r)
+    sections = [_summary(records, disagreements, len(by_inst)),
+                _disagreements(plugin, disagreements, by_inst, found)]
+    if plugin.report is not None and plugin.report.sections is not None:
+        sections += _drawn(plugin.report.sections, recs, found)
     unknown = [r for r in records if r["status"] in ("UNKNOWN", "ERROR")]
     if unknown:
         sections.append(Section("Unknown and failed", [Table(
@@ -523,110 +322,28 @@ def _crosscheck(recs: list[dict], puzzle: str, found: _Instances) -> list[Sectio
               r.get("error") or ((r.get("certificate") or {}).get("note")
                                  if isinstance(r.get("certificate"), dict) else "")
               or "its time limit ran out"] for r in unknown])]))
+    plots = _plots(plugin, records, by_inst, found)
     if plots.blocks:
         sections.append(plots)
     return sections
-
-
-# --------------------------------------------------------------------------------------------
-# Death Run and generator runs
-
-
-def _deathrun(recs: list[dict]) -> list[Section]:
-    from puzzleproof.formats.deathrun import graph_from_obj, render_svg
-    from puzzleproof.verify.deathrun_tournament import plot_scores, summarise
-
-    games = [r for r in recs if r["type"] == "deathrun-game"]
-    summary = summarise(games)
-    sections = [Section("Summary", [f"{len(games)} game(s)."])]
-    for role, rows in summary.items():
-        if not rows:
-            continue
-        keys = [k for k in rows[0] if not isinstance(rows[0][k], (list, dict))]
-        sections[0].blocks.append(Table(keys, [[_fmt(row[k]) for k in keys] for row in rows],
-                                        f"{role}: mean with its 95 % confidence interval"))
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "scores.png"
-        plot_scores(games, path)
-        sections.append(Section("Score distributions", [
-            Figure("scores", "png", path.read_bytes(), "Scores per bot and role")]))
-    failed = [r for r in recs if r["type"] == "deathrun-game-error"]
-    if failed:
-        sections.append(Section("Games that failed", [Table(
-            ["game", "error"], [[r.get("game_id"), r.get("error")] for r in failed])]))
-    bad = [g for g in games if g.get("invalid_moves")]
-    shown = bad[:MAX_DRAWN // 4] or games[:1]
-    drawn = Section("Games drawn", ["Games with invalid moves are drawn; without any, the "
-                                    "first game."])
-    for g in shown:
-        try:
-            graph = graph_from_obj(g.get("graph"), None, None, "the record's graph")
-        except InputError as exc:
-            drawn.blocks.append(f"(game {g.get('game_id')} cannot be drawn: {exc})")
-            continue
-        drawn.blocks.append(Figure(f"game-{g.get('game_id')}".replace("/", "-"), "svg",
-                                   render_svg(graph, g),
-                                   f"game {g.get('game_id')}: each student's path in its own "
-                                   "colour, raised links marked"))
-    sections.append(drawn)
-    return sections
-
-
-def _fmt(v: Any) -> Any:
-    return f"{v:.2f}" if isinstance(v, float) else v
-
-
-def _generated(recs: list[dict], path: str) -> list[Section]:
-    from puzzleproof.formats.hashi import read_puzzles, render_svg
-
-    text = "\n".join(json.dumps(r) for r in recs if r["type"] == "hashi")
-    rows, sizes, effort, figs = [], [], [], []
-    for k, rec in enumerate(read_puzzles(text, path, "jsonl")):
-        meas = (recs[k].get("measures") or {})
-        art = meas.get("article") or {}
-        ex = meas.get("exact") or {}
-        rows.append([rec.name, len(rec.puzzle.islands), art.get("assumptions"),
-                     art.get("status"), ex.get("cut_rounds"), _fmt(ex.get("seconds"))])
-        sizes.append(len(rec.puzzle.islands))
-        effort.append(art.get("assumptions") or 0)
-        if k < 6:
-            figs.append(Figure(f"puzzle-{k}", "svg", render_svg(rec.puzzle, rec.solution,
-                                                                title=rec.name),
-                               f"{rec.name} with its unique solution"))
-    blocks: list[Any] = [Table(["puzzle", "islands", "article assumptions", "article",
-                                "exact cut rounds", "exact s"], rows,
-                               "Each puzzle is unique (proved); the article's heuristic needs "
-                               "the stated number of assumptions")]
-    if rows:
-        plt = _pyplot()
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.scatter(sizes, effort, s=16)
-        ax.set_xlabel("islands")
-        ax.set_ylabel("article's assumptions")
-        ax.set_title("Hardness of the generated puzzles")
-        ax.grid(alpha=0.3)
-        blocks.append(Figure("hardness", "png", _png(fig), "Assumptions per puzzle size"))
-    return [Section("Generated puzzles", blocks), Section("Puzzles drawn", figs)]
 
 
 def build(path: str | Path, inputs: Sequence[str] = (), puzzle: str | None = None) -> Report:
     """The report of the run in ``path`` (instances for drawings found as the module
     docstring says)."""
     recs = load_run(path)
-    kind = _run_kind(recs, str(path))
+    kind, plugin = _run_kind(recs, str(path))
     if kind == "crosscheck":
-        puzzle = puzzle or _guess_puzzle(recs)
-        found = _Instances(puzzle, inputs, Path(path).resolve().parent)
-        from puzzleproof import puzzles as registry
-
-        title = f"Cross-check of {registry.get(puzzle).title}"
-        sections = _crosscheck(recs, puzzle, found)
-    elif kind == "deathrun":
-        title, sections = "Death Run games", _deathrun(recs)
+        for r in recs:
+            if r["type"] == "record":
+                Record.from_dict(r)  # every record reads (an earlier version's too)
+        plugin = registry.get(puzzle or _puzzle_of(recs, str(path), inputs))
+        found = _Instances(plugin, inputs, Path(path).resolve().parent)
+        title = f"Cross-check of {plugin.title}"
+        sections = _crosscheck(recs, plugin, found)
     else:
-        title, sections = "Generated Hashi puzzles", _generated(recs, str(path))
+        title, make = plugin.report.runs[kind]
+        sections = make(recs, str(path))
     return Report(title, [f"Run: {Path(path).name} ({len(recs)} line(s))."], sections)
 
 

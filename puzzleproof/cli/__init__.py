@@ -1,8 +1,9 @@
-"""The ``puzzleproof`` command: thin over library functions that return plain dataclasses.
+"""The ``puzzleproof`` command: thin over the puzzle plugins and library functions that
+return plain dataclasses.
 
-The root group and the verbs live in :mod:`puzzleproof.cli.common`; each puzzle's module
-(:mod:`puzzleproof.cli.hashi`, :mod:`puzzleproof.cli.skynet`, ...) registers its own
-subcommands on them, found through the registry (:mod:`puzzleproof.puzzles`).
+The shared verbs are written once in :mod:`puzzleproof.cli.verbs`, over every plugin the
+registry finds (:mod:`puzzleproof.puzzles`); a puzzle's own game verbs (``skynet play``,
+``deathrun tournament``, ``plot``) come from the module its plugin names.
 """
 
 from __future__ import annotations
@@ -15,16 +16,12 @@ import click
 
 from puzzleproof import __version__
 from puzzleproof import puzzles as registry
-from puzzleproof.cli.common import (FiniteRange, EXIT_HELP, Exit, check_group, convert_group,
-                                    crosscheck_group, generate_group, render_group, say,
-                                    solve_group)
 from puzzleproof.cli import common as _common
+from puzzleproof.cli.common import EXIT_HELP, Exit, say
+from puzzleproof.cli.verbs import verb_groups
 from puzzleproof.errors import PuzzleproofError
-from puzzleproof.formats.cityclose import MAX_LINKS as CITY_MAX_LINKS
-from puzzleproof.formats.hashi import MAX_SIDE as HASHI_MAX_SIDE
 from puzzleproof.formats.numbers import SIZE_ENV
-from puzzleproof.models.cityclose import MAX_CITIES
-from puzzleproof.models.deathrun import MAX_EDGES, MAX_VERTICES
+from puzzleproof.method import load_ref
 
 __all__ = ["cli", "main"]
 
@@ -40,18 +37,32 @@ def _puzzle_lines() -> str:
     return "\n".join(f"  {p.name:<10} {p.summary}" for p in registry.all_puzzles())
 
 
+def _limits_help() -> str:
+    return "; ".join(p.limits for p in registry.all_puzzles() if p.limits)
+
+
+def _max_size(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is None:
+        return
+    try:
+        factor = float(value)
+    except ValueError:
+        factor = float("nan")
+    if not (1 <= factor <= 1e6):  # nan and inf fail too
+        raise click.BadParameter(f"expected a factor, a number in the range 1 to 1,000,000, "
+                                 f"found {value!r}", ctx, param)
+    _set_max_size(factor)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]},
              epilog=EXIT_HELP)
 @click.version_option(__version__, prog_name="puzzleproof")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
-@click.option("--max-size", type=FiniteRange(min=1), default=None, metavar="FACTOR",
-              expose_value=False, is_eager=True, callback=lambda _c, _p, v: _set_max_size(v),
-              help="Lift the size limits deliberately: multiply them by FACTOR (or set "
-                   f"{SIZE_ENV}=FACTOR). A declared size is checked before anything is "
-                   "allocated: Skynet N <= 500 nodes, L <= 1000 links, E <= 20 gateways "
-                   f"(CodinGame's); Hashi width and height <= {HASHI_MAX_SIDE}; city closing "
-                   f"<= {MAX_CITIES:,} cities, {CITY_MAX_LINKS:,} links; Death Run <= "
-                   f"{MAX_VERTICES:,} vertices, {MAX_EDGES:,} links.")
+@click.option("--max-size", default=None, metavar="FACTOR",
+              expose_value=False, is_eager=True, callback=_max_size,
+              help="Lift the size limits deliberately: multiply them by FACTOR, from 1 to "
+                   f"1,000,000 (or set {SIZE_ENV}=FACTOR). A declared size is checked before "
+                   "anything is allocated: " + _limits_help() + ".")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """Solve puzzles and small games exactly, prove the answers, and judge the heuristic
@@ -75,14 +86,14 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {**(ctx.obj or {}), "debug": debug}
 
 
-for _verb in (solve_group, check_group, render_group, crosscheck_group, generate_group,
-              convert_group):
+for _verb in verb_groups():
     cli.add_command(_verb)
 
-# each puzzle registers its own subcommands (and game-specific groups) on import
-for _info in registry.all_puzzles():
-    _module = registry.load_ref(_info.cli)
-    for _group in getattr(_module, "GROUPS", ()):
+# each puzzle's own game verbs (skynet play/referee, deathrun play/tournament, plot)
+for _plugin in registry.all_puzzles():
+    for _group in (load_ref(_plugin.commands) if _plugin.commands else ()):
+        if _group.name in cli.commands:
+            continue  # a verb two puzzles share (plot) is registered once
         cli.add_command(_group)
 
 from puzzleproof.cli.report import report_command  # noqa: E402 - every puzzle's runs

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import click
 from rich.table import Table
 
-from puzzleproof.cli.common import (SECONDS,
+from puzzleproof.cli.legacy import (SECONDS,
                                     Exit, check_group, check_output, convert_group, deliver, emit,
                                     err, force_option, gather,
                                     json_option, jsonl_option,

@@ -15,8 +15,8 @@ from typing import Any
 import click
 from rich.table import Table
 
-from puzzleproof.cli.common import (FiniteRange,
-                                    Exit, PuzzleVerb, check_output, count_option, crosscheck_group,
+from puzzleproof.cli.legacy import (FiniteRange,
+                                    Exit, check_output, count_option, crosscheck_group,
                                     deliver, emit,
                                     force_option, gather,
                                     generate_group,
@@ -322,7 +322,7 @@ def generate_cityclose(shape, cities, count, seed, min_gap, max_attempts, time_l
     elif target is not None and target.exists() and not target.is_dir():
         raise InputError("is a file, not a folder: give FILE.json for one map, or a folder",
                          str(target))
-    from puzzleproof.cli.common import executor_for, progress_bar
+    from puzzleproof.cli.legacy import executor_for, progress_bar
 
     try:
         with progress_bar(quiet) as bar:
@@ -366,13 +366,12 @@ def generate_cityclose(shape, cities, count, seed, min_gap, max_attempts, time_l
 
 # -- plot: a new verb -----------------------------------------------------------------------
 
-@click.group(name="plot", cls=PuzzleVerb)
-def plot_group() -> None:
-    """Plot what methods do on an instance: 'plot [PUZZLE] INPUT -o FILE.png'.
+from puzzleproof.cli.verbs import PuzzleVerb  # noqa: E402
 
-    City closing: the Wiener number after each closing for each method, and the
-    per-step advantage of each over the first, as the article draws it.
-    """
+plot_group = PuzzleVerb("plot", help="""Plot what methods do on an instance: 'plot [PUZZLE] INPUT -o FILE.png'.
+
+City closing: the Wiener number after each closing for each method, and the
+per-step advantage of each over the first, as the article draws it.""")
 
 
 @plot_group.command(name="cityclose")

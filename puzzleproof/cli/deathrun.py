@@ -18,7 +18,7 @@ from typing import Any, Sequence
 import click
 from rich.table import Table
 
-from puzzleproof.cli.common import (FiniteRange, SECONDS,
+from puzzleproof.cli.legacy import (FiniteRange, SECONDS,
                                     Exit, check_group, check_output, deliver, emit, force_option,
                                     gather, jobs_option,
                                     json_option, mixed, out,
@@ -336,7 +336,7 @@ def _prepare_output(output: str | None, force: bool, resume: bool) -> None:
 
 def _run(crims, studs, graphs, seed, jobs, output, resume, move_timeout, init_timeout,
          quiet, what: str, memory_limit: int = 768):
-    from puzzleproof.cli.common import executor_for
+    from puzzleproof.cli.legacy import executor_for
     from puzzleproof.verify.deathrun_tournament import run_tournament
 
     progress = progress_bar(quiet)

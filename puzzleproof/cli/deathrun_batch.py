@@ -12,7 +12,7 @@ from typing import Sequence
 import click
 from rich.table import Table
 
-from puzzleproof.cli.common import (Exit, crosscheck_group, deliver, emit, force_option,
+from puzzleproof.cli.legacy import (Exit, crosscheck_group, deliver, emit, force_option,
                                     generate_group,
                                     jobs_option, json_option,
                                     mixed, out, output_option,
@@ -315,7 +315,7 @@ def generate_deathrun(count, seed, candidates, criminals, out_dir, force, jobs, 
     cand = candidates or 10 * count
     if cand < count:
         raise click.UsageError(f"--candidates {cand} cannot give {count} graphs")
-    from puzzleproof.cli.common import executor_for, progress_bar
+    from puzzleproof.cli.legacy import executor_for, progress_bar
 
     try:
         with progress_bar(quiet) as bar:

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from puzzleproof.cli.common import check_output, force_option, say
+from puzzleproof.cli.common import check_output, say
+from puzzleproof.cli.options import option
+from puzzleproof.puzzles.options import FORCE
 from puzzleproof.errors import InputError
 
 
@@ -21,8 +23,9 @@ from puzzleproof.errors import InputError
                    "needed); md: Markdown with the pictures as files in OUTPUT-files/ beside "
                    "it. Default: from the -o name, else html.")
 @click.option("--puzzle", default=None, metavar="NAME",
-              help="The puzzle of a cross-check run (default: inferred from its methods).")
-@force_option
+              help="The puzzle of a cross-check run (default: the one its records name; "
+                   "records written before they named it are recognised by their instances).")
+@option(FORCE)
 def report_command(run, inputs, output, fmt, puzzle, force) -> None:
     """Turn a run into a report: 'report RUN.jsonl [INPUTS...]'.
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from puzzleproof.cli.common import (Exit, check_group, check_output,
+from puzzleproof.cli.legacy import (Exit, check_group, check_output,
                                     deliver, emit, force_option, gather, generate_group,
                                     init_timeout_option, jobs_option, json_option,
                                     jsonl_option, move_timeout_option, out,
@@ -565,7 +565,7 @@ def skynet_referee(maps, agent_names, bot_names, bot_cmds, rule, start, all_star
           --bot-cmd 'mine=python3 mybot.py' --bot ep2-slack -j 2
     """
     import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' agent)
-    from puzzleproof.cli.common import named_commands
+    from puzzleproof.cli.legacy import named_commands
     from puzzleproof.formats import skynet as sfmt
     from puzzleproof.verify.skynet_agents import AGENTS, make_agent
     from puzzleproof.verify.skynet_bots import BOTS, make_bot
@@ -663,7 +663,7 @@ def _referee_batch(maps, starts_of, bots, agents, tiebreak, seed, rule, target, 
     progress = progress_bar(quiet or as_json)
     with progress:
         task = progress.add_task("refereeing", total=None)
-        from puzzleproof.cli.common import executor_for
+        from puzzleproof.cli.legacy import executor_for
 
         report = run_crosscheck(kind, instances, list(kind.methods), target, resume=resume,
                                 jobs=executor_for(jobs), progress=lambda d, t, label:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from puzzleproof.cli.common import (Exit, check_output, crosscheck_group, force_option,
+from puzzleproof.cli.legacy import (Exit, check_output, crosscheck_group, force_option,
                                     init_timeout_option, jobs_option, json_option,
                                     method_option, move_timeout_option, out, output_option,
                                     quiet_option, resume_option, split_names,
@@ -87,7 +87,7 @@ def crosscheck_skynet(inputs, method, bot_cmds, agent_names, max_replays, per_li
     """
     from puzzleproof.cli.batch import run_and_report
     from puzzleproof.cli.skynet import _maps, _referee_batch
-    from puzzleproof.cli.common import mixed, named_commands, one_json
+    from puzzleproof.cli.legacy import mixed, named_commands, one_json
     from puzzleproof.verify.skynet_bots import BOTS
     from puzzleproof.verify.skynet_methods import game_instances, verdict_kind
 

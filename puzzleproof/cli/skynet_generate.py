@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from puzzleproof.cli.common import (FiniteRange, SECONDS,
+from puzzleproof.cli.legacy import (FiniteRange, SECONDS,
                                     Exit, executor_for, force_option, generate_group,
                                     jobs_option, quiet_option, say,
                                     seed_option)
@@ -305,7 +305,7 @@ def ep1_cuts_table(maps, starts: dict, bots: list[str] | None, time_limit: float
     where every node links to at most one gateway, is a failure (exit 1)."""
     from rich.table import Table
 
-    from puzzleproof.cli.common import emit, out
+    from puzzleproof.cli.legacy import emit, out
     from puzzleproof.generate.skynet_ep1 import EP1_BOTS
     from puzzleproof.verify.skynet_ep1 import (EP1_NOTE, article_cuts, cut_report, cuts_text,
                                                fewest_text, worst_cuts)

@@ -7,13 +7,13 @@ import json
 
 from rich.table import Table
 
-from puzzleproof.cli.common import deliver, emit, out, say
+from puzzleproof.cli.legacy import deliver, emit, out, say
 
 
 def referee_worst(m, st, who, externals, rule, limits, worst, jobs, target, force,
                    as_json) -> int:
     """One bot against the adversary from one start: the verdict, the line or the proof."""
-    from puzzleproof.cli.common import cores
+    from puzzleproof.cli.legacy import cores
     from puzzleproof.cli.skynet import _print_game, _stamp_certificate
     from puzzleproof.formats import skynet as sfmt
     from puzzleproof.verify.skynet_adversary import BotPlayer, ProgramPlayer, adversary

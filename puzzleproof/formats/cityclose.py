@@ -461,11 +461,11 @@ def read_map(text: str, source: str = "<string>", fmt: str | None = None,
 
 
 def read_instances(text: str, source: str = "<string>", fmt: str | None = None) -> list:
-    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.puzzles.Loaded`
+    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.loaded.Loaded`
     whose reference is the proved optimum a generated map's ``evidence`` carries (or None).
     Text that is not a city map raises InputError at line 1, so other puzzles' files are
     told apart cheaply."""
-    from puzzleproof.puzzles import Loaded
+    from puzzleproof.loaded import Loaded
 
     if fmt is None and detect_format(text) is None:
         if text.lstrip()[:1] in ("{", "["):

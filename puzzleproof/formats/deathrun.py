@@ -119,9 +119,9 @@ def read_graph(text: str, source: str | None = None) -> Graph:
 
 def read_instances(text: str, source: str = "<string>") -> list:
     """The registry's reader: the graph in ``text`` as one
-    :class:`puzzleproof.puzzles.Loaded`. A game record is not a graph file (its ``type`` says
+    :class:`puzzleproof.loaded.Loaded`. A game record is not a graph file (its ``type`` says
     what it is); text that is not a Death Run graph raises InputError at line 1."""
-    from puzzleproof.puzzles import Loaded
+    from puzzleproof.loaded import Loaded
 
     if kind_of(text) != "graph":
         if text.lstrip().startswith("{") and '"edges"' in text and len(text) <= MAX_TEXT:

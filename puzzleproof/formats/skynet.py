@@ -265,9 +265,9 @@ def read_map(text: str, source: str = "<string>", fmt: str | None = None) -> Sky
 
 
 def read_instances(text: str, source: str = "<string>", fmt: str | None = None) -> list:
-    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.puzzles.Loaded`.
+    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.loaded.Loaded`.
     A game record or breaker evidence is not a map file (its ``type`` says what it is)."""
-    from puzzleproof.puzzles import Loaded
+    from puzzleproof.loaded import Loaded
 
     m = read_map(text, source, fmt)
     return [Loaded(m.name or source, m)]

@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from puzzleproof import executor
-from puzzleproof.result import Result
+from puzzleproof.method import Method
+from puzzleproof.verify.records import Disagreement, Record
 
-__all__ = ["Instance", "Method", "PuzzleKind", "CrosscheckReport", "run_crosscheck",
+__all__ = ["Instance", "Method", "PuzzleKind", "describe", "CrosscheckReport", "run_crosscheck",
            "find_disagreements", "load_records"]
 
 SOLVED_STATUSES = {"SOLVED", "UNIQUE", "MULTIPLE", "OPTIMAL"}
@@ -46,17 +47,6 @@ class Instance:
     id: str
     data: Any  # the model instance (picklable)
     reference: Any = None  # a reference answer shipped with the instance
-
-
-@dataclass
-class Method:
-    """A way to answer an instance. ``run(data, time_limit)`` must be a picklable (top-level)
-    callable returning a :class:`Result`; ``exact`` says whether its claims are proofs."""
-
-    name: str
-    run: Callable[[Any, float | None], Result]
-    exact: bool
-    effort_key: str | None = None  # the stat summarised as "effort"
 
 
 @dataclass
@@ -118,10 +108,11 @@ def _run_task(kind: PuzzleKind, method: Method, inst: Instance, time_limit: floa
               ) -> dict:
     """Run one method on one instance and make its record (in a worker process)."""
     t0 = time.monotonic()
+    error = None
     try:
-        res = method.run(inst.data, time_limit)
+        res = method(inst.data, deadline=time_limit)
         status, answer = res.status.value, res.answer
-        stats, cert, error = res.stats, res.certificate, None
+        stats, cert = res.stats, res.certificate
         solver = f"{res.solver} {res.solver_version}".strip()
     except Exception as exc:  # a crashing method is a verdict, not a crash of the harness
         status, answer, stats, cert, solver = "ERROR", None, {}, None, method.name
@@ -130,27 +121,22 @@ def _run_task(kind: PuzzleKind, method: Method, inst: Instance, time_limit: floa
         error = str(exc) if getattr(exc, "is_verdict", False) else f"{type(exc).__name__}: {exc}"
     wall = time.monotonic() - t0
     violations = kind.check(inst.data, answer) if answer is not None else []
-    rec = {"type": "record", "schema_version": 1, "instance": inst.id, "method": method.name,
-           "exact": method.exact,
-           "status": status, "answer": answer, "check_ok": not violations,
-           "violations": violations, "wall_time": round(wall, 4), "stats": stats,
-           "effort": stats.get(method.effort_key) if method.effort_key else None,
-           "certificate": cert, "solver": solver}
-    if error:
-        rec["error"] = error
-    return rec
+    return Record(kind.name, inst.id, method.name, method.exact, status, answer,
+                  not violations, violations, round(wall, 4), stats,
+                  stats.get(method.effort) if method.effort else None, cert, solver,
+                  error).to_dict()
 
 
-def _failure_record(method: Method, inst: Instance, failure: "executor.TaskFailure") -> dict:
+def _failure_record(kind: PuzzleKind, method: Method, inst: Instance,
+                    failure: "executor.TaskFailure") -> dict:
     """The record of a task that gave no answer: UNKNOWN when it hung past its limit, ERROR
     when its worker kept dying."""
     hung = failure.kind == "timeout"
-    return {"type": "record", "schema_version": 1, "instance": inst.id, "method": method.name,
-            "exact": method.exact, "status": "UNKNOWN" if hung else "ERROR", "answer": None,
-            "check_ok": True, "violations": [], "wall_time": 0.0,
-            "stats": {"limit": "hang limit"} if hung else {"attempts": failure.attempts},
-            "effort": None, "certificate": {"note": failure.message} if hung else None,
-            "solver": method.name, "error": failure.message}
+    return Record(kind.name, inst.id, method.name, method.exact,
+                  "UNKNOWN" if hung else "ERROR",
+                  stats={"limit": "hang limit"} if hung else {"attempts": failure.attempts},
+                  certificate={"note": failure.message} if hung else None,
+                  solver=method.name, error=failure.message).to_dict()
 
 
 def load_records(path: Path) -> list[dict]:
@@ -184,8 +170,7 @@ def find_disagreements(kind: PuzzleKind, inst: Instance, recs: Sequence[dict]) -
     out: list[dict] = []
 
     def add(what: str, methods: list[str], evidence: dict) -> None:
-        out.append({"type": "disagreement", "schema_version": 1, "instance": inst.id,
-                    "kind": what, "methods": methods, "evidence": evidence})
+        out.append(Disagreement(kind.name, inst.id, what, methods, evidence).to_dict())
 
     good = [r for r in recs if r["status"] in SOLVED_STATUSES and r["answer"] is not None
             and r["check_ok"]]
@@ -276,8 +261,8 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
         found = find_disagreements(kind, inst, recs)
         for d in found:
             emit(d)
-        emit({"type": "instance-done", "schema_version": 1, "instance": inst.id,
-              "disagreements": len(found)})
+        emit({"type": "instance-done", "schema_version": 2, "puzzle": kind.name,
+              "instance": inst.id, "disagreements": len(found)})
         disagreements.extend(found)
 
     # instances whose records were all there but whose verdict was never written
@@ -299,7 +284,7 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
                     args=lambda t: (kind, kind.methods[t[1]], t[0], time_limit),
                     name=lambda t: f"{t[1]} on {t[0].id}"):
                 if isinstance(rec, executor.TaskFailure):
-                    rec = _failure_record(kind.methods[m], inst, rec)
+                    rec = _failure_record(kind, kind.methods[m], inst, rec)
                 finished = _accept(rec, records, emit, pending_per_inst, by_inst,
                                    close_instance, finished, total, progress)
     except KeyboardInterrupt:
@@ -321,3 +306,36 @@ def _accept(rec, records, emit, pending, by_inst, close_instance, finished, tota
     if progress:
         progress(finished, total, f"{rec['method']} {rec['instance']}")
     return finished
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else "…" + text[-(width - 1):]
+
+
+def describe(d: dict) -> str:
+    """One disagreement in words (a table cell, a report's row)."""
+    ev = d["evidence"]
+    kind = d["kind"]
+    if kind == "invalid-answer":
+        return "; ".join(v["message"] for v in ev["violations"][:3])
+    if kind == "missed-solution":
+        return (f"{d['methods'][0]} says {ev['claim']}"
+                + (f" ({ev['error']})" if ev.get("error") else "")
+                + f" but {ev['solution_by']} found a checked solution")
+    if kind == "unique-mismatch":
+        return "both claim UNIQUE with different solutions"
+    if kind == "reference-mismatch":
+        return f"answer differs from the shipped reference (UNIQUE by {ev['unique_by']})"
+    if kind == "loses-winnable-game":
+        rec = ev.get("record") or {}
+        turns = rec.get("turns", [])
+        line = " ".join(f"{t['cut'][0]}-{t['cut'][1]}>{t['agent_moved_to']}"
+                        if t.get("cut") else "(no cut)" for t in turns)
+        text = (f"proved WIN by {ev.get('proved_win_by')}; the agent wins in "
+                f"{len(turns)} turn{'' if len(turns) == 1 else 's'} ({rec.get('reason')}): "
+                f"cut>move {line}")
+        if rec.get("stderr"):
+            tail = [x for x in str(rec["stderr"]).splitlines() if x.strip()][-3:]
+            text += "".join(f"\n      stderr| {_short(x, 100)}" for x in tail)
+        return text
+    return json.dumps(ev)[:300]

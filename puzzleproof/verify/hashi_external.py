@@ -32,9 +32,10 @@ from functools import partial
 from typing import Sequence
 
 from puzzleproof.formats.hashi import write_puzzle
+from puzzleproof.limits import Deadline
+from puzzleproof.method import Method
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result, Status
-from puzzleproof.verify.crosscheck import Method
 from puzzleproof.verify.external import (DEFAULT_MEMORY_LIMIT_MB, parse_command,
                                          run_to_completion)
 
@@ -82,10 +83,11 @@ def parse_bridges(text: str) -> tuple[list[list[int]], list[str]]:
 
 
 def run_solver(name: str, command: Sequence[str], time_limit: float | None,
-               memory_limit: float | None, puzzle: Puzzle,
-               harness_time_limit: float | None) -> Result:
-    """Run the program on one puzzle (a harness method once bound by ``partial``)."""
-    limit = time_limit if time_limit is not None else (harness_time_limit
+               memory_limit: float | None, puzzle: Puzzle, *, deadline: Deadline) -> Result:
+    """Run the program on one puzzle (a method once bound by ``partial``): it has
+    ``time_limit`` seconds, else what the task's deadline leaves, else
+    :data:`DEFAULT_SOLVER_SECONDS`."""
+    limit = time_limit if time_limit is not None else (deadline.limit
                                                        or DEFAULT_SOLVER_SECONDS)
     text = write_puzzle(puzzle, "codingame")  # raises for what CodinGame's input cannot hold
     done = run_to_completion(list(command), text, limit, memory_limit=memory_limit)
@@ -129,5 +131,5 @@ def external_method(name: str, command: str | Sequence[str], time_limit: float |
     if not name:
         raise ValueError("an external solver needs a name")
     argv = parse_command(command)
-    return Method(name, partial(run_solver, name, argv, time_limit, memory_limit),
-                  exact=False, effort_key=None)
+    return Method(name, "external", f"the program {' '.join(argv)}",
+                  run=partial(run_solver, name, argv, time_limit, memory_limit))

@@ -6,7 +6,6 @@ article's intersection + elimination search, :mod:`puzzleproof.verify.hashi_heur
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from puzzleproof.encoders import hashi_cpsat, hashi_sat  # imported here, not timed in a task
@@ -15,23 +14,40 @@ from puzzleproof.formats.hashi import read_puzzles
 from puzzleproof.models.hashi import Puzzle, check_solution
 from puzzleproof.result import Result
 from puzzleproof.verify import hashi_heuristic
-from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind
+from puzzleproof.limits import Deadline
+from puzzleproof.method import Method
+from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 
 __all__ = ["hashi_kind", "load_hashi_instances", "canon"]
 
 
-def run_exact(name: str, puzzle: Puzzle, time_limit: float | None,
-              conflicts: int | None = None) -> Result:
-    kwargs: dict[str, Any] = {"mode": "unique", "time_limit": time_limit}
-    if name == "cpsat":
-        kwargs["workers"] = 1
-    elif conflicts is not None:
-        kwargs["conflict_budget"] = conflicts
-    return (hashi_cpsat if name == "cpsat" else hashi_sat).solve(puzzle, **kwargs)
+def run_sat(puzzle: Puzzle, *, deadline: Deadline, mode: str = "solve", count: int = 2,
+            conflicts: int | None = None, on_progress: Any = None) -> Result:
+    """The SAT back end: ``mode`` solve, unique or all (up to ``count`` solutions)."""
+    return hashi_sat.solve(puzzle, mode=mode, max_solutions=count,
+                           time_limit=deadline.limit, conflict_budget=conflicts,
+                           on_round=_rounds(on_progress))
 
 
-def run_article(puzzle: Puzzle, time_limit: float | None, nodes: int | None = None) -> Result:
-    return hashi_heuristic.solve(puzzle, time_limit=time_limit, max_nodes=nodes)
+def run_cpsat(puzzle: Puzzle, *, deadline: Deadline, mode: str = "solve", count: int = 2,
+              workers: int = 1, seed: int = 0, on_progress: Any = None) -> Result:
+    """The CP-SAT back end (one worker: deterministic)."""
+    return hashi_cpsat.solve(puzzle, mode=mode, max_solutions=count,
+                             time_limit=deadline.limit, workers=workers, seed=seed,
+                             on_round=_rounds(on_progress))
+
+
+def run_article(puzzle: Puzzle, *, deadline: Deadline, nodes: int | None = None) -> Result:
+    """The article's intersection + elimination search (a heuristic: no uniqueness)."""
+    return hashi_heuristic.solve(puzzle, time_limit=deadline.limit, max_nodes=nodes)
+
+
+def _rounds(on_progress: Any) -> Any:
+    """The back ends' per-round callback, as a line of progress for a person."""
+    if on_progress is None:
+        return None
+    return lambda rounds, cuts: on_progress(f"{rounds} cut round{'s' if rounds != 1 else ''}"
+                                            f", {cuts} cut{'s' if cuts != 1 else ''}")
 
 
 def check(puzzle: Puzzle, answer: Any) -> list[dict]:
@@ -53,20 +69,9 @@ def canon(answer: Any) -> tuple:
     return tuple(sorted(out))
 
 
-def hashi_kind(extra: dict[str, Method] | None = None, *, conflicts: int | None = None,
-               nodes: int | None = None) -> PuzzleKind:
-    """The Hashi plug-in; ``extra`` adds methods (a test double, a user's bot).
-    ``conflicts``: the sat method's conflict budget; ``nodes``: the article's search
-    nodes (deterministic limits: the same answers on any machine and executor)."""
-    methods = {
-        "cpsat": Method("cpsat", partial(run_exact, "cpsat"), exact=True, effort_key="cut_rounds"),
-        "sat": Method("sat", partial(run_exact, "sat", conflicts=conflicts), exact=True,
-                      effort_key="cut_rounds"),
-        "article": Method("article", partial(run_article, nodes=nodes), exact=False,
-                          effort_key="assumptions"),
-    }
-    methods.update(extra or {})
-    return PuzzleKind("hashi", methods, check, canon)
+def hashi_kind(methods: dict[str, Method]) -> PuzzleKind:
+    """The Hashi plug-in of the harness, over ``methods`` (by name, their options bound)."""
+    return PuzzleKind("hashi", dict(methods), check, canon)
 
 
 def load_hashi_instances(args: list[str], fmt: str | None = None,

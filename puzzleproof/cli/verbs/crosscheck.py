@@ -1,0 +1,99 @@
+"""``crosscheck [PUZZLE] INPUTS...``, written once: the output file is checked before any
+work (absent, or ``--resume`` / ``--force``), external programs' names and commands are
+checked when the options are read, the inputs read, and the puzzle's cross-check run with a
+progress display and the executor the options name; its page is printed (or its summary
+under ``--json``) and its code is the exit code (1 a disagreement, 130 interrupted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from puzzleproof.cli.common import (Exit, emit, executor_for, mixed, named_commands,
+                                    progress_bar, say, short, show)
+from puzzleproof.cli.verbs.build import inputs_of, make_command, reader_options, rows_for
+from puzzleproof.errors import InputError, UsageError
+from puzzleproof.puzzles.base import CrosscheckEnv, Params
+from puzzleproof.puzzles.options import FORCE, JSON, OUTPUT, QUIET, RESUME, WHERE
+
+__all__ = ["build"]
+
+SHARED = (OUTPUT.but(help="JSONL file that receives one record per instance and method as "
+                          "soon as it exists, and the disagreements."),
+          FORCE, RESUME, *WHERE, JSON, QUIET)
+
+
+def build(plugin: Any) -> click.Command:
+    spec = plugin.crosscheck
+    rows = rows_for(SHARED, spec.options, plugin.reader_options)
+    inputs = click.argument("inputs", nargs=-1, required=True)
+    return make_command(plugin.name, spec.help, [inputs], rows,
+                        lambda p, ctx: run(plugin, p, ctx))
+
+
+def prepare_output(p: Params) -> Path | None:
+    """The JSONL target, refused before any work when it exists and neither ``--resume``
+    nor ``--force`` says what to do with it."""
+    if p.resume and not p.output:
+        raise UsageError("--resume needs -o, the file of the run to continue")
+    if not p.output:
+        return None
+    target = Path(p.output)
+    if target.is_dir():
+        raise InputError("is a folder; expected a file to write", str(target))
+    if not target.parent.is_dir():
+        raise InputError("cannot write the output: its folder does not exist", str(target))
+    if target.exists() and target.stat().st_size and not p.resume:
+        if not p.force:
+            raise InputError("exists; pass --resume to continue that run, --force to start "
+                             "it again, or choose another output", str(target))
+        target.unlink()
+    return target
+
+
+def run(plugin: Any, p: Params, ctx: click.Context) -> None:
+    spec = plugin.crosscheck
+    if "bot_cmds" in p:
+        p["externals"] = named_commands(tuple(p.bot_cmds or ()), "--bot-cmd",
+                                        taken=[m.name for m in plugin.methods])
+    if spec.prepare is not None:
+        spec.prepare(p)
+    target = prepare_output(p)
+    g = inputs_of(ctx).gather(p.inputs, plugin, reader_options(plugin, p),
+                              strict=not mixed(ctx))
+    skipped = g.skipped_text()
+    if skipped and not p.quiet:
+        say(skipped)
+    for _, exc in g.errors:
+        say(f"puzzleproof: error: {exc}")
+    if not g.loaded:
+        raise Exit(2)  # nothing could be read: no table, and no empty -o file left behind
+    with progress_bar(p.quiet or p.as_json) as progress:
+        bar = progress.add_task("cross-checking", total=None)
+
+        def tick(done: int, total: int | None, label: str) -> None:
+            progress.update(bar, completed=done, total=total,
+                            description=f"cross-checking {short(label, 40)}")
+
+        env = CrosscheckEnv(executor_for(p.jobs, ctx), target, bool(p.resume), tick,
+                            bool(p.quiet))
+        outcome = spec.run(g.loaded, p, env)
+    if p.as_json:
+        emit(outcome.record)
+        show(_notes_only(outcome.page))
+    else:
+        show(outcome.page)
+    code = outcome.exit_code
+    raise Exit(130 if code == 130 else max(code, 2 if g.errors else 0))
+
+
+def _notes_only(page: Any) -> Any:
+    """Under ``--json`` stdout holds the summary alone: the page's notes still go to
+    stderr."""
+    from puzzleproof.puzzles.base import Page
+
+    kept = Page()
+    kept.items = [(k, v) for k, v in page.items if k == "err"]
+    return kept

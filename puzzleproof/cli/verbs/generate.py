@@ -1,0 +1,123 @@
+"""``generate PUZZLE``, written once: the puzzle's
+:class:`~puzzleproof.puzzles.base.GenerateSpec` yields the instances it keeps; they are
+written as they come (a stream on stdout, a file of lines written whole, or a folder of
+files, never over an existing file without ``--force``), with progress on stderr. Exit 0
+when the asked number was kept, 1 when fewer, 130 interrupted (what was kept is written)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from puzzleproof.cli.common import (Exit, check_output, executor_for, plural, progress_bar,
+                                    say)
+from puzzleproof.cli.verbs.build import make_command, rows_for
+from puzzleproof.errors import InputError, UsageError
+from puzzleproof.formats import write_atomic
+from puzzleproof.puzzles.base import Generated, Params
+from puzzleproof.puzzles.options import FORCE, OUTPUT, QUIET
+
+__all__ = ["build"]
+
+
+def build(plugin: Any) -> click.Command:
+    spec = plugin.generate
+    shared = (OUTPUT.but(kind="str", metavar="PATH", help=spec.output_help
+                         + " Never overwrites an existing file unless --force."),
+              FORCE, QUIET)
+    rows = rows_for(shared, spec.options)
+    return make_command(plugin.name, spec.help, [], rows, lambda p, ctx: run(plugin, p, ctx))
+
+
+class _Writer:
+    """Where kept instances go, as the layout says."""
+
+    def __init__(self, layout: str, p: Params) -> None:
+        self.layout, self.force = layout, bool(p.force)
+        self.target = Path(p.output) if p.output else None
+        self.lines: list[str] = []
+        if layout in ("folder", "file") and self.target is None:
+            raise UsageError(f"these instances need -o {'FOLDER' if layout == 'folder' else 'FILE'}")
+        if layout in ("lines", "file") and self.target is not None:
+            check_output(p.output, p.force)
+        if layout == "folder":
+            if self.target.exists() and not self.target.is_dir():
+                raise InputError("is a file, not a folder", str(self.target))
+            if not self.target.parent.exists():
+                raise InputError("cannot write the output: its folder does not exist",
+                                 str(self.target))
+
+    def put(self, g: Generated) -> str:
+        """Write one instance; where it went."""
+        if self.layout == "lines":
+            if self.target is None:
+                sys.stdout.write((g.line or "") + "\n")
+                sys.stdout.flush()
+                return "stdout"
+            self.lines.append((g.line or "") + "\n")
+            return str(self.target)
+        if self.layout == "file":
+            write_atomic(self.target, next(iter(g.files.values())))
+            return str(self.target)
+        self.target.mkdir(exist_ok=True)
+        paths = [self.target / name for name in g.files]
+        for path in paths:
+            if path.exists() and not self.force:
+                raise InputError("exists; pass --force to overwrite it, or choose another "
+                                 "folder or seed", str(path))
+        for path, text in zip(paths, g.files.values()):
+            write_atomic(path, text)
+        return str(paths[0])
+
+    def close(self) -> None:
+        if self.layout == "lines" and self.target is not None and self.lines:
+            write_atomic(self.target, "".join(self.lines))
+
+
+def run(plugin: Any, p: Params, ctx: click.Context) -> None:
+    spec = plugin.generate
+    if spec.prepare is not None:
+        spec.prepare(p)
+    writer = _Writer(spec.layout(p), p)
+    expected = spec.expected(p)
+    kept, attempts, interrupted = 0, [0], False
+    try:
+        with progress_bar(p.quiet) as progress:
+            bar = progress.add_task(spec.what, total=expected)
+
+            def on_attempt(n: int, k: int) -> None:
+                attempts[0] = max(attempts[0], n)
+                progress.update(bar, completed=k, description=f"{spec.what} of "
+                                f"{plural(attempts[0], 'attempt')}")
+
+            for g in spec.generate(p, executor_for(p.jobs, ctx), on_attempt):
+                if isinstance(g, str):
+                    say(g)
+                    continue
+                where = writer.put(g)
+                kept += 1
+                progress.update(bar, completed=kept)
+                if g.note and not p.quiet:
+                    say(g.note.replace("{path}", where))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        writer.close()
+    _finish(spec, p, kept, attempts[0], expected, writer, interrupted)
+
+
+def _finish(spec: Any, p: Params, kept: int, attempts: int, expected: int | None,
+            writer: _Writer, interrupted: bool) -> None:
+    where = f" -> {writer.target}" if writer.target is not None and kept else ""
+    say(f"{spec.what} {kept}" + (f" of {plural(attempts, 'attempt')}" if attempts else "")
+        + where + ("; interrupted, what was kept is written" if interrupted else ""))
+    if interrupted:
+        raise Exit(130)
+    if expected is not None and kept < expected:
+        say(f"puzzleproof: only {kept} of {expected} after {plural(attempts, 'attempt')}; "
+            f"{spec.shortfall}")
+        raise Exit(1)
+    raise Exit(0)
