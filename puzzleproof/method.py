@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from puzzleproof.limits import Deadline
 
-__all__ = ["KINDS", "Method", "load_ref"]
+__all__ = ["KINDS", "Method", "load_ref", "seconds_run"]
 
 #: what a method's answers are worth: ``exact`` methods prove them, ``heuristic`` ones and
 #: ``external`` programs (a user's solver or bot) are judged
@@ -78,3 +78,15 @@ class Method:
     def __call__(self, instance: Any, *, deadline: Deadline | float | None = None) -> Any:
         fn = load_ref(self.run)
         return fn(instance, deadline=Deadline.of(deadline), **dict(self.bound))
+
+
+def seconds_run(fn: Any) -> Any:
+    """A ``run`` from a function that takes ``(instance, seconds)``: it is given the seconds
+    of the task's deadline (picklable when ``fn`` is)."""
+    from functools import partial
+
+    return partial(_run_with_seconds, fn)
+
+
+def _run_with_seconds(fn: Any, instance: Any, *, deadline: Deadline) -> Any:
+    return load_ref(fn)(instance, deadline.limit)

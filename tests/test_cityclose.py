@@ -15,7 +15,8 @@ from puzzleproof.result import Status
 from puzzleproof.verify import cityclose_heuristics as H
 from puzzleproof.verify.cityclose_methods import (check_answer, check_order, crosscheck_kind,
                                                   gaps, run)
-from puzzleproof.verify.crosscheck import Instance, Method, run_crosscheck
+from puzzleproof.method import Method
+from puzzleproof.verify.crosscheck import Instance, run_crosscheck
 from tests.conftest import shared_path
 
 
@@ -293,8 +294,8 @@ class TestChecks:
     def test_crosscheck_finds_a_false_optimum(self):
         m = load("two-spies-roundabout.json")
         kind = crosscheck_kind(["dp", "greedy", "beam"])
-        kind.methods["liar"] = Method("liar", _liar, exact=True)
-        kind.methods["cheat"] = Method("cheat", _cheat, exact=False)
+        kind.methods["liar"] = Method("liar", "exact", run=_liar)
+        kind.methods["cheat"] = Method("cheat", "heuristic", run=_cheat)
         rep = run_crosscheck(kind, [Instance("round", m)], ["dp", "greedy", "liar", "cheat"],
                              jobs=1)
         kinds = sorted(d["kind"] for d in rep.disagreements)
@@ -304,13 +305,13 @@ class TestChecks:
         assert g["dp"] == 0 and g["greedy"] == pytest.approx(2 / 372)
 
 
-def _liar(m, time_limit):
+def _liar(m, *, deadline):
     res = H.greedy(m)  # 374, claimed optimal
     res.status = Status.OPTIMAL
     return res
 
 
-def _cheat(m, time_limit):
+def _cheat(m, *, deadline):
     res = H.greedy(m)
     res.answer = dict(res.answer, total=100)
     return res

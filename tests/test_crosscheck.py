@@ -9,12 +9,13 @@ import pytest
 
 from puzzleproof.cli import main
 from puzzleproof.result import Result, Status
-from puzzleproof.verify.crosscheck import Method, load_records, run_crosscheck
+from puzzleproof.method import Method
+from puzzleproof.verify.crosscheck import load_records, run_crosscheck
 from puzzleproof.verify.hashi_methods import hashi_kind, load_hashi_instances
 from tests.conftest import INSTANCES, shared_path
 
 
-def corrupting_solver(puzzle, time_limit):
+def corrupting_solver(puzzle, *, deadline):
     """A test double: solves exactly, then drops one bridge from the answer."""
     from puzzleproof.encoders.hashi_sat import solve
     res = solve(puzzle, mode="unique")
@@ -23,11 +24,11 @@ def corrupting_solver(puzzle, time_limit):
     return res
 
 
-def giving_up_solver(puzzle, time_limit):
+def giving_up_solver(puzzle, *, deadline):
     return Result("hashi", Status.INFEASIBLE, solver="defeatist")
 
 
-def crashing_solver(puzzle, time_limit):
+def crashing_solver(puzzle, *, deadline):
     raise RuntimeError("boom")
 
 
@@ -38,9 +39,9 @@ def instances():
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_planted_wrong_methods_are_disagreements(jobs):
-    kind = hashi_kind({"corrupt": Method("corrupt", corrupting_solver, exact=False),
-                       "defeatist": Method("defeatist", giving_up_solver, exact=False),
-                       "crash": Method("crash", crashing_solver, exact=False)})
+    kind = hashi_kind({"corrupt": Method("corrupt", "heuristic", run=corrupting_solver),
+                       "defeatist": Method("defeatist", "heuristic", run=giving_up_solver),
+                       "crash": Method("crash", "heuristic", run=crashing_solver)})
     insts = instances()
     rep = run_crosscheck(kind, insts, ["sat", "cpsat", "article", "corrupt", "defeatist",
                                        "crash"], jobs=jobs)

@@ -18,7 +18,8 @@ import pytest
 
 from puzzleproof.executor import ExecutorSpec, TaskFailure, guarded_call, open_pool
 from puzzleproof.result import Result, Status
-from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind, run_crosscheck
+from puzzleproof.method import Method
+from puzzleproof.verify.crosscheck import Instance, PuzzleKind, run_crosscheck
 from tests.conftest import ROOT, shared_path
 
 PP = [sys.executable, "-m", "puzzleproof"]
@@ -205,15 +206,19 @@ def test_a_run_begun_on_dask_is_finished_by_local_processes(tmp_path, cluster):
 
 # -- in this process: the hang limit and dying workers, on local processes --------------------
 
-def _sleeps(data, time_limit):
+def _sleeps(data, *, deadline):
     time.sleep(60)  # ignores its limit
 
 
-def _answers(data, time_limit):
+def _sleeps_plain(data):
+    time.sleep(60)  # ignores its limit
+
+
+def _answers(data, *, deadline):
     return Result("toy", Status.SOLVED, answer=[data], solver="echo")
 
 
-def _kills_its_process(data, time_limit):
+def _kills_its_process(data, *, deadline):
     os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -226,7 +231,7 @@ def _same(answer):
 
 
 def _kind(**methods) -> PuzzleKind:
-    return PuzzleKind("toy", {n: Method(n, f, exact=False) for n, f in methods.items()},
+    return PuzzleKind("toy", {n: Method(n, "heuristic", run=f) for n, f in methods.items()},
                       check=_no_violation, canon=_same)
 
 
@@ -263,7 +268,7 @@ def test_guarded_call_returns_and_raises_as_the_function_does():
     with pytest.raises(ZeroDivisionError):
         guarded_call(divmod, (7, 0), 10.0)
     with open_pool(1) as pool:
-        got = dict(pool.stream(_sleeps, [1], args=lambda x: (x, None), hang_limit=0.2))
+        got = dict(pool.stream(_sleeps_plain, [1], args=lambda x: (x,), hang_limit=0.2))
     assert isinstance(got[1], TaskFailure) and got[1].kind == "timeout"
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import (Any, Callable, ContextManager, Iterator, Mapping, Protocol, Sequence,
                     runtime_checkable)
 
-from puzzleproof.errors import InputError
+from puzzleproof.errors import InputError, UsageError
 from puzzleproof.limits import Deadline
 from puzzleproof.loaded import Loaded
 from puzzleproof.method import KINDS, Method, load_ref
@@ -404,14 +404,14 @@ class Plugin:
 def resolve_methods(plugin: PuzzlePlugin, value: str | None, allowed: Sequence[str] | None = None,
                     default: Sequence[str] | None = None) -> list[str]:
     """``"a,b"`` -> ``["a", "b"]``, each a method of the puzzle (and of ``allowed``, when
-    given), else an :class:`InputError`-free ValueError naming the known ones."""
+    given), else a :class:`UsageError` naming the known ones."""
     known = list(allowed) if allowed is not None else [m.name for m in plugin.methods]
     names = [x.strip() for x in (value or "").split(",") if x.strip()]
     if not names:
         return list(default if default is not None else plugin.default_methods)
     bad = [x for x in names if x not in known]
     if bad:
-        raise ValueError(f"unknown method {', '.join(bad)}; expected one of {', '.join(known)}")
+        raise UsageError(f"unknown method {', '.join(bad)}; expected one of {', '.join(known)}")
     return list(dict.fromkeys(names))
 
 

@@ -9,7 +9,6 @@ from typing import Any, Sequence
 
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.loaded import Loaded
-from puzzleproof.method import Method
 from puzzleproof.puzzles import hashi_views as views
 from puzzleproof.puzzles.base import (CheckSpec, ConvertSpec, CrosscheckSpec, GenerateSpec,
                                       Outcome, Params, Picture, Plugin, RenderSpec,
@@ -23,17 +22,8 @@ __all__ = ["PLUGIN"]
 FORMATS = ("codingame", "grid", "has", "tatham", "puzzlink", "json", "jsonl")
 WRITE_FORMATS = ("codingame", "grid", "has", "tatham", "puzzlink", "json")
 
-METHOD_LIST = (
-    Method("sat", "exact", "python-sat with incremental connectivity cuts",
-           run="puzzleproof.verify.hashi_methods:run_sat",
-           options=("mode", "count", "conflicts", "on_progress"), effort="cut_rounds"),
-    Method("cpsat", "exact", "OR-Tools CP-SAT, re-solved with hints after each cut",
-           run="puzzleproof.verify.hashi_methods:run_cpsat",
-           options=("mode", "count", "workers", "seed", "on_progress"), effort="cut_rounds"),
-    Method("article", "heuristic", "the CodinGame article's intersection + elimination search",
-           run="puzzleproof.verify.hashi_methods:run_article", options=("nodes",),
-           effort="assumptions"),
-)
+from puzzleproof.verify.hashi_methods import METHODS as METHOD_LIST  # noqa: E402
+
 EXACT = ("sat", "cpsat")
 
 # -- options ---------------------------------------------------------------------------------
@@ -240,9 +230,7 @@ def _crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
              for name, argv in (p.externals or {}).items()}
     chosen = resolve_methods(PLUGIN, p.method, default=("sat", "cpsat", "article"))
     chosen += [n for n in extra if n not in chosen]
-    params = Params(p, mode="unique", workers=1, seed=0)
-    methods = {m.name: m.bind(params) for m in METHOD_LIST}
-    methods.update(extra)
+    kind = hashi_kind(extra, conflicts=p.conflicts, nodes=p.nodes)
     seen: dict[str, int] = {}
     instances = []
     for ld in loaded:
@@ -253,7 +241,7 @@ def _crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
                    ("infeasible", "infeasible"), ("failed", "failed"), ("unknown", "unknown")),
                   note="effort: cut rounds for exact solvers, assumptions for the article's "
                        "solver")
-    _, outcome = run_harness("hashi", hashi_kind(methods), instances, chosen, env,
+    _, outcome = run_harness("hashi", kind, instances, chosen, env,
                              p.time_limit, table)
     return outcome
 

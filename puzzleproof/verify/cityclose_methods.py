@@ -39,7 +39,8 @@ from typing import Any, Callable, Sequence
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.result import Result, Status
 from puzzleproof.verify import cityclose_heuristics as H
-from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind
+from puzzleproof.method import Method, seconds_run
+from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 
 __all__ = ["METHODS", "EXACT_METHODS", "run", "check_answer", "check_order", "OrderVerdict",
            "crosscheck_kind", "cityclose_disagreements", "gaps", "DP_REVERIFY_MAX",
@@ -371,8 +372,9 @@ def crosscheck_kind(methods: Sequence[str] | None = None, rules: Rules | None = 
     for nm in names:
         if nm not in METHODS:
             raise ValueError(f"unknown method {nm!r}; expected one of {', '.join(METHODS)}")
-        ms[nm] = Method(nm, partial(_run_for_harness, nm, rules, opts), exact=METHODS[nm][1],
-                        effort_key="states" if METHODS[nm][1] else "expanded")
+        ms[nm] = Method(nm, "exact" if METHODS[nm][1] else "heuristic",
+                        run=seconds_run(partial(_run_for_harness, nm, rules, opts)),
+                        effort="states" if METHODS[nm][1] else "expanded")
     exact = tuple(nm for nm in names if METHODS[nm][1])
     return PuzzleKind("cityclose", ms, partial(_harness_check, rules), _canon,
                       extra=partial(cityclose_disagreements, exact, rules=rules),

@@ -8,22 +8,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from puzzleproof.encoders import hashi_cpsat, hashi_sat  # imported here, not timed in a task
 from puzzleproof.formats import expand_inputs, read_source
 from puzzleproof.formats.hashi import read_puzzles
 from puzzleproof.models.hashi import Puzzle, check_solution
 from puzzleproof.result import Result
-from puzzleproof.verify import hashi_heuristic
 from puzzleproof.limits import Deadline
 from puzzleproof.method import Method
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 
-__all__ = ["hashi_kind", "load_hashi_instances", "canon"]
+__all__ = ["METHODS", "hashi_kind", "load_hashi_instances", "canon", "run_sat", "run_cpsat",
+           "run_article"]
 
 
 def run_sat(puzzle: Puzzle, *, deadline: Deadline, mode: str = "solve", count: int = 2,
             conflicts: int | None = None, on_progress: Any = None) -> Result:
     """The SAT back end: ``mode`` solve, unique or all (up to ``count`` solutions)."""
+    from puzzleproof.encoders import hashi_sat
+
     return hashi_sat.solve(puzzle, mode=mode, max_solutions=count,
                            time_limit=deadline.limit, conflict_budget=conflicts,
                            on_round=_rounds(on_progress))
@@ -32,6 +33,8 @@ def run_sat(puzzle: Puzzle, *, deadline: Deadline, mode: str = "solve", count: i
 def run_cpsat(puzzle: Puzzle, *, deadline: Deadline, mode: str = "solve", count: int = 2,
               workers: int = 1, seed: int = 0, on_progress: Any = None) -> Result:
     """The CP-SAT back end (one worker: deterministic)."""
+    from puzzleproof.encoders import hashi_cpsat
+
     return hashi_cpsat.solve(puzzle, mode=mode, max_solutions=count,
                              time_limit=deadline.limit, workers=workers, seed=seed,
                              on_round=_rounds(on_progress))
@@ -39,6 +42,8 @@ def run_cpsat(puzzle: Puzzle, *, deadline: Deadline, mode: str = "solve", count:
 
 def run_article(puzzle: Puzzle, *, deadline: Deadline, nodes: int | None = None) -> Result:
     """The article's intersection + elimination search (a heuristic: no uniqueness)."""
+    from puzzleproof.verify import hashi_heuristic
+
     return hashi_heuristic.solve(puzzle, time_limit=deadline.limit, max_nodes=nodes)
 
 
@@ -69,9 +74,39 @@ def canon(answer: Any) -> tuple:
     return tuple(sorted(out))
 
 
-def hashi_kind(methods: dict[str, Method]) -> PuzzleKind:
-    """The Hashi plug-in of the harness, over ``methods`` (by name, their options bound)."""
-    return PuzzleKind("hashi", dict(methods), check, canon)
+#: Hashi's methods: two exact back ends, asked what the verb asks (``mode``: solve,
+#: unique or all), and the article's heuristic. The plugin lists these; the harness runs
+#: them.
+METHODS = (
+    Method("sat", "exact", "python-sat with incremental connectivity cuts",
+           run="puzzleproof.verify.hashi_methods:run_sat",
+           options=("mode", "count", "conflicts", "on_progress"), effort="cut_rounds"),
+    Method("cpsat", "exact", "OR-Tools CP-SAT, re-solved with hints after each cut",
+           run="puzzleproof.verify.hashi_methods:run_cpsat",
+           options=("mode", "count", "workers", "seed", "on_progress"), effort="cut_rounds"),
+    Method("article", "heuristic", "the CodinGame article's intersection + elimination search",
+           run="puzzleproof.verify.hashi_methods:run_article", options=("nodes",),
+           effort="assumptions"),
+)
+
+
+def hashi_kind(extra: dict[str, Method] | None = None, *, conflicts: int | None = None,
+               nodes: int | None = None) -> PuzzleKind:
+    """The Hashi plug-in of the harness: every method asked the uniqueness question (CP-SAT
+    on one worker), ``extra`` methods beside them (a user's program, a test double).
+    ``conflicts``: the sat method's budget; ``nodes``: the article's (deterministic limits:
+    the same answers on any machine and executor)."""
+    values = {"mode": "unique", "workers": 1, "seed": 0, "conflicts": conflicts,
+              "nodes": nodes}
+    methods = {m.name: m.bind(values) for m in METHODS}
+    methods.update(extra or {})
+    return PuzzleKind("hashi", methods, check, canon, warm=_warm)
+
+
+def _warm() -> None:
+    """The back ends' libraries, loaded once per worker outside the tasks' time."""
+    from puzzleproof.encoders import hashi_cpsat, hashi_sat  # noqa: F401
+    from puzzleproof.verify import hashi_heuristic  # noqa: F401
 
 
 def load_hashi_instances(args: list[str], fmt: str | None = None,

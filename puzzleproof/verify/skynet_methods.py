@@ -19,7 +19,8 @@ from typing import Any
 from puzzleproof.formats.skynet import record_from_json, record_to_json
 from puzzleproof.models.skynet import SkynetMap, replay
 from puzzleproof.result import Result, Status
-from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind
+from puzzleproof.method import Method, seconds_run
+from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' agent name)
 from puzzleproof.verify.skynet_agents import make_agent
 from puzzleproof.verify.skynet_bots import make_bot
@@ -101,11 +102,11 @@ def games_kind(bots: list[str], agents: list[str], tiebreak: str = "low", seed: 
     or the bot's certificate."""
     from puzzleproof.verify.external import parse_command
 
-    methods = {f"{b}/{a}": (Method(f"{b}/{a}", partial(run_worst_case, b, rule,
-                                                       per_line=per_line, max_lines=max_lines),
-                                   exact=False, effort_key="lines") if a == "worst" else
-                            Method(f"{b}/{a}", partial(run_game, b, a, tiebreak, seed, rule),
-                                   exact=False, effort_key="cuts"))
+    methods = {f"{b}/{a}": (Method(f"{b}/{a}", "heuristic", run=seconds_run(partial(
+                                run_worst_case, b, rule, per_line=per_line,
+                                max_lines=max_lines)), effort="lines") if a == "worst" else
+                            Method(f"{b}/{a}", "heuristic", run=seconds_run(partial(
+                                run_game, b, a, tiebreak, seed, rule)), effort="cuts"))
                for b in bots for a in agents}
     for name, command in (external or {}).items():
         if name in bots:
@@ -117,15 +118,15 @@ def games_kind(bots: list[str], agents: list[str], tiebreak: str = "low", seed: 
         for a in agents:
             if a == "worst":
                 methods[f"{name}/{a}"] = Method(
-                    f"{name}/{a}", partial(run_adversary_program, name, argv, rule,
-                                           move_timeout, init_timeout, memory_limit,
-                                           per_line, max_lines, fork_lines=fork_lines),
-                    exact=False, effort_key="lines")
+                    f"{name}/{a}", "external", run=seconds_run(partial(
+                        run_adversary_program, name, argv, rule, move_timeout, init_timeout,
+                        memory_limit, per_line, max_lines, fork_lines=fork_lines)),
+                    effort="lines")
                 continue
             methods[f"{name}/{a}"] = Method(
-                f"{name}/{a}", partial(run_external_game, name, argv, a, tiebreak, seed, rule,
-                                       move_timeout, init_timeout, memory_limit),
-                exact=False, effort_key="cuts")
+                f"{name}/{a}", "external", run=seconds_run(partial(
+                    run_external_game, name, argv, a, tiebreak, seed, rule, move_timeout,
+                    init_timeout, memory_limit)), effort="cuts")
     return PuzzleKind("skynet", methods, check, canon)
 
 
@@ -264,11 +265,11 @@ def verdict_kind(bots: list[str], exact: list[str], rule: str, *, per_line: bool
     """Exact verdicts ('sat', 'explicit') and bots against the worst-case agent; a bot that
     loses a game an exact method proved winnable is a 'loses-winnable-game' disagreement
     with the agent's winning line as a replayable game record."""
-    methods = {e: Method(e, partial(run_exact, e, rule), exact=True, effort_key=None)
+    methods = {e: Method(e, "exact", run=seconds_run(partial(run_exact, e, rule)))
                for e in exact}
-    methods.update({b: Method(b, partial(run_worst_case, b, rule, per_line=per_line,
-                                         max_lines=max_lines), exact=False,
-                              effort_key="positions") for b in bots})
+    methods.update({b: Method(b, "heuristic", run=seconds_run(partial(
+        run_worst_case, b, rule, per_line=per_line, max_lines=max_lines)), effort="positions")
+        for b in bots})
     return PuzzleKind("skynet", methods, check_verdict, canon=verdict_canon,
                       extra=partial(verdict_disagreements, tuple(exact)))
 
