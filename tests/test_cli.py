@@ -252,8 +252,10 @@ def test_glob_patterns_expand(capsys):
 
 
 def test_render_a_wrong_solution_warns(capsys, tmp_path):
+    """A wrong solution is drawn, its title says so, and the exit code is 1: the input was
+    read and the answer it holds is wrong."""
     sol = tmp_path / "wrong.txt"
     sol.write_text("0 0 2 0 2\n0 2 2 2 2\n")
     code, out, err = run(capsys, "render", TWO, "--solution", str(sol), "--ascii")
-    assert code == 0 and "does NOT solve the puzzle" in err and out.startswith("3===3")
+    assert code == 1 and "does NOT solve the puzzle" in err and out.startswith("3===3")
     assert "NOT a solution" in out

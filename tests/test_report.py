@@ -3,6 +3,8 @@ headless Chromium; Markdown with the pictures beside it; bad input is exit 2 nam
 
 from __future__ import annotations
 
+import json
+
 import os
 import re
 import shutil
@@ -164,8 +166,9 @@ def test_evidence_not_as_the_project_writes_it_is_said_not_drawn(tmp_path, capsy
     from puzzleproof.report import build, to_html
 
     run = tmp_path / "run.jsonl"
-    run.write_text('{"type": "record", "instance": "a", "method": "sat", "status": "UNIQUE", '
-                   '"wall_time": 0.1, "check_ok": true, "answer": [[0, 0, 2, 0, 1]]}\n'
+    run.write_text('{"type": "record", "puzzle": "hashi", "instance": "a", "method": "sat", '
+                   '"status": "UNIQUE", "wall_time": 0.1, "check_ok": true, '
+                   '"answer": [[0, 0, 2, 0, 1]]}\n'
                    '{"type": "disagreement", "instance": "a", "kind": "invalid-answer", '
                    '"methods": ["article"], "evidence": {"answer": [[1, 2]], '
                    '"violations": []}}\n')
@@ -186,3 +189,23 @@ def test_an_output_whose_ending_names_no_report_format_is_refused(hashi_run, tmp
     assert r.returncode == 2 and "end it in .html or .md" in r.stderr and not out.exists()
     r = _pp("report", str(hashi_run), "-o", str(out), "--format", "html")
     assert r.returncode == 0 and out.read_text().lstrip().lower().startswith("<!doctype html")
+
+
+def test_records_without_their_puzzle_are_read_by_their_instances(tmp_path, capsys):
+    """Records written before they named their puzzle still read: the puzzle is the one
+    their instances are (read from the files they name), never guessed from method names;
+    when no instance can be found the report says to name the puzzle."""
+    from puzzleproof.report import build, to_html
+
+    puzzle = tmp_path / "p.txt"
+    puzzle.write_text("2\n1\n11\n")
+    run = tmp_path / "old.jsonl"
+    run.write_text(json.dumps({"type": "record", "instance": str(puzzle), "method": "sat",
+                               "status": "UNIQUE", "wall_time": 0.1, "check_ok": True,
+                               "answer": [[0, 0, 1, 0, 1]]}) + "\n")
+    assert "Cross-check of Hashiwokakero" in to_html(build(run))
+    lost = tmp_path / "lost.jsonl"
+    lost.write_text(run.read_text().replace(str(puzzle), "gone.txt"))
+    assert _main("report", str(lost)) == 2
+    assert "give --puzzle NAME" in capsys.readouterr().err
+    assert _main("report", str(lost), "--puzzle", "hashi", "-o", str(tmp_path / "r.html")) == 0

@@ -191,7 +191,10 @@ class Inputs:
             except InputError as exc:
                 self._refused(g, arg, walked, strict, puzzle, exc)
                 continue
-            g.loaded += c.loaded
+            if c.is_instance and c.puzzle == puzzle.name:
+                g.loaded += c.loaded
+            else:  # a file the project wrote (evidence, records), not an instance
+                self._other(g, arg, walked, strict, puzzle, c)
         return g
 
     def _refused(self, g: Gathered, arg: str, walked: bool, strict: bool, puzzle: Any,
@@ -210,6 +213,13 @@ class Inputs:
         if c.puzzle == puzzle.name and c.is_instance and own is not None:
             g.errors.append((arg, own))  # its options made the difference
             return
+        self._other(g, arg, walked, strict, puzzle, c)
+
+    @staticmethod
+    def _other(g: Gathered, arg: str, walked: bool, strict: bool, puzzle: Any,
+               c: Classified) -> None:
+        """``arg`` is ``c``, not an instance of ``puzzle``: skipped in a folder walk or a
+        mixed run (and said), an error when named on the command line."""
         if c.is_instance and c.puzzle is not None:
             from puzzleproof.puzzles import get
 

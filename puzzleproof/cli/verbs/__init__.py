@@ -134,6 +134,7 @@ class PuzzleVerb(click.Group):
                              f"{' '.join(inputs)}; name the puzzle "
                              f"({ctx.command_path} PUZZLE ...)")
         ctx.meta["puzzleproof.several"] = found if len(found) > 1 else None
+        ctx.meta["puzzleproof.args"] = list(args)  # what each puzzle's command is given
         return super().parse_args(ctx, [found[0], *args])
 
     def _inputs(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -154,8 +155,10 @@ class PuzzleVerb(click.Group):
     def _typo(self, ctx: click.Context, word: str) -> None:
         """A word in the puzzle's place that names nothing readable is a mistyped puzzle
         (``solve skynnet MAP``), not an input: one line, exit 2."""
-        if could_be_input(word):
-            return
+        import re
+
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,40}", word) or could_be_input(word):
+            return  # a path, a pattern, a game ID: its reader says what is wrong with it
         try:
             c = inputs_of(ctx).read(word)
         except InputError:
@@ -167,8 +170,7 @@ class PuzzleVerb(click.Group):
         several = ctx.meta.get("puzzleproof.several")
         if not several:
             return super().invoke(ctx)
-        rest = list(ctx.protected_args[1:] + ctx.args) if hasattr(ctx, "protected_args") \
-            else list(ctx.args[1:])
+        rest = list(ctx.meta["puzzleproof.args"])
         worst = 0
         # for scripts stdout holds JSON only: the puzzles' headers go to stderr, and --json
         # is still one object (each puzzle's under "parts")
