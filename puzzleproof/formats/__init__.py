@@ -74,13 +74,10 @@ def read_stdin() -> str:
     return got
 
 
-#: File name endings a folder walk picks up.
-PUZZLE_SUFFIXES = (".has", ".txt", ".json", ".jsonl", ".tatham", ".url")
-
-
-def expand_inputs(args: list[str]) -> list[str]:
-    """Expand folders into the puzzle files they hold (sorted) and glob patterns (``'*.has'``,
-    ``'sets/**/*.jsonl'``) into the files they match; keep other arguments as given."""
+def expand_inputs(args: list[str], suffixes: tuple[str, ...]) -> list[str]:
+    """Expand folders into the files they hold that end in one of ``suffixes`` (sorted)
+    and glob patterns (``'*.has'``, ``'sets/**/*.jsonl'``) into the files they match; keep
+    other arguments as given."""
     import glob
 
     out: list[str] = []
@@ -93,11 +90,11 @@ def expand_inputs(args: list[str]) -> list[str]:
             out.extend(hits)
         elif p.is_dir():
             files = sorted(f for f in p.rglob("*") if f.is_file()
-                           and f.suffix in PUZZLE_SUFFIXES and not f.name.startswith("."))
+                           and f.suffix in suffixes and not f.name.startswith("."))
             files = [f for f in files if f.name not in ("result.txt",) and "LICENSE" not in f.name]
             if not files:
                 raise InputError("the folder holds no puzzle files "
-                                 f"(looked for {', '.join(PUZZLE_SUFFIXES)})", arg)
+                                 f"(looked for {', '.join(suffixes)})", arg)
             out.extend(str(f) for f in files)
         else:
             out.append(arg)
