@@ -139,30 +139,22 @@ def _failure_record(kind: PuzzleKind, method: Method, inst: Instance,
                   solver=method.name, error=failure.message).to_dict()
 
 
-#: the largest run file read back (``--resume``, ``report``): a run of a million records
-MAX_RUN_BYTES = 2_000_000_000
+#: the largest run file read back (``--resume``, ``report``): 256 MiB, times --max-size
+MAX_RUN_BYTES = 256 * 1024 * 1024
 
 
 def load_records(path: Path) -> list[dict]:
     """The records of an earlier run (a torn last line, from a kill, is ignored). A file
     that is not a run the project wrote (not UTF-8, a line that is not a JSON object, a
-    symbolic link loop, a FIFO) is an :class:`~puzzleproof.errors.InputError` naming it."""
+    symbolic link loop, a FIFO, too large) is an :class:`~puzzleproof.errors.InputError`
+    naming it."""
     from puzzleproof.errors import InputError
+    from puzzleproof.formats import read_path
+    from puzzleproof.limits import limit
 
     if not path.exists() and not path.is_symlink():
         return []
-    try:
-        if not path.is_file():
-            raise InputError("is not a regular file; expected a run's JSONL file", str(path))
-        if path.stat().st_size > MAX_RUN_BYTES:
-            raise InputError(f"is larger than {MAX_RUN_BYTES:,} bytes; expected a run's "
-                             "JSONL file", str(path))
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not a text file ({exc.reason} at byte {exc.start}); expected a "
-                         "run's JSONL file", str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot be read: {exc.strerror or exc}", str(path)) from None
+    text = read_path(path, limit(MAX_RUN_BYTES), regular=True)
     out = []
     lines = text.split("\n")
     for k, line in enumerate(lines, 1):
