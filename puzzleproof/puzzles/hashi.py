@@ -349,6 +349,14 @@ PLUGIN = Plugin(
     report=ReportSpec(draw=views.draw_disagreement, size=views.size, size_name="islands",
                       runs={"hashi": ("Generated Hashi puzzles", views.generated_sections)}),
     limits=views.LIMITS, instance_type="puzzleproof.models.hashi:Puzzle",
+    samples={"instances": ["instances/hashi/small-5x5.txt",
+                           "instances/hashi/adjacent-islands-6x6.has",
+                           "instances/hashi/four-bridges-7x7.tatham",
+                           "instances/hashi/puzzlink-5x5.url", "instances/hashi/examples.jsonl",
+                           "shared/hashi/coelho2019/100/Hs_16_100_25_00_001.has"],
+             "check": [["instances/hashi/small-5x5.txt", "tests/fuzz_seeds/hashi-small-5x5.sol"]],
+             "written": ["instances/hashi/generated/7x7.jsonl"],
+             "hardest": "shared/hashi/coelho2019/400/Hs_34_400_25_00_001.has"},
     write_instance=lambda pz: _write_json(pz))
 
 
