@@ -237,7 +237,8 @@ PLUGIN = Plugin(
                         "instances/skynet/breakers/breaker-ep2-n12-s1-864.strategy.json"]],
              "written": ["instances/skynet/breakers/breaker-ep2-n12-s1-864.evidence.json",
                          "instances/skynet/ep1/03-triple-star.cuts.json"],
-             "hardest": "instances/skynet/ep1/07-mesh-500.txt"},
+             "hardest": {"path": "instances/skynet/ep1/07-mesh-500.txt",
+                         "options": {"rule": "ep1", "min_cuts": True}}},
     instance_type="puzzleproof.models.skynet:SkynetMap",
     write_instance=lambda m: _map_text(m))
 
