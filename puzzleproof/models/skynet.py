@@ -127,7 +127,7 @@ class SkynetMap:
 
     def with_start(self, start: int) -> "SkynetMap":
         return SkynetMap(self.n, self.links, self.gateways, start, self.coords, self.name,
-                         self.gateway_order)
+                         self.gateway_order, self.rule)
 
     def initial_state(self, start: int | None = None) -> "State":
         s = self.start if start is None else start
