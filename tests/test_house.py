@@ -31,30 +31,44 @@ def run(capsys, *args):
 
 # -- the README is a contract -------------------------------------------------------------
 
-def _quick_start() -> tuple[str, str]:
+def _quick_start() -> dict[str, str]:
+    """The quick start's commands: install and run, the activation line, the tests, and the
+    shell completion line."""
     section = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
-    assert len(blocks) == 2, "the quick start is two commands: install + main job, tests"
-    return blocks[0].strip(), blocks[1].strip()
+    blocks = [b.strip() for b in re.findall(r"```sh\n(.*?)```", section, re.S)]
+    assert len(blocks) == 4, "install + main job, activation, tests, completion"
+    return dict(zip(("install", "activate", "tests", "completion"), blocks))
 
 
 def test_readme_quick_start_as_written_in_a_fresh_clone(tmp_path):
     """A fresh clone of the committed project with ../shared beside it, a fresh virtual
-    environment, and the install + main-job command exactly as the README writes it."""
+    environment, the install + main-job command exactly as the README writes it, then the
+    activation line and the completion line in a fresh shell."""
     shared_path("instances/skynet/ep2")
-    install_and_run, tests_cmd = _quick_start()
-    assert tests_cmd == ".venv/bin/python -m pytest"
+    qs = _quick_start()
+    assert qs["tests"] == ".venv/bin/python -m pytest"
     clone = tmp_path / "main"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     (tmp_path / "shared").symlink_to(SHARED)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))}
-    proc = subprocess.run(["bash", "-c", install_and_run], cwd=clone, capture_output=True,
+    proc = subprocess.run(["bash", "-c", qs["install"]], cwd=clone, capture_output=True,
                           text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     for title in ("Hashiwokakero", "Skynet Revolution", "City closing", "Death Run"):
         assert f"== {title} ==" in proc.stdout, title
     assert "known findings confirmed" in proc.stdout
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+    # a fresh shell: the activation line puts the command (and dask) on PATH
+    home = tmp_path / "home"
+    home.mkdir()
+    fresh = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
+    shell = subprocess.run(["bash", "--norc", "-c", f"{qs['activate']} && puzzleproof "
+                            "--version && dask --version && " + qs["completion"]],
+                           cwd=clone, capture_output=True, text=True, timeout=120, env=fresh)
+    assert shell.returncode == 0, shell.stderr[-2000:]
+    assert "puzzleproof, version" in shell.stdout
+    assert "complete " in (home / ".puzzleproof-complete.bash").read_text()
+    assert ". ~/.puzzleproof-complete.bash" in (home / ".bashrc").read_text()
 
 
 def _readme_commands() -> list[str]:
