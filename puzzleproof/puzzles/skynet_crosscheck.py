@@ -130,11 +130,13 @@ def _exact_part(rule: str, group: list, evidence: dict, starts: dict, p: Params,
     return report, outcome
 
 
-def _programs_part(rule: str, group: list, starts: dict, p: Params,
-                   env: CrosscheckEnv) -> Outcome:
+def _programs_part(rule: str, group: list, starts: dict, p: Params, env: CrosscheckEnv,
+                   exact_records: list[dict]) -> Outcome:
     """The external programs against the agent models (their games go to the same -o file,
-    after the exact methods' records)."""
+    after the exact methods' records); their lost games are judged by the verdicts the exact
+    part proved, not solved again."""
     from puzzleproof.puzzles.skynet_views import batch_page
+    from puzzleproof.verify.skynet_methods import proved_verdicts
     from puzzleproof.verify.skynet_agents import AGENTS as KNOWN_AGENTS
     from puzzleproof.verify.skynet_batch import referee_batch
 
