@@ -2,13 +2,14 @@
 
 Layers (see ``docs``/DESIGN): ``models`` says what a puzzle is and checks answers,
 ``encoders`` solves exactly, ``verify`` holds what answers are checked against,
-``formats`` reads and writes what users bring, ``generate`` makes hard instances.
-``puzzleproof.solve``, ``check``, ``crosscheck`` and ``generate`` are the command's jobs as
-functions (:mod:`puzzleproof.api`).
+``formats`` reads and writes what users bring, ``generate`` makes hard instances, and
+``puzzles`` holds one plugin object per puzzle. ``puzzleproof.solve``, ``check``,
+``render``, ``crosscheck`` and ``generate`` are the command's jobs as functions over the
+same plugins (:mod:`puzzleproof.api`).
 """
 
 __version__ = "0.2.0"
 
-from puzzleproof.api import check, crosscheck, generate, load, solve  # noqa: E402
+from puzzleproof.api import check, crosscheck, generate, load, render, solve  # noqa: E402
 
-__all__ = ["solve", "check", "crosscheck", "generate", "load", "__version__"]
+__all__ = ["solve", "check", "render", "crosscheck", "generate", "load", "__version__"]

@@ -27,14 +27,11 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from puzzleproof.models.skynet import SkynetMap, norm
+from puzzleproof.verify.skynet_ep1 import EP1_BOTS
 
 __all__ = ["ep1_set", "line", "star", "multi_star", "mesh", "GapParams", "GapMap",
            "search_gap", "EP1_BOTS"]
 
-#: the bots judged on Episode 1 maps (every one of ours except the exact ones; the Episode 2
-#: bots' cuts are legal under Episode 1 rules)
-EP1_BOTS = ("ep1-article", "ep1-path", "ep1-front", "ep2-article", "ep2-slack", "ep2-double",
-            "ep2-nearest", "ep2-pqdfs")
 
 
 def _finish(name: str, n: int, links: set, gates: list[int], start: int) -> SkynetMap:

@@ -68,7 +68,7 @@ def _json_type(text: str) -> str | None:
 def written_kind(text: str) -> tuple[str | None, str] | None:
     """``(puzzle, description)`` when ``text`` is a file the project writes that is not an
     instance (evidence, records, strategies), else None."""
-    from puzzleproof.puzzles import all_puzzles
+    from puzzleproof.puzzles.registry import all_puzzles
 
     kind = _json_type(text)
     if kind is None:
@@ -91,7 +91,7 @@ def classify_text(text: str, source: str, only: str | None = None,
     ``type``. A puzzle whose ``sniff`` refuses the text is not asked to read it. Raises
     InputError naming what each candidate expected when no puzzle can read the text.
     """
-    from puzzleproof.puzzles import all_puzzles, get
+    from puzzleproof.puzzles.registry import all_puzzles, get
 
     written = written_kind(text)
     if written is not None:
@@ -148,7 +148,7 @@ def is_not_instance_name(path: Path) -> bool:
 
 def folder_suffixes() -> tuple[str, ...]:
     """Every file ending some puzzle reads (what a folder walk picks up)."""
-    from puzzleproof.puzzles import all_puzzles
+    from puzzleproof.puzzles.registry import all_puzzles
 
     out: list[str] = []
     for p in all_puzzles():

@@ -292,9 +292,10 @@ def drawn_solution(puzzle: Any, solution_arg: str) -> tuple[list, list[str], boo
 
 def solved_for_drawing(ld: Any, p: Params) -> tuple[list | None, str]:
     """The sat method's checked solution to draw, or None and why there is none."""
-    from puzzleproof.puzzles.hashi import PLUGIN
+    from puzzleproof.verify.hashi_methods import METHODS
 
-    res = PLUGIN.method("sat").bind({"mode": "solve"})(ld.instance, deadline=p.deadline())
+    sat = next(m for m in METHODS if m.name == "sat")
+    res = sat.bind({"mode": "solve"})(ld.instance, deadline=p.deadline())
     if res.answer is None:
         return None, f"{ld.name}: {_status_text(res)}; nothing to draw"
     if not res.check_ok:

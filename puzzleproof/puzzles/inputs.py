@@ -221,7 +221,7 @@ class Inputs:
         """``arg`` is ``c``, not an instance of ``puzzle``: skipped in a folder walk or a
         mixed run (and said), an error when named on the command line."""
         if c.is_instance and c.puzzle is not None:
-            from puzzleproof.puzzles import get
+            from puzzleproof.puzzles.registry import get
 
             what = f"{get(c.puzzle).title} instances"
         else:
@@ -235,7 +235,7 @@ class Inputs:
     def detect(self, args: Sequence[str]) -> tuple[list[str], list[str]]:
         """The puzzles of the instances in ``args`` (in registry order), and the problems met
         (inputs no puzzle reads), for inferring the puzzle of a verb."""
-        from puzzleproof.puzzles import names
+        from puzzleproof.puzzles.registry import names
 
         found: set[str] = set()
         problems: list[str] = []
@@ -260,7 +260,7 @@ class Inputs:
 
 def _claims(path: str, puzzle: Any) -> bool:
     """A file whose ending only this puzzle uses (``.has``) is its, even when broken."""
-    from puzzleproof.puzzles import all_puzzles
+    from puzzleproof.puzzles.registry import all_puzzles
 
     suffix = Path(path).suffix.lower()
     others = {s for p in all_puzzles() if p.name != puzzle.name for s in p.suffixes}
@@ -269,7 +269,7 @@ def _claims(path: str, puzzle: Any) -> bool:
 
 def _owner(path: str) -> str | None:
     """The one puzzle whose files end like ``path`` (``.has``: hashi), if only one does."""
-    from puzzleproof.puzzles import all_puzzles
+    from puzzleproof.puzzles.registry import all_puzzles
 
     suffix = Path(path).suffix.lower()
     owners = [p.name for p in all_puzzles() if suffix in p.suffixes]

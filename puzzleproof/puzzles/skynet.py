@@ -1,44 +1,238 @@
-"""Skynet Revolution as a plugin (its verbs not yet on the shared verbs: their commands come from
-:mod:`puzzleproof.cli.skynet`)."""
+"""Skynet Revolution Episodes 1 and 2 (CodinGame "Death First Search") as a plugin: its
+reader, its methods (the exact verdicts and our bots), and its part of every shared verb.
+The cross-check and the generator are in :mod:`.skynet_crosscheck` and
+:mod:`.skynet_generate`; what a person sees in :mod:`.skynet_views`; the game's own verbs
+(``skynet play``, ``skynet referee``) in :mod:`puzzleproof.cli.skynet`."""
 
 from __future__ import annotations
 
-from puzzleproof.method import Method
+import json
+from contextlib import nullcontext
+from typing import Any, Sequence
+
+from puzzleproof.errors import InputError, UsageError
+from puzzleproof.loaded import Loaded
 from puzzleproof.puzzles import skynet_views as views
-from puzzleproof.puzzles.base import Plugin, ReportSpec
+from puzzleproof.puzzles.base import (CheckSpec, Outcome, Params, Picture, Plugin, RenderSpec,
+                                      ReportSpec, SolveSpec, Task)
+from puzzleproof.puzzles.options import CONFLICTS, TIME_LIMIT, Opt
+from puzzleproof.puzzles.skynet_crosscheck import CROSSCHECK
+from puzzleproof.puzzles.skynet_generate import GENERATE
+from puzzleproof.puzzles.skynet_options import (ALL_STARTS, HORIZON, MIN_CUTS, RULE, SOLVER,
+                                                START, stamp_certificate, starts_of)
+from puzzleproof.result import Result
+from puzzleproof.verify.skynet_methods import METHODS
 
 __all__ = ["PLUGIN"]
 
+# -- solve -----------------------------------------------------------------------------------
+
+def _solve_prepare(p: Params) -> None:
+    if p.horizon is not None and p.min_cuts:
+        raise UsageError("--horizon and --min-cuts ask different questions; give one")
+    if p.all_starts and p.start is not None:
+        raise UsageError("--start and --all-starts do not go together")
+
+
+def _tasks(loaded: Sequence[Loaded], p: Params) -> list[Task]:
+    return [Task(f"{ld.instance.name}@{s}", (ld.instance, s), ld, {"start": s})
+            for ld in loaded for s in starts_of(ld.instance, p.start, p.all_starts)]
+
+
+def _notes(tasks: list[Task], p: Params) -> list[str]:
+    if p.rule != "ep1":
+        return []
+    maps = {id(t.instance[0]): t.instance[0] for t in tasks}.values()
+    return [f"note: {m.name}: {prob}; an Episode 1 map has none (solving anyway)"
+            for m in maps for prob in m.ep1_problems()[:1]]
+
+
+def _session(p: Params) -> Any:
+    if p.method != "sat":
+        return nullcontext()
+    from puzzleproof.encoders.skynet_sat import SolverCache
+
+    return SolverCache()
+
+
+def _run(task: Task, p: Params, session: Any) -> Result:
+    values = Params(p, cache=session)
+    return PLUGIN.method(p.method).bind(values)(task.instance, deadline=p.deadline())
+
+
+def _record(task: Task, res: Result, p: Params, full: bool) -> dict:
+    d = res.to_dict()
+    if not full:
+        d.pop("certificate", None)
+    d["map"] = task.instance[0].name
+    d["start"] = task.extra["start"]
+    return {"type": "result", **d}
+
+
+def _write(task: Task, res: Result, p: Params) -> tuple[str, str] | None:
+    if res.certificate is None:
+        return None
+    m, s = task.instance
+    return json.dumps(stamp_certificate(res.certificate, m, p.rule, s)) + "\n", ""
+
+
+SOLVE = SolveSpec(
+    help=views.SOLVE_HELP,
+    options=(RULE, START, ALL_STARTS, MIN_CUTS, HORIZON, SOLVER,
+             TIME_LIMIT.but(help="Seconds per map and start (the bounds proved so far are "
+                                 "kept); when they run out the answer is UNKNOWN, naming the "
+                                 "limit."),
+             CONFLICTS.but(help="SAT conflict budget per map and start (sat solver); UNKNOWN "
+                                "when spent. It counts the SAT calls only: the exact search "
+                                "of --min-cuts under ep1, the fence search and writing "
+                                "certificates are bounded by --time-limit."),
+             Opt("output", ("-o", "--output"), "Write the winner's strategy (JSON certificate "
+                 "with its map, rule and start, replayable with 'check skynet MAP FILE') for "
+                 "one map and start; a batch writes one JSON record a line. Never overwrites "
+                 "an existing file unless --force.", kind="path")),
+    run=_run, table=views.solve_table, record=_record, tasks=_tasks, prepare=_solve_prepare,
+    notes=_notes, session=_session, write=_write,
+    describe=lambda t, p: f"{_short(t.instance[0].name or '', 30)} start {t.extra['start']}",
+    inputs_name="MAPS...", task_noun="start")
+
+
+def _short(name: str, width: int) -> str:
+    return name if len(name) <= width else "…" + name[-(width - 1):]
+
+
+# -- check -----------------------------------------------------------------------------------
+
+def _strategy_of(m: Any, text: str, source: str) -> dict:
+    from puzzleproof.formats import skynet as sfmt
+
+    data = sfmt.read_strategy(text, source, m)  # its shape and types; the replay judges it
+    if isinstance(data, dict) and isinstance(data.get("map"), dict):
+        recorded = sfmt.read_map(json.dumps(data["map"]), source)
+        if recorded.links != m.links or recorded.gateways != m.gateways:
+            raise InputError(f"the strategy was written for another map ({recorded.name})",
+                             source)
+    return data
+
+
+def _check_start(m: Any, data: Any, p: Params, source: str) -> int:
+    s = p.start
+    if s is None and isinstance(data, dict) and type(data.get("start")) is int:
+        s = data["start"]
+    if s is None:
+        s = m.start
+    if s is None:
+        raise InputError("neither the map nor the strategy gives a start; pass --start", source)
+    if not 0 <= s < m.n or s in m.gateways:
+        raise InputError(f"start {s} must be a node 0..{m.n - 1} that is not a gateway", source)
+    return s
+
+
+def _check(args: Sequence[str], p: Params, inputs: Any) -> Outcome:
+    from puzzleproof.formats import read_source
+    from puzzleproof.models.skynet_strategy import (certificate_kind, check_agent_escape,
+                                                    check_agent_strategy,
+                                                    check_player_strategy)
+
+    m = inputs.one(args[0], PLUGIN, {}, "check").instance
+    text, source, _ = read_source(args[1])
+    data = _strategy_of(m, text, source)
+    kind = data.get("type") if isinstance(data, dict) else None
+    rule = p.rule or (data.get("rule") if isinstance(data, dict) else None)
+    rule = rule if rule in ("ep1", "ep2") else "ep2"
+    s = _check_start(m, data, p, source)
+    checks = {"skynet-player-strategy": ("player", check_player_strategy),
+              "skynet-agent-strategy": ("agent", check_agent_strategy),
+              "skynet-agent-escape": ("agent escape", check_agent_escape)}
+    if kind not in checks:
+        raise InputError("expected a strategy object with \"type\": \"skynet-player-strategy\", "
+                         "\"skynet-agent-strategy\" or \"skynet-agent-escape\"", source)
+    who, judge = checks[kind]
+    problems = judge(m, rule, s, data)
+    backed = certificate_kind(data)  # which kind of certificate backs the verdict
+    record = {"strategy": who, "ok": not problems, "certificate": backed, "rule": rule,
+              "start": s, "problems": problems}
+    return Outcome(not problems, record,
+                   views.check_page(source, who, m.name, rule, s, problems, backed))
+
+
+CHECK = CheckSpec(
+    help=views.CHECK_HELP,
+    options=(RULE.but(default=None, show_default=False, help="The rule (default: the one the "
+                      "strategy file records, else ep2)."),
+             START.but(help="Agent start (default: the strategy file's, else the map's).")),
+    check=_check, arguments="MAP STRATEGY")
+
+
+# -- render ----------------------------------------------------------------------------------
+
+def _fence(m: Any, text: str) -> frozenset[int]:
+    fence = set()
+    for item in text.replace(" ", "").split(","):
+        if not item.lstrip("-").isdigit() or len(item) > 12:
+            raise InputError(f"--fence: expected node numbers separated by commas, found "
+                             f"{item!r}")
+        v = int(item)
+        if not 0 <= v < m.n:
+            raise InputError(f"--fence: node {v} is not on the map (0..{m.n - 1})")
+        if v in m.gateways:
+            raise InputError(f"--fence: node {v} is a gateway; a fence holds only non-gateway "
+                             "nodes")
+        fence.add(v)
+    return frozenset(fence)
+
+
+def _render(arg: str, kind: str, p: Params, inputs: Any) -> Picture:
+    from puzzleproof.formats import skynet as sfmt
+    from puzzleproof.models.skynet import replay
+
+    m = inputs.one(arg, PLUGIN, {}, "render").instance
+    record, notes = None, []
+    if p.game:
+        record = views.game_record_of(p.game)
+        if record.map.links != m.links or record.map.gateways != m.gateways:
+            raise InputError("the game record was played on another map", p.game)
+        problems = replay(record)
+        if problems:
+            notes.append(f"note: the game record breaks the rules: {problems[0]}")
+    fence = _fence(m, p.fence_arg) if p.fence_arg is not None else None
+    draw = sfmt.render_png if kind == "png" else sfmt.render_svg
+    return Picture(draw(m, record, fence=fence or None), kind, ok=True, notes=notes)
+
+
+RENDER = RenderSpec(
+    help=views.RENDER_HELP,
+    options=(Opt("game", ("--game",), "A game record (JSON from 'skynet referee -o'), or a "
+                 "file holding games (a breaker's evidence, referee or crosscheck records): its "
+                 "first lost game, or with #K its K-th game. Cuts numbered by turn, the "
+                 "agent's path.", metavar="FILE[#K]"),
+             Opt("fence_arg", ("--fence",), "Comma-separated nodes to shade, their boundary "
+                 "links drawn thick: the fence of an ep1 value's upper bound "
+                 "('upper_bound.fence' in 'solve skynet --json').", metavar="NODES")),
+    render=_render, kinds=("svg", "png"), default_kind="svg", argument="MAP")
+
+
 PLUGIN = Plugin(
-    name="skynet", title="Skynet Revolution", aliases=("dfs", "death-first-search"),
+    name="skynet", title="Skynet Revolution", noun="map", aliases=("dfs", "death-first-search"),
     summary="Skynet Revolution Episodes 1 and 2 (CodinGame 'Death First Search'): proved "
             "verdicts and fewest cuts, bots judged against the worst-case agent",
-    suffixes=(".txt", ".json"),
-    reader="puzzleproof.formats.skynet:read_instances",
-    methods=(Method("sat", "exact", "CEGAR over two incremental SAT solvers"),
-             Method("explicit", "exact", "memoised minimax over (agent node, links left)"),
-             Method("exact", "heuristic", "our bot playing the proved strategy"),
-             Method("ep1-article", "heuristic", "the Episode 1 article's bot"),
-             Method("ep1-path", "heuristic", "cut the link on the agent's shortest path"),
-             Method("ep2-article", "heuristic", "the Episode 2 article's bot"),
-             Method("ep2-slack", "heuristic", "the common 0-1 BFS least-slack rule"),
-             Method("ep1-front", "heuristic", "cut the agent's gateway link, else its link "
-                                            "toward the nearest gateway"),
-             Method("ep2-double", "heuristic", "the agent's gateway link, else a link of the "
-                                             "nearest double-gateway node"),
-             Method("ep2-nearest", "heuristic", "the agent's gateway link, else the gateway "
-                                              "link nearest the agent"),
-             Method("ep2-pqdfs", "heuristic", "priority-queue DFS: the first double-gateway "
-                                            "node it reaches")),
-    default_methods=("sat", "ep2-article", "ep2-slack"),
-    report=ReportSpec(draw=views.draw_disagreement, sections=views.lost_games,
-                      size=lambda inst, rec: getattr(inst, "n", None), size_name="nodes",
-                      instance_key=lambda name: name.rsplit("@", 1)[0]),
-    commands="puzzleproof.cli.skynet:GROUPS", rank=20, noun="map",
+    reader="puzzleproof.formats.skynet:read_instances", suffixes=(".txt", ".json"),
+    methods=METHODS, default_methods=("sat", "ep2-article", "ep2-slack"),
     written={"skynet-breaker": "skynet breaker evidence", "skynet-game": "a skynet game record",
              "skynet-player-strategy": "a skynet strategy certificate",
              "skynet-agent-strategy": "a skynet strategy certificate",
              "skynet-agent-escape": "a skynet strategy certificate",
              "skynet-batch": "a skynet referee summary",
              "skynet-ep1-cuts": "a skynet Episode 1 cuts record"},
-)
+    rank=20, solve=SOLVE, check=CHECK, render=RENDER, crosscheck=CROSSCHECK, generate=GENERATE,
+    report=ReportSpec(draw=views.draw_disagreement, sections=views.lost_games,
+                      size=lambda inst, rec: getattr(inst, "n", None), size_name="nodes",
+                      instance_key=lambda name: name.rsplit("@", 1)[0]),
+    commands="puzzleproof.cli.skynet:GROUPS", limits=views.LIMITS,
+    instance_type="puzzleproof.models.skynet:SkynetMap",
+    write_instance=lambda m: _map_text(m))
+
+
+def _map_text(m: Any) -> str:
+    from puzzleproof.formats import skynet as sfmt
+
+    return sfmt.write_map(m, "json")

@@ -33,6 +33,11 @@ from puzzleproof.verify.skynet_agents import make_agent
 from puzzleproof.verify.skynet_bots import CUTS_AGENT_GATEWAY_LINK, make_bot
 from puzzleproof.verify.skynet_referee import play
 
+#: the bots judged on Episode 1 maps (every one of ours except the exact ones; the Episode 2
+#: bots' cuts are legal under Episode 1 rules)
+EP1_BOTS = ("ep1-article", "ep1-path", "ep1-front", "ep2-article", "ep2-slack", "ep2-double",
+            "ep2-nearest", "ep2-pqdfs")
+
 __all__ = ["single_gateway_map", "article_cuts", "worst_cuts", "fewest_cuts", "cut_report",
            "EP1_NOTE"]
 
@@ -226,3 +231,59 @@ def cuts_text(row: dict) -> str:
 
 def fewest_text(f: dict) -> str:
     return str(f["value"]) if f.get("value") is not None else f"{f['lower']}..{f['upper']}"
+
+
+#: a recorded worst case is searched again in a cross-check when it took at most this many
+#: positions (the larger maps keep their recorded figure, said so)
+RECHECK_POSITIONS = 5_000
+
+
+def _recorded_report(m: SkynetMap, s: int, rec: dict, names: list[str],
+                     failures: list[str]) -> dict:
+    """A start's report from its shipped cuts record: the article agent's game replayed and
+    the worst case searched again where it is small; a figure that changed is a failure."""
+    rep = {"map": m.name, "start": s, "fewest": rec["fewest"], "bots": {},
+           "recorded": rec["file"]}
+    for b in names:
+        old = (rec.get("bots") or {}).get(b)
+        row = {"article": article_cuts(m, "ep1", s, b)}
+        worst = (old or {}).get("worst") or {}
+        if old is None or (worst.get("cuts") is not None
+                           and worst.get("positions", 0) <= RECHECK_POSITIONS):
+            worst = worst_cuts(m, "ep1", s, b, max_positions=RECHECK_POSITIONS * 2)
+        row["worst"] = worst
+        row["excess"] = (old or {}).get("excess")
+        if old is not None and (old["article"] != row["article"]
+                                or old["worst"].get("cuts") != worst.get("cuts")):
+            failures.append(f"{m.name}@{s}: {b} now {cuts_text(row)}, "
+                            f"recorded {cuts_text(old)} ({rec['file']})")
+        rep["bots"][b] = row
+    return rep
+
+
+def cuts_table(maps: list[SkynetMap], starts: dict, bots: list[str] | None,
+               time_limit: float | None) -> tuple[list[dict], list[str]]:
+    """For Episode 1 maps: every bot's cuts against the article's agent and in the worst
+    case, next to the fewest cuts (recorded in NAME.cuts.json, or proved now within
+    ``time_limit``): the rows, and the failures (a recorded figure that no longer holds, or
+    a bot that loses a map where every node links to at most one gateway)."""
+    from puzzleproof.verify.skynet_sidecars import cuts_record_of
+
+    names = list(bots or EP1_BOTS)
+    rows: list[dict] = []
+    failures: list[str] = []
+    for m in maps:
+        rec = cuts_record_of(m)
+        for s in starts.get(m.name or "", []):
+            if rec is not None and rec.get("start") == s:
+                rep = _recorded_report(m, s, rec, names, failures)
+            else:
+                rep = cut_report(m, s, names, time_limit=time_limit,
+                                 max_positions=RECHECK_POSITIONS * 4)
+            if not m.ep1_problems():
+                for b, row in rep["bots"].items():
+                    if row["article"]["result"] != "WIN" or row["worst"].get("lost"):
+                        failures.append(f"{m.name}@{s}: {b} loses an Episode 1 map "
+                                        f"({row['worst'].get('lost') or row['article']['reason']})")
+            rows.append(rep)
+    return rows, failures

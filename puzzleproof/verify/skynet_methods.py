@@ -19,6 +19,7 @@ from typing import Any
 from puzzleproof.formats.skynet import record_from_json, record_to_json
 from puzzleproof.models.skynet import SkynetMap, replay
 from puzzleproof.result import Result, Status
+from puzzleproof.limits import Deadline
 from puzzleproof.method import Method, seconds_run
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' agent name)
@@ -354,3 +355,63 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
                 item["note"] = f"the exact solver's limit ran out ({time_limit} s)"
             out.append(item)
     return out
+
+
+# -- Skynet's methods, as the plugin lists them and the verbs run them -----------------------
+
+def solve_sat(data: tuple[SkynetMap, int], *, deadline: Deadline, rule: str = "ep2",
+              min_cuts: bool = False, horizon: int | None = None, conflicts: int | None = None,
+              cache: Any = None) -> Result:
+    """The SAT CEGAR: the verdict from ``data``'s start (with the value under ``min_cuts``,
+    or the bounded question ``horizon``), its certificate replayed."""
+    from puzzleproof.encoders.skynet_sat import solve
+
+    m, start = data
+    return solve(m, rule, start, value=min_cuts, horizon=horizon, time_limit=deadline.limit,
+                 conflicts=conflicts, cache=cache)
+
+
+def solve_explicit(data: tuple[SkynetMap, int], *, deadline: Deadline, rule: str = "ep2",
+                   min_cuts: bool = False, horizon: int | None = None,
+                   conflicts: int | None = None) -> Result:
+    """Memoised minimax over (agent node, links left): exponential in the links, an
+    independent check of the SAT solver on small maps."""
+    from puzzleproof.errors import UsageError
+    from puzzleproof.verify.skynet_explicit import solve
+
+    if horizon is not None:
+        raise UsageError("--horizon is a question for the sat solver")
+    if conflicts is not None:
+        raise UsageError("--conflicts is a budget for the sat solver")
+    m, start = data
+    return solve(m, rule, start, value=min_cuts, max_nodes=None, time_limit=deadline.limit)
+
+
+def play_worst(bot: str, data: tuple[SkynetMap, int], *, deadline: Deadline,
+               rule: str | None = None, per_line: bool = False,
+               max_lines: int | None = None) -> Result:
+    """One of our bots against the worst-case agent (a method once the bot is bound)."""
+    return run_worst_case(bot, rule, data, deadline.limit, per_line=per_line,
+                          max_lines=max_lines)
+
+
+def _methods() -> tuple[Method, ...]:
+    from functools import partial
+
+    from puzzleproof.verify.skynet_bots import BOTS, SUMMARIES
+
+    exact = (Method("sat", "exact", "CEGAR over two incremental SAT solvers",
+                    run="puzzleproof.verify.skynet_methods:solve_sat",
+                    options=("rule", "min_cuts", "horizon", "conflicts", "cache")),
+             Method("explicit", "exact", "memoised minimax over (agent node, links left)",
+                    run="puzzleproof.verify.skynet_methods:solve_explicit",
+                    options=("rule", "min_cuts", "horizon", "conflicts")))
+    bots = tuple(Method(b, "heuristic", SUMMARIES.get(b, ""), run=partial(play_worst, b),
+                        options=("rule", "per_line", "max_lines"), effort="positions")
+                 for b in BOTS)
+    return exact + bots
+
+
+#: Skynet's methods: the exact verdicts and every one of our bots (played against the
+#: worst-case agent); the bots' list and summaries come from :mod:`.skynet_bots`
+METHODS = _methods()

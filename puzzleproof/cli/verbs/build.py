@@ -14,7 +14,7 @@ from puzzleproof.puzzles.base import Params
 from puzzleproof.puzzles.inputs import Inputs
 from puzzleproof.puzzles.options import Opt
 
-__all__ = ["rows_for", "make_command", "inputs_of", "reader_options", "usage"]
+__all__ = ["rows_for", "make_command", "inputs_of", "reader_options", "usage_errors"]
 
 
 def rows_for(shared: Sequence[Opt], own: Sequence[Opt], reader: Sequence[Opt] = ()
@@ -42,13 +42,19 @@ def reader_options(plugin: Any, p: Params) -> dict[str, Any]:
     return {o.name: p.get(o.name) for o in plugin.reader_options}
 
 
-def usage(fn: Callable[[], Any]) -> Any:
-    """Run ``fn``; a :class:`UsageError` (or ValueError from a Params check) from any layer
-    becomes Click's usage error (exit 2, shown as Click shows its own)."""
-    try:
-        return fn()
-    except UsageError as exc:
-        raise click.UsageError(str(exc)) from None
+def usage_errors(f: Callable) -> Callable:
+    """A command callback whose :class:`UsageError` (from any layer) becomes Click's usage
+    error (exit 2, shown as Click shows its own)."""
+    import functools
+
+    @functools.wraps(f)
+    def wrapped(*args: Any, **kw: Any) -> Any:
+        try:
+            return f(*args, **kw)
+        except UsageError as exc:
+            raise click.UsageError(str(exc), click.get_current_context(silent=True)) from None
+
+    return wrapped
 
 
 def make_command(name: str, help_text: str, arguments: Sequence[Callable],

@@ -1,0 +1,143 @@
+"""The house's shape: imports go down the layers only, with no cycle, and no function is
+longer than a screen. Built from the source with ``ast`` (lazy imports inside functions
+count: they run too)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "puzzleproof"
+
+#: from the bottom: the base modules; models; encoders and formats; verify; generate; the
+#: puzzle plugins; api and report; the command; the package's face
+LAYERS = {
+    "result": 0, "errors": 0, "limits": 0, "procs": 0, "executor": 0, "loaded": 0,
+    "method": 0,
+    "models": 1,
+    "encoders": 2, "formats": 2,
+    "verify": 3,
+    "generate": 4,
+    "puzzles": 5,
+    "api": 6, "report": 6,
+    "cli": 7,
+    "__init__": 8, "__main__": 8,
+}
+#: the longest function (lines from its ``def`` to its last line)
+MAX_FUNCTION_LINES = 80
+
+
+def _modules() -> dict[str, Path]:
+    mods = {}
+    for p in PACKAGE.rglob("*.py"):
+        name = ".".join(p.relative_to(ROOT).with_suffix("").parts)
+        mods[name[:-len(".__init__")] if name.endswith(".__init__") else name] = p
+    return mods
+
+
+def _imports(name: str, path: Path, mods: dict[str, Path]) -> set[str]:
+    """The package's modules ``name`` imports (``from puzzleproof import x`` names module x
+    when x is a module)."""
+    tree = ast.parse(path.read_text())
+    pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = pkg.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
+                       for a in node.names]
+        for t in targets:
+            while t and t not in mods:
+                t = t.rsplit(".", 1)[0] if "." in t else ""
+            if t and t != name and t != "puzzleproof":
+                found.add(t)
+    return found
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    return LAYERS[parts[1] if len(parts) > 1 else "__init__"]
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = _modules()
+    return {name: _imports(name, path, mods) for name, path in mods.items()}
+
+
+def test_every_module_has_a_layer():
+    unknown = sorted(m for m in _modules() if len(m.split(".")) > 1
+                     and m.split(".")[1] not in LAYERS)
+    assert not unknown, f"modules outside every layer: {unknown}"
+
+
+def test_imports_go_down_the_layers():
+    """A module never imports one of a higher layer (an incumbent from a heuristic is
+    passed in; a reader's result type is a base module; the registry is above the
+    readers)."""
+    upward = sorted(f"{a} -> {b}" for a, targets in _graph().items() for b in targets
+                    if _layer(b) > _layer(a))
+    assert not upward, "imports that go up the layers:\n  " + "\n  ".join(upward)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycle():
+    cycles = _cycles(_graph())
+    assert not cycles, "import cycles:\n  " + "\n  ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_cycle_finder_finds_a_planted_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_no_function_is_longer_than_a_screen():
+    long = []
+    for p in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    long.append(f"{p.relative_to(ROOT)}:{node.lineno} {node.name} ({n} lines)")
+    assert not long, "functions over a screen:\n  " + "\n  ".join(long)
