@@ -190,7 +190,7 @@ def plot(arg: str, p: Params, inputs: Any) -> Outcome:
     (.png or .svg) and its total printed; a method without a legal order is left out and
     said (none: exit 1). ``p`` is prepared by :func:`plot_prepare`."""
     from puzzleproof.formats.cityclose import plot_steps
-    from puzzleproof.puzzles import get
+    from puzzleproof.puzzles.registry import get
 
     ld = inputs.one(arg, get("cityclose"), None, "plot")
     rules = make_rules(ld.instance, p, ld.name)
