@@ -1,9 +1,11 @@
 """City closing (Two Spies) as a plugin: its reader, its methods (four exact back ends, the
 plain DP and the article's heuristics, listed in :mod:`puzzleproof.verify.cityclose_methods`),
-the rules an order must keep (one set of option rows for every verb), and its part of every
-shared verb. What a person sees is drawn in :mod:`puzzleproof.puzzles.cityclose_views`; the
-puzzle's own verb ``plot cityclose`` is :mod:`puzzleproof.cli.cityclose_plot`, over
-:func:`plot`.
+and its part of every shared verb. The rules an order must keep (one set of option rows for
+every verb) and how one method runs under them are :mod:`~puzzleproof.puzzles.cityclose_rules`;
+the runs over several methods or maps (crosscheck, generate, plot) are
+:mod:`~puzzleproof.puzzles.cityclose_runs`; what a person sees is drawn in
+:mod:`~puzzleproof.puzzles.cityclose_views`. The puzzle's own verb ``plot cityclose`` is
+:mod:`puzzleproof.cli.cityclose_plot`.
 
 Every order shown is re-scored by :mod:`puzzleproof.models.cityclose` (through
 :func:`puzzleproof.verify.cityclose_methods.check_order`) before it is returned; an order file
