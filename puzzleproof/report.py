@@ -26,6 +26,7 @@ network needed); :func:`to_markdown` writes Markdown with the pictures as files 
 from __future__ import annotations
 
 import base64
+import os
 import html
 import json
 from collections import defaultdict
@@ -64,18 +65,16 @@ def load_run(path: str | Path) -> list[dict]:
     """Every line of a run as a JSON object with a ``"type"``; a line that is not is an
     :class:`~puzzleproof.errors.InputError` naming the file and line (a last line cut short
     by a killed run is dropped)."""
+    from puzzleproof.formats import read_path
+    from puzzleproof.limits import limit
+    from puzzleproof.verify.crosscheck import MAX_RUN_BYTES
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a folder; expected a run's JSONL file", str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not a text file ({exc.reason} at byte {exc.start})",
-                         str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot be read: {exc.strerror or exc}", str(path)) from None
+    if p.is_dir():
+        raise InputError("is a folder; expected a run's JSONL file", str(path))
+    if not p.exists() and not p.is_symlink():
+        raise InputError("no such file", str(path))
+    text = read_path(p, limit(MAX_RUN_BYTES), regular=True)
     lines = text.split("\n")
     out = []
     for k, line in enumerate(lines, 1):
@@ -134,7 +133,7 @@ def _puzzle_of(recs: list[dict], path: str, inputs: Sequence[str]) -> str:
                              "installed", path) from None
     from puzzleproof.puzzles.inputs import Inputs
 
-    reader, base = Inputs(), Path(path).resolve().parent
+    reader, base = Inputs(), Path(os.path.realpath(path)).parent
     names = [r["instance"] for r in recs if r["type"] == "record"][:20] + list(inputs)
     for name in names:
         for cand in (name, name.rsplit("@", 1)[0], str(base / name.rsplit("@", 1)[0])):
@@ -338,7 +337,7 @@ def build(path: str | Path, inputs: Sequence[str] = (), puzzle: str | None = Non
             if r["type"] == "record":
                 Record.from_dict(r)  # every record reads (an earlier version's too)
         plugin = registry.get(puzzle or _puzzle_of(recs, str(path), inputs))
-        found = _Instances(plugin, inputs, Path(path).resolve().parent)
+        found = _Instances(plugin, inputs, Path(os.path.realpath(path)).parent)
         title = f"Cross-check of {plugin.title}"
         sections = _crosscheck(recs, plugin, found)
     else:

@@ -34,30 +34,21 @@ CORPUS = Path(__file__).resolve().parent / "fuzz_corpus"
 
 # -- seeds -------------------------------------------------------------------------------------
 
-#: Per puzzle, the instance files mutated (relative to the project; ``shared/`` to ../shared).
-INSTANCE_SEEDS = {
-    "hashi": ["instances/hashi/small-5x5.txt", "instances/hashi/adjacent-islands-6x6.has",
-              "instances/hashi/four-bridges-7x7.tatham", "instances/hashi/puzzlink-5x5.url",
-              "shared/hashi/coelho2019/100/Hs_16_100_25_00_001.has",
-              "@hashi-json", "@hashi-jsonl"],
-    "skynet": ["shared/skynet/ep2/01-robust-double-gateways.txt",
-               "shared/skynet/ep2/02-linked-double-gateways.txt",
-               "shared/skynet/custom/forum-12-nodes.txt", "@skynet-json"],
-    "cityclose": ["instances/cityclose/ring14-s1-0.json",
-                  "shared/cityclose/two-spies-roundabout.json", "@cityclose-edges"],
-    "deathrun": ["instances/deathrun/graphs/gap-s1-1.json"],
-}
+def _plugins():
+    from puzzleproof import puzzles as registry
 
-#: Per puzzle, the answer a check reads for the first instance seed, mutated in turn.
-ANSWER_SEEDS = {
-    "hashi": ("instances/hashi/small-5x5.txt", "seeds/hashi-small-5x5.sol"),
-    "skynet": ("shared/skynet/ep2/01-robust-double-gateways.txt",
-               "seeds/skynet-01.strategy.json"),
-    "cityclose": ("instances/cityclose/ring14-s1-0.json",
-                  "seeds/cityclose-ring14-s1-0.order.json"),
-    "deathrun": (None, "seeds/deathrun-gap-s1-1.record.json"),
-}
+    return registry.all_puzzles()
 
+
+#: Per puzzle, the instance files mutated (relative to the project; ``shared/`` to
+#: ../shared): the plugin's samples, so a new puzzle is fuzzed without editing this file.
+INSTANCE_SEEDS = {p.name: list((p.samples or {}).get("instances", [])) for p in _plugins()}
+
+#: Per puzzle, the answer a check reads for its instance (None: the answer carries it).
+ANSWER_SEEDS = {p.name: tuple((p.samples or {}).get("check", [[None, None]])[0])
+                for p in _plugins() if (p.samples or {}).get("check")}
+
+#: Inline seeds beside the shipped files (formats no shipped file is written in).
 _INLINE = {
     "@hashi-json": ('{"type": "hashi", "width": 5, "height": 3, "max_bridges": 2,\n'
                     ' "grid": ["2.3.1", ".....", "1.3.2"], "name": "inline"}\n', "p.json"),
@@ -71,11 +62,19 @@ _INLINE = {
 }
 
 
+for _name, _puzzle in (("@hashi-json", "hashi"), ("@hashi-jsonl", "hashi"),
+                      ("@skynet-json", "skynet"), ("@cityclose-edges", "cityclose")):
+    if _puzzle in INSTANCE_SEEDS:
+        INSTANCE_SEEDS[_puzzle].append(_name)
+
+
 def seed_path(rel: str) -> Path | None:
     if rel.startswith("shared/"):
         p = SHARED / "instances" / rel[len("shared/"):]
     elif rel.startswith("seeds/"):
         p = SEEDS / rel[len("seeds/"):]
+    elif rel.startswith("/"):
+        p = Path(rel)
     else:
         p = ROOT / rel
     return p if p.is_file() else None
@@ -215,32 +214,35 @@ def mutate(text: str, names: list[str], seed: int) -> str:
 
 # -- commands ----------------------------------------------------------------------------------
 
-#: Argument templates per (verb, puzzle): ``{in}`` the instance, ``{ans}`` the answer.
+def _template(plugin, verb: str) -> list[str] | None:
+    """The argument template of a verb of a puzzle (``{in}`` the instance, ``{ans}`` the
+    answer), from the puzzle's spec of that verb: every verb of every puzzle is fuzzed."""
+    spec = getattr(plugin, verb, None)
+    if spec is None:
+        return None
+    names = {o.name for o in spec.options}
+    limit = ["--time-limit", "2"] if "time_limit" in names else []
+    name = plugin.name
+    if verb == "solve":
+        return ["solve", name, "{in}", *limit, "-q"]
+    if verb == "check":
+        return ["check", name, *(["{in}"] if spec.nargs[0] >= 2 else []), "{ans}", *limit]
+    if verb == "render":
+        return ["render", name, "{in}", "-o", "out.svg" if "svg" in spec.kinds else "out.txt"]
+    if verb == "crosscheck":
+        return ["crosscheck", name, "{in}", *limit, "-q", "-j", "1", "-o", "out.jsonl"]
+    if verb == "convert":
+        fmt = "json" if "json" in spec.formats else spec.formats[0]
+        return ["convert", name, "{in}", "--format", fmt, "-o", f"out.{fmt}"]
+    return None
+
+
+#: Argument templates per (verb, puzzle), from the registry.
 COMMANDS: dict[tuple[str, str], list[str]] = {
-    ("solve", "hashi"): ["solve", "hashi", "{in}", "--time-limit", "2", "-q"],
-    ("check", "hashi"): ["check", "hashi", "{in}", "{ans}"],
-    ("render", "hashi"): ["render", "hashi", "{in}", "-o", "out.svg"],
-    ("crosscheck", "hashi"): ["crosscheck", "hashi", "{in}", "--time-limit", "2", "-q",
-                              "-j", "1", "-o", "out.jsonl"],
-    ("convert", "hashi"): ["convert", "hashi", "{in}", "--format", "json", "-o", "out.json"],
-    ("solve", "skynet"): ["solve", "skynet", "{in}", "--time-limit", "2", "-q"],
-    ("check", "skynet"): ["check", "skynet", "{in}", "{ans}"],
-    ("render", "skynet"): ["render", "skynet", "{in}", "-o", "out.svg"],
-    ("crosscheck", "skynet"): ["crosscheck", "skynet", "{in}", "--time-limit", "2", "-q",
-                               "-j", "1", "-o", "out.jsonl"],
-    ("solve", "cityclose"): ["solve", "cityclose", "{in}", "--time-limit", "2", "-q"],
-    ("check", "cityclose"): ["check", "cityclose", "{in}", "{ans}", "--time-limit", "2"],
-    ("render", "cityclose"): ["render", "cityclose", "{in}", "-o", "out.svg"],
-    ("crosscheck", "cityclose"): ["crosscheck", "cityclose", "{in}", "--time-limit", "2", "-q",
-                                  "-j", "1", "-o", "out.jsonl"],
-    ("convert", "cityclose"): ["convert", "cityclose", "{in}", "--format", "json", "-o",
-                               "out.json"],
-    ("solve", "deathrun"): ["solve", "deathrun", "{in}"],
-    ("check", "deathrun"): ["check", "deathrun", "{ans}"],
-    ("render", "deathrun"): ["render", "deathrun", "{in}", "-o", "out.svg"],
-    ("crosscheck", "deathrun"): ["crosscheck", "deathrun", "{in}", "-q", "-j", "1", "-o",
-                                 "out.jsonl"],
-}
+    (verb, p.name): t for p in _plugins()
+    for verb in ("solve", "check", "render", "crosscheck", "convert")
+    for t in [_template(p, verb)] if t is not None
+    and (verb != "check" or p.name in ANSWER_SEEDS) and INSTANCE_SEEDS.get(p.name)}
 
 #: Seconds a run may take before it counts as a hang (start-up included).
 TIMEOUT = 60.0
@@ -331,6 +333,46 @@ def _write(folder: Path, name: str, body: str | bytes) -> None:
         (folder / name).write_bytes(body.encode("utf-8", "surrogateescape"))
 
 
+#: The most memory a run may use on hostile input (its peak resident set), in MB.
+MAX_MB = 1024
+
+
+def _run(argv: list[str], cwd: Path, timeout: float) -> tuple[int | None, str, str, float]:
+    """Run ``argv``; ``(exit code or None on a timeout, stdout, stderr, peak MB)``. The
+    process group is killed at the timeout; the peak is the run's own (``wait4``)."""
+    import os
+    import signal
+    import threading
+
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    got: dict[str, bytes] = {}
+    readers = [threading.Thread(target=lambda k=k, f=f: got.__setitem__(k, f.read()))
+               for k, f in (("out", proc.stdout), ("err", proc.stderr))]
+    for t in readers:
+        t.start()
+    end = time.monotonic() + timeout
+    status, usage = None, None
+    while status is None:
+        pid, st, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            status, usage = st, ru
+        elif time.monotonic() > end:
+            os.killpg(proc.pid, signal.SIGKILL)
+            _, status, usage = os.wait4(proc.pid, 0)
+            status = None
+            break
+        else:
+            time.sleep(0.02)
+    proc.returncode = 0 if status is None else os.waitstatus_to_exitcode(status)
+    for t in readers:
+        t.join(10)
+    out = got.get("out", b"").decode("utf-8", "replace")
+    err = got.get("err", b"").decode("utf-8", "replace")
+    peak = usage.ru_maxrss / 1024 if usage is not None else 0.0
+    return (None if status is None else proc.returncode), out, err, peak
+
+
 @dataclass
 class Outcome:
     code: int | None
@@ -348,16 +390,11 @@ def run_case(case: Case, folder: Path) -> Outcome:
     argv = [sys.executable, "-m", "puzzleproof", *case.argv()]
     t0 = time.monotonic()
     problems: list[str] = []
-    try:
-        proc = subprocess.run(argv, cwd=folder, capture_output=True, timeout=case.timeout,
-                              stdin=subprocess.DEVNULL)
-        code: int | None = proc.returncode
-        out = proc.stdout.decode("utf-8", "replace")
-        err = proc.stderr.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired as exc:
-        code, out = None, ""
-        err = (exc.stderr or b"").decode("utf-8", "replace")
+    code, out, err, peak_mb = _run(argv, folder, case.timeout)
+    if code is None:
         problems.append(f"did not end within {case.timeout:g} s")
+    if peak_mb > MAX_MB:
+        problems.append(f"used {peak_mb:,.0f} MB, above {MAX_MB} MB")
     seconds = time.monotonic() - t0
     if code is not None and code not in case.expect:
         problems.append(f"exit {code}, expected {'/'.join(map(str, case.expect))}")

@@ -96,6 +96,8 @@ def check_output(output: str | None, force: bool) -> None:
     p = Path(output)
     if p.is_dir():
         raise InputError("is a folder; expected a file to write", output)
+    if not p.parent.is_dir():
+        raise InputError("cannot write the output: its folder does not exist", output)
     if not force and p.is_file():
         raise InputError("exists; pass --force to overwrite it, or choose another output",
                          output)

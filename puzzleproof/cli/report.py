@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -62,7 +63,7 @@ def report_command(run, inputs, output, fmt, puzzle, force) -> None:
                                    "or .md, or give --format html|md")
     if output is None:
         output = str(Path(run).with_suffix(".md" if fmt == "md" else ".html"))
-    if Path(output).resolve() == Path(run).resolve():
+    if os.path.realpath(output) == os.path.realpath(run):
         raise InputError("is the run itself; choose another output", output)
     check_output(output, force)
     try:

@@ -11,39 +11,110 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from puzzleproof.errors import InputError
 
-__all__ = ["read_source", "read_stdin", "write_atomic", "expand_inputs"]
+__all__ = ["read_source", "read_stdin", "read_path", "read_bounded", "write_atomic",
+           "expand_inputs", "MAX_INPUT_BYTES"]
+
+
+#: The most bytes read from one input before it is refused (16 MiB: the largest puzzle
+#: anyone brings is a few hundred kB), times ``--max-size``.
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+
+
+def max_input_bytes() -> int:
+    from puzzleproof.limits import limit
+
+    return limit(MAX_INPUT_BYTES)
+
+
+def _too_big(source: str, cap: int, size: int | None = None) -> InputError:
+    from puzzleproof.limits import LIFT_HINT
+
+    found = f"is {size:,} bytes" if size is not None else f"holds more than {cap:,} bytes"
+    return InputError(f"{found}, above the limit of {cap:,} bytes for one input; {LIFT_HINT}",
+                      source)
+
+
+def read_bounded(stream, source: str, cap: int | None = None) -> bytes:
+    """At most ``cap`` bytes of a stream (a pipe, a device such as /dev/zero), read in
+    chunks: more is an :class:`InputError` as soon as it is seen, before it is held."""
+    cap = max_input_bytes() if cap is None else cap
+    chunks, total = [], 0
+    while True:
+        chunk = stream.read(min(1 << 20, cap + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > cap:
+            raise _too_big(source, cap)
+
+
+def _decode(raw: bytes, source: str) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not a text file ({exc.reason} at byte {exc.start})",
+                         source) from None
+
+
+def read_path(path: Path, cap: int | None = None, *, regular: bool = False) -> str:
+    """A file's text, refused before it is read when it is larger than the limit (a device
+    or FIFO is read in bounded chunks; with ``regular`` it is refused: a run file is never
+    a pipe, and reading one could block for ever)."""
+    cap = max_input_bytes() if cap is None else cap
+    try:
+        if regular and path.is_symlink() and not path.exists():
+            raise InputError("cannot read: a symbolic link to nothing (or a loop of links)",
+                             str(path))
+        if regular and not path.is_file():
+            raise InputError("is not a regular file; expected a file the project wrote",
+                             str(path))
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            import stat as st_mod
+
+            if st_mod.S_ISREG(st.st_mode):
+                if st.st_size > cap:
+                    raise _too_big(str(path), cap, st.st_size)
+                return _decode(fh.read(cap + 1), str(path))
+            return _decode(read_bounded(fh, str(path), cap), str(path))
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
 
 
 def read_source(arg: str) -> tuple[str, str, bool]:
     """Return ``(text, source_name, is_file)`` for a path, ``-`` (stdin) or a literal string.
 
     A string that is not an existing path is taken as the puzzle itself (a Tatham game ID or
-    a puzz.link URL, say).
+    a puzz.link URL, say). Every input is bounded (:data:`MAX_INPUT_BYTES`, times
+    ``--max-size``): a larger one is refused before it is held in memory.
     """
     if arg == "-":
         return read_stdin(), "<stdin>", False
     if len(arg) > 255 and "/" not in arg or len(arg) > 4000 or "\0" in arg:
         return arg, "<argument>", False  # too long to be a file name: the puzzle itself
     path = Path(arg)
-    if path.is_dir():
+    try:
+        is_dir, exists = path.is_dir(), path.exists()
+    except OSError as exc:  # a symbolic link loop, a name too long
+        raise InputError(f"cannot read: {exc.strerror or exc}", arg) from None
+    if is_dir:
         raise InputError("is a folder; expected a puzzle file", str(path))
-    if path.is_file() or (path.exists() and not path.is_dir() and arg.startswith("/dev/")):
-        try:
-            return path.read_text(encoding="utf-8-sig"), str(path), True
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not a text file ({exc.reason} at byte {exc.start})",
-                             str(path)) from None
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    if path.is_symlink() and not exists:
+        raise InputError("cannot read: a symbolic link to nothing (or a loop of links)", arg)
+    if path.is_file() or (exists and arg.startswith("/dev/")):
+        return read_path(path), str(path), True
     if arg == "":
         raise InputError("an empty argument; expected a file, a folder or a puzzle")
     looks_like_path = ("/" in arg or "\\" in arg or arg.endswith(
         (".txt", ".has", ".json", ".jsonl", ".sol", ".out"))) and "?" not in arg and ":" not in arg
-    if looks_like_path:
-        raise InputError("no such file", arg)
+    if looks_like_path or exists:
+        raise InputError("no such file" if not exists else
+                         "is not a regular file (a FIFO or socket); expected a puzzle file", arg)
     return arg, "<argument>", False
 
 
@@ -60,13 +131,15 @@ def read_stdin() -> str:
         _stdin_text.clear()
     if not _stdin_text:
         stream = getattr(sys.stdin, "buffer", None)
-        raw = stream.read() if stream is not None else sys.stdin.read()
-        if isinstance(raw, bytes):
-            try:
-                raw = raw.decode("utf-8-sig")
-            except UnicodeDecodeError as exc:
-                raw = InputError(f"not a text file ({exc.reason} at byte {exc.start})",
-                                 "<stdin>")
+        try:
+            raw: Any = read_bounded(stream, "<stdin>") if stream is not None else \
+                sys.stdin.read(max_input_bytes() + 1)
+            if isinstance(raw, str) and len(raw) > max_input_bytes():
+                raise _too_big("<stdin>", max_input_bytes())
+            if isinstance(raw, bytes):
+                raw = _decode(raw, "<stdin>")
+        except InputError as exc:
+            raw = exc
         _stdin_text[:] = [sys.stdin, raw]
     got = _stdin_text[1]
     if isinstance(got, InputError):
@@ -74,13 +147,10 @@ def read_stdin() -> str:
     return got
 
 
-#: File name endings a folder walk picks up.
-PUZZLE_SUFFIXES = (".has", ".txt", ".json", ".jsonl", ".tatham", ".url")
-
-
-def expand_inputs(args: list[str]) -> list[str]:
-    """Expand folders into the puzzle files they hold (sorted) and glob patterns (``'*.has'``,
-    ``'sets/**/*.jsonl'``) into the files they match; keep other arguments as given."""
+def expand_inputs(args: list[str], suffixes: tuple[str, ...]) -> list[str]:
+    """Expand folders into the files they hold that end in one of ``suffixes`` (sorted)
+    and glob patterns (``'*.has'``, ``'sets/**/*.jsonl'``) into the files they match; keep
+    other arguments as given."""
     import glob
 
     out: list[str] = []
@@ -93,11 +163,11 @@ def expand_inputs(args: list[str]) -> list[str]:
             out.extend(hits)
         elif p.is_dir():
             files = sorted(f for f in p.rglob("*") if f.is_file()
-                           and f.suffix in PUZZLE_SUFFIXES and not f.name.startswith("."))
+                           and f.suffix in suffixes and not f.name.startswith("."))
             files = [f for f in files if f.name not in ("result.txt",) and "LICENSE" not in f.name]
             if not files:
                 raise InputError("the folder holds no puzzle files "
-                                 f"(looked for {', '.join(PUZZLE_SUFFIXES)})", arg)
+                                 f"(looked for {', '.join(suffixes)})", arg)
             out.extend(str(f) for f in files)
         else:
             out.append(arg)
@@ -138,7 +208,8 @@ def _write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
         with open(target, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
             fh.write(text)
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.is_dir():
+        raise FileNotFoundError(2, "its folder does not exist", str(target.parent))
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:

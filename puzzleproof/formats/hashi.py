@@ -52,6 +52,9 @@ __all__ = [
     "render_svg",
 ]
 
+#: The file endings of Hashi puzzles (what a folder walk picks up).
+SUFFIXES = (".has", ".txt", ".json", ".jsonl", ".tatham", ".url")
+
 FORMATS = ("codingame", "grid", "has", "tatham", "puzzlink", "json", "jsonl")
 WRITE_FORMATS = ("codingame", "grid", "has", "tatham", "puzzlink", "json")
 SOLUTION_FORMATS = ("codingame", "json")

@@ -380,6 +380,12 @@ class Plugin:
     commands: str | None = None
     #: the size limits its reader enforces, in words (for ``--max-size``'s help)
     limits: str = ""
+    #: files that show what the puzzle reads, for the tests of hostile input and limits
+    #: (paths from the project's root, ``shared/...`` for ``../shared/instances/...``):
+    #: ``"instances"`` (one of each format), ``"check"`` (``[instance or None, answer]``
+    #: pairs), ``"written"`` (files the project writes that verbs read back) and
+    #: ``"hardest"`` (the shipped instance every method is timed on)
+    samples: Mapping[str, Any] = field(default_factory=dict)
     #: the model type of an instance (``"module:Class"``): the API takes such objects
     instance_type: Any = None
     #: an instance as the text of a file the reader reads back (the API writes objects so)

@@ -96,13 +96,15 @@ def classify_text(text: str, source: str, only: str | None = None,
     written = written_kind(text)
     if written is not None:
         return Classified(written[0], written[1])
+    suffix = Path(source).suffix.lower()
     if only:
         candidates = [get(only)]
     else:
         everyone = sorted(all_puzzles(), key=lambda p: -p.priority)
-        candidates = [p for p in everyone if p.sniff(text, source)] or everyone
+        # a file whose ending some puzzles claim is read by those only ('.has' is Hashi's)
+        owners = [p for p in everyone if suffix and suffix in p.suffixes] or everyone
+        candidates = [p for p in owners if p.sniff(text, source)] or owners
     errors: list[tuple[Any, InputError]] = []
-    suffix = Path(source).suffix.lower()
     hits: list[tuple[Any, list[Loaded]]] = []
     for p in candidates:
         try:

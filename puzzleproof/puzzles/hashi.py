@@ -55,10 +55,10 @@ def _read(text: str, source: str, fmt: str | None = None, max_bridges: int | Non
     return read_instances(text, source, None if fmt in (None, "auto") else fmt, max_bridges)
 
 
-def _sniff(text: str, source: str) -> bool:
-    """Skynet maps and city maps are JSON objects with their own keys, or lines of numbers
-    with links: Hashi's reader is tried on everything else."""
-    return True
+def _suffixes() -> tuple[str, ...]:
+    from puzzleproof.formats.hashi import SUFFIXES
+
+    return SUFFIXES
 
 
 # -- solve -----------------------------------------------------------------------------------
@@ -339,7 +339,7 @@ PLUGIN = Plugin(
     aliases=("bridges", "hashiwokakero", "hashikake"),
     summary="Bridges (CodinGame 'There Is No Spoon - Episode 2'): exact solutions, "
             "uniqueness, the article's heuristic",
-    reader=_read, suffixes=(".has", ".txt", ".json", ".jsonl", ".tatham", ".url"),
+    reader=_read, suffixes=_suffixes(),
     methods=METHOD_LIST, default_methods=("sat", "cpsat", "article"),
     written={"hashi-generated": "a generated puzzle set"},
     reader_options=(INPUT_FORMAT, MAX_BRIDGES), priority=1, literal=True, rank=10,
@@ -349,6 +349,14 @@ PLUGIN = Plugin(
     report=ReportSpec(draw=views.draw_disagreement, size=views.size, size_name="islands",
                       runs={"hashi": ("Generated Hashi puzzles", views.generated_sections)}),
     limits=views.LIMITS, instance_type="puzzleproof.models.hashi:Puzzle",
+    samples={"instances": ["instances/hashi/small-5x5.txt",
+                           "instances/hashi/adjacent-islands-6x6.has",
+                           "instances/hashi/four-bridges-7x7.tatham",
+                           "instances/hashi/puzzlink-5x5.url", "instances/hashi/examples.jsonl",
+                           "shared/hashi/coelho2019/100/Hs_16_100_25_00_001.has"],
+             "check": [["instances/hashi/small-5x5.txt", "tests/fuzz_seeds/hashi-small-5x5.sol"]],
+             "written": ["instances/hashi/generated/7x7.jsonl"],
+             "hardest": "shared/hashi/coelho2019/400/Hs_34_400_25_00_001.has"},
     write_instance=lambda pz: _write_json(pz))
 
 

@@ -234,11 +234,13 @@ class Inputs:
 
     def detect(self, args: Sequence[str]) -> tuple[list[str], list[str]]:
         """The puzzles of the instances in ``args`` (in registry order), and the problems met
-        (inputs no puzzle reads), for inferring the puzzle of a verb."""
+        (inputs no puzzle reads), for inferring the puzzle of a verb. The files a folder
+        walk met that are no puzzle's instance are kept in :attr:`skipped`."""
         from puzzleproof.puzzles.registry import names
 
         found: set[str] = set()
         problems: list[str] = []
+        self.skipped: list[tuple[str, str]] = []
         for arg, walked in expand(args):
             try:
                 c = self.read(arg)
@@ -250,12 +252,20 @@ class Inputs:
                     found.add(owner)
                 elif not walked:
                     problems.append(str(exc))
+                else:
+                    self.skipped.append((arg, "read by no puzzle"))
                 continue
             if c.puzzle and (c.is_instance or not walked):
                 # an instance, or a file the project wrote for one puzzle named on the
                 # command line (a game record, a strategy: 'check RECORD', 'render RECORD')
                 found.add(c.puzzle)
+            elif walked:
+                self.skipped.append((arg, c.what))
         return [p for p in names() if p in found], problems
+
+    def skipped_text(self) -> str | None:
+        """The files :meth:`detect` found to be no instance, said once for a whole run."""
+        return Gathered(skipped=list(getattr(self, "skipped", []))).skipped_text()
 
 
 def _claims(path: str, puzzle: Any) -> bool:

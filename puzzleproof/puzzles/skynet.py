@@ -228,6 +228,17 @@ PLUGIN = Plugin(
                       size=lambda inst, rec: getattr(inst, "n", None), size_name="nodes",
                       instance_key=lambda name: name.rsplit("@", 1)[0]),
     commands="puzzleproof.cli.skynet:GROUPS", limits=views.LIMITS,
+    samples={"instances": ["shared/skynet/ep2/01-robust-double-gateways.txt",
+                           "shared/skynet/custom/forum-12-nodes.txt",
+                           "instances/skynet/breakers/breaker-ep2-n12-s1-864.txt"],
+             "check": [["shared/skynet/ep2/01-robust-double-gateways.txt",
+                        "tests/fuzz_seeds/skynet-01.strategy.json"],
+                       ["instances/skynet/breakers/breaker-ep2-n12-s1-864.txt",
+                        "instances/skynet/breakers/breaker-ep2-n12-s1-864.strategy.json"]],
+             "written": ["instances/skynet/breakers/breaker-ep2-n12-s1-864.evidence.json",
+                         "instances/skynet/ep1/03-triple-star.cuts.json"],
+             "hardest": {"path": "instances/skynet/ep1/07-mesh-500.txt",
+                         "options": {"rule": "ep1", "min_cuts": True}}},
     instance_type="puzzleproof.models.skynet:SkynetMap",
     write_instance=lambda m: _map_text(m))
 

@@ -112,7 +112,7 @@ def _starts(group: list, evidence: dict, all_starts: bool) -> dict[str, list[int
 
 
 def _exact_part(rule: str, group: list, evidence: dict, starts: dict, p: Params,
-                env: CrosscheckEnv) -> Outcome:
+                env: CrosscheckEnv) -> tuple[Any, Outcome]:
     from puzzleproof.puzzles.harness import Table, run_harness
     from puzzleproof.verify.skynet_methods import game_instances, verdict_kind
 
@@ -122,11 +122,11 @@ def _exact_part(rule: str, group: list, evidence: dict, starts: dict, p: Params,
                    ("failed check", "failed")), what="map/start pair",
                   note="exact methods: proved verdicts; bots: played against the worst-case "
                        "agent (LOSS: an agent line beats the bot); effort: positions searched")
-    _, outcome = run_harness("skynet", kind, game_instances(group, starts), exact + bots, env,
-                             p.time_limit, table,
-                             findings={m.name: evidence[m.name] for m in group
-                                       if evidence[m.name]})
-    return outcome
+    report, outcome = run_harness("skynet", kind, game_instances(group, starts), exact + bots,
+                                  env, p.time_limit, table,
+                                  findings={m.name: evidence[m.name] for m in group
+                                            if evidence[m.name]})
+    return report, outcome
 
 
 def _programs_part(rule: str, group: list, starts: dict, p: Params,
@@ -141,7 +141,7 @@ def _programs_part(rule: str, group: list, starts: dict, p: Params,
     batch = referee_batch(group, starts, [], agents, "low", 0, rule, env.target,
                           env.target is not None, env.executor, p.externals,
                           program_limits(p), time_limit=p.time_limit, worst=worst_options(p),
-                          progress=env.progress)
+                          progress=env.progress, known=proved_verdicts(exact_records, rule))
     page = Page().line(f"External programs against agents {', '.join(agents)}:")
     page.extend(batch_page(batch, env.target))
     if batch.report.interrupted:
@@ -178,10 +178,11 @@ def run(loaded: Sequence[Loaded], p: Params, env: CrosscheckEnv) -> Outcome:
             heading.line(f"-- rule {rule}" + (", maps shipped with evidence"
                                               if evidence[group[0].name] else "") + " --")
         starts = _starts(group, evidence, p.all_starts)
-        parts.append(_exact_part(rule, group, evidence, starts, p, env))
-        parts[-1].page = heading.extend(parts[-1].page)
-        if p.externals and parts[-1].code != 130:
-            parts.append(_programs_part(rule, group, starts, p, env))
+        report, exact = _exact_part(rule, group, evidence, starts, p, env)
+        exact.page = heading.extend(exact.page)
+        parts.append(exact)
+        if p.externals and exact.code != 130:
+            parts.append(_programs_part(rule, group, starts, p, env, report.records))
         if rule == "ep1":
             _, bots = _chosen(rule, group, evidence, p)
             parts.append(_ep1_part(group, starts, [b for b in bots

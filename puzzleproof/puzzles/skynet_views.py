@@ -161,17 +161,25 @@ def _games_in(obj: object, depth: int = 0) -> list[dict]:
     return []
 
 
+def _strict(text: str) -> object:
+    """JSON as the project writes it: ``NaN`` and ``Infinity`` are no numbers."""
+    def refuse(name: str) -> None:
+        raise ValueError(f"{name} is not a number")
+
+    return json.loads(text, parse_constant=refuse)
+
+
 def _json_values(text: str) -> list[object]:
     """The file as one JSON value, or as JSON lines (empty when it is neither)."""
     try:
-        return [json.loads(text)]
+        return [_strict(text)]
     except (ValueError, RecursionError):
         pass
     objs: list[object] = []
     for line in text.splitlines():
         if line.strip():
             try:
-                objs.append(json.loads(line))
+                objs.append(_strict(line))
             except (ValueError, RecursionError):
                 return []
     return objs

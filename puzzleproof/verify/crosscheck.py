@@ -140,18 +140,37 @@ def _failure_record(kind: PuzzleKind, method: Method, inst: Instance,
                   solver=method.name, error=failure.message).to_dict()
 
 
+#: the largest run file read back (``--resume``, ``report``): 256 MiB, times --max-size
+MAX_RUN_BYTES = 256 * 1024 * 1024
+
+
 def load_records(path: Path) -> list[dict]:
-    """The records of an earlier run (a torn last line, from a kill, is ignored)."""
+    """The records of an earlier run (a torn last line, from a kill, is ignored). A file
+    that is not a run the project wrote (not UTF-8, a line that is not a JSON object, a
+    symbolic link loop, a FIFO, too large) is an :class:`~puzzleproof.errors.InputError`
+    naming it."""
+    from puzzleproof.errors import InputError
+    from puzzleproof.formats import read_path
+    from puzzleproof.limits import limit
+
+    if not path.exists() and not path.is_symlink():
+        return []
+    text = read_path(path, limit(MAX_RUN_BYTES), regular=True)
     out = []
-    if not path.exists():
-        return out
-    for line in path.read_text().splitlines():
+    lines = text.split("\n")
+    for k, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
+            obj = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            if k == len(lines):
+                continue  # torn by a kill
+            raise InputError("expected a JSON record on each line", str(path), k) from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+            raise InputError("expected a JSON object with a \"type\" (a record the project "
+                             "wrote)", str(path), k)
+        out.append(obj)
     return out
 
 
@@ -231,71 +250,96 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
     ids = [i.id for i in instances]
     if len(set(ids)) != len(ids):
         raise ValueError("instance ids must be unique")
-    old: list[dict] = []
-    if out_path is not None:
-        if out_path.exists() and out_path.stat().st_size and not resume:
-            raise FileExistsError(f"{out_path} exists; pass resume to continue it, or choose "
-                                  "another output")
-        if resume:
-            _trim_torn_tail(out_path)
-            old = load_records(out_path)
-    by_inst = {i.id: i for i in instances}
-    done = {(r["instance"], r["method"]) for r in old if r.get("type") == "record"}
-    records = [r for r in old if r.get("type") == "record" and r["instance"] in by_inst
-               and r["method"] in methods]
-    disagreements = [d for d in old if d.get("type") == "disagreement" and d["instance"] in by_inst]
-    had_disagreement_check = {d["instance"] for d in old if d.get("type") in
-                              ("disagreement", "instance-done")}
-    tasks = [(i, m) for i in instances for m in methods if (i.id, m) not in done]
-    pending_per_inst: dict[str, int] = {}
-    for inst, _ in tasks:
-        pending_per_inst[inst.id] = pending_per_inst.get(inst.id, 0) + 1
-    sink = open(out_path, "a", encoding="utf-8") if out_path is not None else None
-    report = CrosscheckReport(records, disagreements, list(methods))
-
-    def emit(obj: dict) -> None:
-        if sink is not None:
-            sink.write(json.dumps(obj) + "\n")
-            sink.flush()
-
-    def close_instance(inst: Instance) -> None:
-        recs = [r for r in records if r["instance"] == inst.id]
-        found = find_disagreements(kind, inst, recs)
-        for d in found:
-            emit(d)
-        emit({"type": "instance-done", "schema_version": 2, "puzzle": kind.name,
-              "instance": inst.id, "disagreements": len(found)})
-        disagreements.extend(found)
-
-    # instances whose records were all there but whose verdict was never written
-    for inst in instances:
-        if inst.id not in pending_per_inst and inst.id not in had_disagreement_check:
-            close_instance(inst)
-
-    spec = executor.as_spec(jobs)
-    hang = hang_limit if hang_limit is not None else executor.hang_limit_for(time_limit)
-    total = len(tasks)
-    finished = 0
-    # SIGTERM with a pool: workers killed, SystemExit(143) raised here, the sink closed with
-    # whole records. Without one the default stays (the process ends at once, even inside a
-    # solver's C code that a Python handler would wait for; records are flushed one by one)
+    run = _Run(kind, instances, list(methods), out_path, _earlier(out_path, resume))
     try:
-        with executor.open_pool(spec) as pool:
-            for (inst, m), rec in pool.stream(
-                    _run_task, tasks, hang_limit=hang, warm=kind.warm,
-                    args=lambda t: (kind, kind.methods[t[1]], t[0], time_limit),
-                    name=lambda t: f"{t[1]} on {t[0].id}"):
-                if isinstance(rec, executor.TaskFailure):
-                    rec = _failure_record(kind, kind.methods[m], inst, rec)
-                finished = _accept(rec, records, emit, pending_per_inst, by_inst,
-                                   close_instance, finished, total, progress)
-    except KeyboardInterrupt:
-        report.interrupted = True
+        return run.go(jobs, time_limit, progress, hang_limit)
     finally:
-        if sink is not None:
-            sink.close()
-    report.new_records = finished
-    return report
+        run.close()
+
+
+def _earlier(out_path: Path | None, resume: bool) -> list[dict]:
+    """What an earlier run wrote to ``out_path`` (its torn last line trimmed), when
+    resuming; an existing file is refused otherwise."""
+    if out_path is None:
+        return []
+    if out_path.exists() and out_path.stat().st_size and not resume:
+        raise FileExistsError(f"{out_path} exists; pass resume to continue it, or choose "
+                              "another output")
+    if not resume:
+        return []
+    old = load_records(out_path)
+    _trim_torn_tail(out_path)
+    return old
+
+
+class _Run:
+    """One cross-check: the tasks still to do, the records and disagreements so far, and the
+    JSONL sink they are appended to as they come."""
+
+    def __init__(self, kind: PuzzleKind, instances: Sequence[Instance], methods: list[str],
+                 out_path: Path | None, old: list[dict]) -> None:
+        self.kind, self.instances = kind, instances
+        self.by_inst = {i.id: i for i in instances}
+        done = {(r["instance"], r.get("method")) for r in old if r.get("type") == "record"}
+        self.records = [r for r in old if r.get("type") == "record"
+                        and r.get("instance") in self.by_inst and r.get("method") in methods]
+        self.disagreements = [d for d in old if d.get("type") == "disagreement"
+                              and d.get("instance") in self.by_inst]
+        self.judged = {d.get("instance") for d in old
+                       if d.get("type") in ("disagreement", "instance-done")}
+        self.tasks = [(i, m) for i in instances for m in methods if (i.id, m) not in done]
+        self.pending: dict[str, int] = {}
+        for inst, _ in self.tasks:
+            self.pending[inst.id] = self.pending.get(inst.id, 0) + 1
+        self.sink = open(out_path, "a", encoding="utf-8") if out_path is not None else None
+        self.report = CrosscheckReport(self.records, self.disagreements, methods)
+
+    def emit(self, obj: dict) -> None:
+        if self.sink is not None:
+            self.sink.write(json.dumps(obj) + "\n")
+            self.sink.flush()
+
+    def close(self) -> None:
+        if self.sink is not None:
+            self.sink.close()
+
+    def close_instance(self, inst: Instance) -> None:
+        recs = [r for r in self.records if r["instance"] == inst.id]
+        found = find_disagreements(self.kind, inst, recs)
+        for d in found:
+            self.emit(d)
+        self.emit({"type": "instance-done", "schema_version": 2, "puzzle": self.kind.name,
+                   "instance": inst.id, "disagreements": len(found)})
+        self.disagreements.extend(found)
+
+    def go(self, jobs: Any, time_limit: float | None, progress: Any,
+           hang_limit: float | None) -> CrosscheckReport:
+        # instances whose records were all there but whose verdict was never written
+        for inst in self.instances:
+            if inst.id not in self.pending and inst.id not in self.judged:
+                self.close_instance(inst)
+        kind = self.kind
+        hang = hang_limit if hang_limit is not None else executor.hang_limit_for(time_limit)
+        finished = 0
+        # SIGTERM with a pool: workers killed, SystemExit(143) raised here, the sink closed
+        # with whole records. Without one the default stays (the process ends at once, even
+        # inside a solver's C code that a Python handler would wait for; records are flushed
+        # one by one)
+        try:
+            with executor.open_pool(executor.as_spec(jobs)) as pool:
+                for (inst, m), rec in pool.stream(
+                        _run_task, self.tasks, hang_limit=hang, warm=kind.warm,
+                        args=lambda t: (kind, kind.methods[t[1]], t[0], time_limit),
+                        name=lambda t: f"{t[1]} on {t[0].id}"):
+                    if isinstance(rec, executor.TaskFailure):
+                        rec = _failure_record(kind, kind.methods[m], inst, rec)
+                    finished = _accept(rec, self.records, self.emit, self.pending,
+                                       self.by_inst, self.close_instance, finished,
+                                       len(self.tasks), progress)
+        except KeyboardInterrupt:
+            self.report.interrupted = True
+        self.report.new_records = finished
+        return self.report
 
 
 def _accept(rec, records, emit, pending, by_inst, close_instance, finished, total, progress):

@@ -57,9 +57,16 @@ class ExternalSolverFailed(RuntimeError):
     is_verdict = True
 
 
+#: bad lines named in a verdict (parsing stops counting beyond them: a program that floods
+#: its output with garbage is judged as fast as one that writes one bad line)
+_BAD_SHOWN = 3
+
+
 def parse_bridges(text: str) -> tuple[list[list[int]], list[str]]:
-    """The ``x1 y1 x2 y2 n`` lines of ``text`` and the bad ones, each as ``line N: 'TEXT':
-    WHAT WAS EXPECTED`` (blank lines and ``#`` comments are neither, as in ``check hashi``)."""
+    """The ``x1 y1 x2 y2 n`` lines of ``text`` and the first bad ones, each as ``line N:
+    'TEXT': WHAT WAS EXPECTED`` (blank lines and ``#`` comments are neither, as in
+    ``check hashi``); past a few bad lines the rest is not read (the output is malformed
+    whatever it holds)."""
     from puzzleproof.errors import InputError
     from puzzleproof.formats.hashi import read_solution
 
@@ -77,6 +84,9 @@ def parse_bridges(text: str) -> tuple[list[list[int]], list[str]]:
             why = exc.message if isinstance(exc, InputError) else str(exc)
             shown = line if len(line) <= 80 else line[:77] + "..."
             bad.append(f"line {k}: {shown!r}: {why}")
+            if len(bad) >= _BAD_SHOWN:
+                bad.append(f"(the output is not read beyond line {k})")
+                break
             continue
         bridges.append(list(sol.bridge))
     return bridges, bad
@@ -102,7 +112,8 @@ def run_solver(name: str, command: Sequence[str], time_limit: float | None,
     tail = done.stderr[-_ERROR_STDERR_CHARS:].strip()
     if bad:
         # garbage on stdout is a verdict, never skipped: the first bad line is named
-        more = f" (and {len(bad) - 1} more bad line(s))" if len(bad) > 1 else ""
+        more = (f" (and {len(bad) - 1} more bad line(s))" if 1 < len(bad) <= _BAD_SHOWN
+                else " (and more bad lines)" if len(bad) > _BAD_SHOWN else "")
         ended = f"; the program then ended by {reason}: {stats['detail']}" \
             if done.verdict else ""
         raise ExternalSolverFailed(f"malformed output: {bad[0]}{more}{ended}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from puzzleproof.formats import expand_inputs, read_source
-from puzzleproof.formats.hashi import read_puzzles
+from puzzleproof.formats.hashi import SUFFIXES, read_puzzles
 from puzzleproof.models.hashi import Puzzle, check_solution
 from puzzleproof.result import Result
 from puzzleproof.limits import Deadline
@@ -114,7 +114,7 @@ def load_hashi_instances(args: list[str], fmt: str | None = None,
     """Instances from files, folders, globs or JSONL sets; ids are unique."""
     out: list[Instance] = []
     seen: dict[str, int] = {}
-    for arg in expand_inputs(args):
+    for arg in expand_inputs(args, SUFFIXES):
         text, source, _ = read_source(arg)
         for rec in read_puzzles(text, source, fmt, max_bridges):
             base = key = rec.name

@@ -67,9 +67,11 @@ def referee_batch(maps: list, starts_of: dict, bots: list[str], agents: list[str
                   resume: bool, executor: Any, externals: dict | None = None,
                   limits: dict | None = None, time_limit: float | None = 30.0,
                   worst: dict | None = None,
-                  progress: Callable[[int, int | None, str], None] | None = None) -> Batch:
+                  progress: Callable[[int, int | None, str], None] | None = None,
+                  known: dict | None = None) -> Batch:
     """Play every bot and program against every agent from every start; judge the lost
-    games (``worst``: the adversary's per_line, max_lines, time_limit and fork)."""
+    games (``worst``: the adversary's per_line, max_lines, time_limit and fork; ``known``:
+    verdicts already proved, not solved again)."""
     from puzzleproof.verify.crosscheck import run_crosscheck
 
     worst = worst or {}
@@ -86,7 +88,8 @@ def referee_batch(maps: list, starts_of: dict, bots: list[str], agents: list[str
     batch.lost = [r for r in report.records if r["status"] != "WIN"
                   and not r["method"].endswith("/worst")]
     if batch.lost and not report.interrupted:
-        batch.judged = judge_lost_games(report.records, instances, time_limit=time_limit)
+        batch.judged = judge_lost_games(report.records, instances, time_limit=time_limit,
+                                        known=known)
     return batch
 
 

@@ -288,8 +288,23 @@ def lost_game_lines(record: dict) -> list[str]:
     return out
 
 
+def proved_verdicts(records: list[dict], rule: str) -> dict[tuple[str, str], Result]:
+    """The verdicts exact methods proved in a cross-check's ``records`` (checked WIN or
+    LOSS), by (instance, rule): a later judging of lost games reuses them."""
+    out: dict[tuple[str, str], Result] = {}
+    for r in records:
+        if r.get("exact") and r.get("status") in ("WIN", "LOSS") and r.get("check_ok"):
+            answer = r.get("answer") or {}
+            out.setdefault((r["instance"], answer.get("rule") or rule), Result(
+                "skynet", Status(r["status"]), answer, answer.get("strategy"),
+                solver=r.get("solver") or r["method"], wall_time=r.get("wall_time") or 0.0,
+                check={"ok": True}))
+    return out
+
+
 def judge_lost_games(records: list[dict], instances: list[Instance], *,
-                     time_limit: float | None = 30.0, strategy: bool = False) -> list[dict]:
+                     time_limit: float | None = 30.0, strategy: bool = False,
+                     known: dict[tuple[str, str], Result] | None = None) -> list[dict]:
     """For every lost game among the harness ``records`` (``run_crosscheck(...).records``
     of a :func:`games_kind`), decide its start with the exact SAT solver (once per map,
     start and rule) and say what the loss means. One dict per lost game:
@@ -307,6 +322,8 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
       solver's proved strategy) against the same agent model from the same start, a
       replayable record, and ``"strategy"`` (the solver's certificate, checked by replay
       against every agent move) when ``strategy`` is true; ``"solver"`` names the method.
+
+    ``known``: verdicts already proved (:func:`proved_verdicts`), not solved again.
     """
     from puzzleproof.encoders.skynet_sat import SolverCache, solve
 
@@ -314,7 +331,7 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
     lost = [r for r in records if r.get("type", "record") == "record"
             and r.get("status") == "LOSS" and r.get("instance") in by_id
             and (r.get("answer") or {}).get("type") != "skynet-adversary"]
-    proved: dict[tuple, Result] = {}
+    proved: dict[tuple, Result] = dict(known or {})
     out = []
     with SolverCache() as cache:
         for r in lost:

@@ -175,6 +175,9 @@ class PuzzleVerb(click.Group):
         # for scripts stdout holds JSON only: the puzzles' headers go to stderr, and --json
         # is still one object (each puzzle's under "parts")
         scripted = "--json" in rest or "--jsonl" in rest
+        skipped = inputs_of(ctx).skipped_text()  # said once for the run, not per puzzle
+        if skipped:
+            say(skipped)
         with one_json({"type": ctx.info_name, "puzzles": list(several)}, "--json" in rest):
             for k, name in enumerate(several):
                 worst = max(worst, self._invoke_one(ctx, name, rest, k, scripted))

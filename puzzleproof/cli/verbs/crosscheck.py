@@ -64,7 +64,7 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
     g = inputs_of(ctx).gather(p.inputs, plugin, reader_options(plugin, p),
                               strict=not mixed(ctx))
     skipped = g.skipped_text()
-    if skipped and not p.quiet:
+    if skipped and not mixed(ctx):  # a mixed run says them once, for every puzzle
         say(skipped)
     for _, exc in g.errors:
         say(f"puzzleproof: error: {exc}")
