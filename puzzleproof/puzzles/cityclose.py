@@ -344,4 +344,10 @@ PLUGIN = Plugin(
     commands="puzzleproof.cli.cityclose_plot:GROUPS", rank=30, noun="map",
     written={"cityclose-order": "a city-closing order"},
     instance_type="puzzleproof.models.cityclose:CityMap", write_instance=_write_json,
+    samples={"instances": ["instances/cityclose/ring14-s1-0.json",
+                           "shared/cityclose/two-spies-roundabout.json"],
+             "check": [["instances/cityclose/ring14-s1-0.json",
+                        "tests/fuzz_seeds/cityclose-ring14-s1-0.order.json"]],
+             "written": ["tests/fuzz_seeds/cityclose-ring14-s1-0.order.json"],
+             "hardest": "shared/cityclose/europe41-land-borders.json"},
 )
