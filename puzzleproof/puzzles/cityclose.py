@@ -342,6 +342,7 @@ PLUGIN = Plugin(
     report=ReportSpec(draw=views.draw_disagreement, sections=views.totals_sections,
                       size=views.size, size_name="cities"),
     commands="puzzleproof.cli.cityclose_plot:GROUPS", rank=30, noun="map",
+    limits=views.LIMITS,
     written={"cityclose-order": "a city-closing order"},
     instance_type="puzzleproof.models.cityclose:CityMap", write_instance=_write_json,
     samples={"instances": ["instances/cityclose/ring14-s1-0.json",

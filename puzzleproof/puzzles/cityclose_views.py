@@ -16,6 +16,17 @@ from puzzleproof.result import Result, Status
 
 MAX_DRAWN = 24
 
+
+def _limits() -> str:
+    from puzzleproof.formats.cityclose import MAX_LINKS
+    from puzzleproof.models.cityclose import MAX_CITIES
+
+    return f"city closing <= {MAX_CITIES:,} cities, {MAX_LINKS:,} links"
+
+
+#: the sizes the reader accepts (for ``--max-size``'s help)
+LIMITS = _limits()
+
 SOLVE_HELP = """Find the order of closings with the least sum of Wiener numbers (exactly by
 default), re-score it by the rules, and print it.
 
