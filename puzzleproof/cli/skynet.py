@@ -107,9 +107,10 @@ REFEREE_ROWS = (
     BOT_CMD.but(help="An external program speaking CodinGame's protocol, in any language; "
                      "repeatable, each named ('mine=python3 bot.py'). '-- CMD' gives one "
                      "unnamed program."),
-    RULE.but(default=None, show_default=False, help="Rules (default: the bot's episode; ep2 "
-             "for external programs). ep2: only links that touch a gateway may be cut; ep1: "
-             "any link."),
+    RULE.but(default=None, show_default=False, help="Rules (default: the rule of the map's "
+             "set, as an Episode 1 set's SET.json says; else the bot's episode, and ep2 for "
+             "external programs). ep2: only links that touch a gateway may be cut; ep1: any "
+             "link."),
     START, ALL_STARTS.but(help="Play from every non-gateway node."), TIEBREAK, SEED,
     MOVE_TIMEOUT.but(help="Seconds an external program has per move (default 0.15, as "
                           "CodinGame)."),
@@ -213,9 +214,9 @@ def _maps_and_starts(p: Params, bots: list[str]) -> tuple[list, dict[str, list[i
     if g.skipped_text():
         say(g.skipped_text())
     loaded = [ld.instance for ld in g.loaded]
-    episode1 = p.rule == "ep1" or (p.rule is None and any(BOTS[b]().rule == "ep1"
-                                                          for b in bots))
     for m in loaded:
+        episode1 = (p.rule or m.rule) == "ep1" or (p.rule is None and m.rule is None and any(
+            BOTS[b]().rule == "ep1" for b in bots))
         problems = m.ep1_problems() if episode1 else []
         if problems:
             say(f"note: {m.name} is not an Episode 1 map ({problems[0]}"
@@ -282,11 +283,11 @@ def _one_game(p: Params, m: Any, st: int, who: str, a: str, externals: dict) -> 
 
     agent = make_agent(a, p.tiebreak, p.seed)
     if who in externals:
-        r = play_external(m, p.rule or "ep2", externals[who], agent, st, name=who,
+        r = play_external(m, p.rule or m.rule or "ep2", externals[who], agent, st, name=who,
                           **program_limits(p))
     else:
         bot = make_bot(who)
-        r = play(m, p.rule or bot.rule, bot, agent, st)
+        r = play(m, p.rule or m.rule or bot.rule, bot, agent, st)
     rec = {"schema_version": 1, **sfmt.record_to_json(r)}
     if p.output:
         deliver(json.dumps(rec) + "\n", p.output, p.force)

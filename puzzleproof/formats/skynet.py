@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any
 
@@ -264,12 +265,45 @@ def read_map(text: str, source: str = "<string>", fmt: str | None = None) -> Sky
     return SkynetMap(m.n, m.links, m.gateways, m.start, m.coords, name, m.gateway_order)
 
 
+#: the file that says what a folder of maps is (``{"type": "skynet-set", "rule": "ep1"}``)
+SET_FILE = "SET.json"
+_sets: dict[str, str | None] = {}
+
+
+def set_rule(source: str) -> str | None:
+    """The rule of the set a map file belongs to: its folder's ``SET.json`` (an Episode 1
+    set is refereed under Episode 1 rules by default), None without one."""
+    from puzzleproof.formats.numbers import load_json
+
+    if source.startswith("<"):
+        return None
+    folder = os.path.dirname(os.path.abspath(source))
+    if folder not in _sets:
+        path = os.path.join(folder, SET_FILE)
+        rule = None
+        if os.path.isfile(path) and os.path.getsize(path) < 1_000_000:
+            with open(path, encoding="utf-8") as fh:
+                obj = load_json(fh.read(), path)
+            if isinstance(obj, dict) and obj.get("type") == "skynet-set":
+                rule = obj.get("rule")
+                if rule not in ("ep1", "ep2"):
+                    raise InputError('"rule" must be "ep1" or "ep2"', path)
+        _sets[folder] = rule
+    return _sets[folder]
+
+
 def read_instances(text: str, source: str = "<string>", fmt: str | None = None) -> list:
-    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.loaded.Loaded`.
-    A game record or breaker evidence is not a map file (its ``type`` says what it is)."""
+    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.loaded.Loaded`,
+    with the rule its set says (:func:`set_rule`). A game record or breaker evidence is not
+    a map file (its ``type`` says what it is)."""
+    from dataclasses import replace
+
     from puzzleproof.loaded import Loaded
 
     m = read_map(text, source, fmt)
+    rule = set_rule(source)
+    if rule is not None:
+        m = replace(m, rule=rule)
     return [Loaded(m.name or source, m)]
 
 

@@ -56,6 +56,9 @@ class SkynetMap:
     name: str | None = field(default=None, compare=False)
     #: the gateways in the order the input listed them (bots iterate in that order)
     gateway_order: tuple[int, ...] = field(default=(), compare=False)
+    #: the rule the map is played under by default ("ep1" for a map of an Episode 1 set:
+    #: its folder's SET.json says so), None when the map does not say
+    rule: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.n < 1:
@@ -124,7 +127,7 @@ class SkynetMap:
 
     def with_start(self, start: int) -> "SkynetMap":
         return SkynetMap(self.n, self.links, self.gateways, start, self.coords, self.name,
-                         self.gateway_order)
+                         self.gateway_order, self.rule)
 
     def initial_state(self, start: int | None = None) -> "State":
         s = self.start if start is None else start

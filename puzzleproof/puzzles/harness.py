@@ -110,6 +110,9 @@ def summary_page(report: Any, n_instances: int, table: Table) -> Page:
     page = Page().table(t)
     if table.note:
         page.line(table.note)
+    for r in [r for r in report.records if r["status"] == "NOT-SENT"][:10]:
+        page.line(f"  {r['instance']} {r['method']}: {r.get('error')} (the program is not "
+                  "charged)")
     for r in [r for r in report.records if r["status"] == "UNKNOWN"][:10]:
         cert = r.get("certificate")
         note = cert.get("note") if isinstance(cert, dict) else None

@@ -35,14 +35,16 @@ def _solve_prepare(p: Params) -> None:
 
 
 def _tasks(loaded: Sequence[Loaded], p: Params) -> list[Task]:
-    return [Task(f"{ld.instance.name}@{s}", (ld.instance, s), ld, {"start": s})
+    """Every map and start asked for, each with its rule: ``--rule``, else the one its set
+    says (an Episode 1 set), else ep2."""
+    return [Task(f"{ld.instance.name}@{s}", (ld.instance, s), ld,
+                 {"start": s, "rule": p.rule or ld.instance.rule or "ep2"})
             for ld in loaded for s in starts_of(ld.instance, p.start, p.all_starts)]
 
 
 def _notes(tasks: list[Task], p: Params) -> list[str]:
-    if p.rule != "ep1":
-        return []
-    maps = {id(t.instance[0]): t.instance[0] for t in tasks}.values()
+    maps = {id(t.instance[0]): t.instance[0] for t in tasks
+            if t.extra["rule"] == "ep1"}.values()
     return [f"note: {m.name}: {prob}; an Episode 1 map has none (solving anyway)"
             for m in maps for prob in m.ep1_problems()[:1]]
 
@@ -56,7 +58,7 @@ def _session(p: Params) -> Any:
 
 
 def _run(task: Task, p: Params, session: Any) -> Result:
-    values = Params(p, cache=session)
+    values = Params(p, cache=session, rule=task.extra["rule"])
     return PLUGIN.method(p.method).bind(values)(task.instance, deadline=p.deadline())
 
 
@@ -66,6 +68,7 @@ def _record(task: Task, res: Result, p: Params, full: bool) -> dict:
         d.pop("certificate", None)
     d["map"] = task.instance[0].name
     d["start"] = task.extra["start"]
+    d["rule"] = task.extra["rule"]
     return {"type": "result", **d}
 
 
@@ -73,12 +76,15 @@ def _write(task: Task, res: Result, p: Params) -> tuple[str, str] | None:
     if res.certificate is None:
         return None
     m, s = task.instance
-    return json.dumps(stamp_certificate(res.certificate, m, p.rule, s)) + "\n", ""
+    return json.dumps(stamp_certificate(res.certificate, m, task.extra["rule"], s)) + "\n", ""
 
 
 SOLVE = SolveSpec(
     help=views.SOLVE_HELP,
-    options=(RULE, START, ALL_STARTS, MIN_CUTS, HORIZON, SOLVER,
+    options=(RULE.but(default=None, show_default=False, help="ep2: only links that touch a "
+                      "gateway may be cut; ep1: any link (default: the rule of the map's set, "
+                      "as an Episode 1 set's SET.json says, else ep2)."),
+             START, ALL_STARTS, MIN_CUTS, HORIZON, SOLVER,
              TIME_LIMIT.but(help="Seconds per map and start (the bounds proved so far are "
                                  "kept); when they run out the answer is UNKNOWN, naming the "
                                  "limit."),
@@ -222,7 +228,8 @@ PLUGIN = Plugin(
              "skynet-agent-strategy": "a skynet strategy certificate",
              "skynet-agent-escape": "a skynet strategy certificate",
              "skynet-batch": "a skynet referee summary",
-             "skynet-ep1-cuts": "a skynet Episode 1 cuts record"},
+             "skynet-ep1-cuts": "a skynet Episode 1 cuts record",
+             "skynet-set": "a skynet set's description"},
     rank=20, solve=SOLVE, check=CHECK, render=RENDER, crosscheck=CROSSCHECK, generate=GENERATE,
     report=ReportSpec(draw=views.draw_disagreement, sections=views.lost_games,
                       size=lambda inst, rec: getattr(inst, "n", None), size_name="nodes",

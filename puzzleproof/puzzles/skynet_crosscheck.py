@@ -67,7 +67,8 @@ def _runs(maps: list, evidence: dict, p: Params) -> list[tuple[str, list]]:
     groups: dict[str, list] = {}
     for m in maps:
         ev = evidence[m.name]
-        groups.setdefault(p.rule or (ev or {}).get("rule") or evidence_rule(ev), []).append(m)
+        rule = p.rule or (ev or {}).get("rule") or m.rule or evidence_rule(ev)
+        groups.setdefault(rule, []).append(m)
     if len(groups) > 1 and p.output:
         raise UsageError("these maps need two rules (their evidence says so): cross-check "
                          "them in two runs, or give --rule")

@@ -109,6 +109,7 @@ def solve_table(rows: list[tuple[Task, Result]], p: Params, errors: list) -> Pag
         table.add_row(_short(Path(t.instance[0].name or "").name, 32), str(t.extra["start"]),
                       shown_verdict(r), _value_cell(r), chk, r.solver, f"{r.wall_time:.3f}",
                       _effort_cell(r))
+    rules = sorted({t.extra["rule"] for t, _ in rows}) or [p.rule or "ep2"]
     page = Page().table(table)
     for t, r in rows:
         if r.check is not None and not r.check.get("ok"):
@@ -121,7 +122,7 @@ def solve_table(rows: list[tuple[Task, Result]], p: Params, errors: list) -> Pag
     lost = sum(shown_verdict(r) == "LOSS" for _, r in rows)
     open_values = sum(r.status.value == "UNKNOWN" and shown_verdict(r) != "UNKNOWN"
                       for _, r in rows)
-    return page.line(f"{len(rows)} start(s), rule {p.rule}: {won} WIN, {lost} LOSS, "
+    return page.line(f"{len(rows)} start(s), rule {'/'.join(rules)}: {won} WIN, {lost} LOSS, "
                      f"{len(rows) - won - lost} UNKNOWN"
                      + (f" ({open_values} of the verdicts with the value left open by the "
                         "limit)" if open_values else ""))
@@ -253,16 +254,17 @@ def batch_page(batch: Any, target: Any) -> Page:
     report = batch.report
     table = Table(title=f"{len(batch.instances)} map/start pairs x {len(batch.methods)} "
                         "bot/agent pairs", title_justify="left")
-    for col in ("bot/agent", "games", "won", "lost", "check failed", "cuts mean",
+    for col in ("bot/agent", "rule", "games", "won", "lost", "check failed", "cuts mean",
                 "cuts max", "max turn ms"):
-        table.add_column(col, justify="left" if col == "bot/agent" else "right")
+        table.add_column(col, justify="left" if col in ("bot/agent", "rule") else "right")
     for row in report.summary():
         if row["method"].endswith("/worst"):
             continue  # the worst-case agent's searches have a table of their own
         recs = [r for r in report.records if r["method"] == row["method"]]
         slowest = max(((r.get("stats") or {}).get("max_turn_ms", 0) for r in recs), default=0)
         eff = row["mean_effort"]
-        table.add_row(row["method"], str(row["instances"]), str(row["won"]), str(row["lost"]),
+        table.add_row(row["method"], "/".join(sorted({_rule_of(r) for r in recs})),
+                      str(row["instances"]), str(row["won"]), str(row["lost"]),
                       str(row["failed"]), "" if eff is None else f"{eff:.1f}",
                       str(row["max_effort"] or ""), f"{slowest:.2f}")
     page = Page()
@@ -277,13 +279,19 @@ def batch_page(batch: Any, target: Any) -> Page:
     return page
 
 
+def _rule_of(r: dict) -> str:
+    """The rule a refereed game was played under (its record says it)."""
+    answer = r.get("answer") if isinstance(r.get("answer"), dict) else {}
+    return str(answer.get("rule") or (r.get("stats") or {}).get("rule") or "?")
+
+
 def _lost_lines(lost: list[dict], target: Any) -> Page:
     page = Page()
     for r in sorted(lost, key=lambda x: (x["instance"], x["method"]))[:40]:
         answer = r.get("answer") if isinstance(r.get("answer"), dict) else {}
         why = (r.get("stats") or {}).get("reason") or r.get("error")
         detail = answer.get("detail")
-        page.line(f"  lost: {r['instance']} {r['method']}: {why}"
+        page.line(f"  lost: {r['instance']} {r['method']} ({_rule_of(r)}): {why}"
                   + (f" ({detail})" if detail else ""))
         tail = [ln for ln in str(answer.get("stderr") or "").splitlines() if ln.strip()][-3:]
         for ln in tail:

@@ -95,6 +95,7 @@ class CrosscheckReport:
                    "failed": sum((r["status"] in SOLVED_STATUSES and not r["check_ok"])
                                  or r["status"] == "ERROR" for r in recs),
                    "unknown": sum(r["status"] == "UNKNOWN" for r in recs),
+                   "not_sent": sum(r["status"] == "NOT-SENT" for r in recs),
                    "won": sum(r["status"] == "WIN" and r["check_ok"] for r in recs),
                    "lost": sum(r["status"] == "LOSS" and r["check_ok"] for r in recs),
                    "mean_time": sum(times) / len(times) if times else 0.0,
@@ -117,6 +118,8 @@ def _run_task(kind: PuzzleKind, method: Method, inst: Instance, time_limit: floa
         solver = f"{res.solver} {res.solver_version}".strip()
     except Exception as exc:  # a crashing method is a verdict, not a crash of the harness
         status, answer, stats, cert, solver = "ERROR", None, {}, None, method.name
+        if getattr(exc, "not_sent", False):  # the instance could not be put to it at all
+            status = "NOT-SENT"
         # a judged program's failure is its verdict, said in its own words; anything else
         # names the exception (a bug of the method)
         error = str(exc) if getattr(exc, "is_verdict", False) else f"{type(exc).__name__}: {exc}"

@@ -62,6 +62,15 @@ class ExternalSolverFailed(RuntimeError):
 _BAD_SHOWN = 3
 
 
+class NotSent(RuntimeError):
+    """The puzzle cannot be put to the program: CodinGame's input holds only puzzles with at
+    most 2 bridges per pair. A limit of the protocol, not a fault of the program: the
+    harness records it ``NOT-SENT`` and the program is not charged."""
+
+    is_verdict = True
+    not_sent = True
+
+
 def parse_bridges(text: str) -> tuple[list[list[int]], list[str]]:
     """The ``x1 y1 x2 y2 n`` lines of ``text`` and the first bad ones, each as ``line N:
     'TEXT': WHAT WAS EXPECTED`` (blank lines and ``#`` comments are neither, as in
@@ -99,7 +108,13 @@ def run_solver(name: str, command: Sequence[str], time_limit: float | None,
     :data:`DEFAULT_SOLVER_SECONDS`."""
     limit = time_limit if time_limit is not None else (deadline.limit
                                                        or DEFAULT_SOLVER_SECONDS)
-    text = write_puzzle(puzzle, "codingame")  # raises for what CodinGame's input cannot hold
+    from puzzleproof.errors import InputError
+
+    try:
+        text = write_puzzle(puzzle, "codingame")
+    except InputError:  # what CodinGame's input cannot hold is not sent
+        raise NotSent(f"not sent: the protocol holds at most 2 bridges per pair (this puzzle "
+                      f"allows {puzzle.max_bridges})") from None
     done = run_to_completion(list(command), text, limit, memory_limit=memory_limit)
     bridges, bad = parse_bridges(done.output)
     reason = done.verdict[0] if done.verdict else "exited"

@@ -123,10 +123,10 @@ def worst_one(m: Any, start: int, who: str, externals: dict, rule: str | None, l
         player = ProgramPlayer(who, externals[who], parallel=max(1, parallel),
                                fork_lines=None if worst.get("fork", True) else False,
                                **limits)
-        rule = rule or "ep2"
+        rule = rule or m.rule or "ep2"
     else:
         player = BotPlayer(who)
-        rule = rule or make_bot(who).rule
+        rule = rule or m.rule or make_bot(who).rule
     res = adversary(m, rule, start, player, per_line=worst["per_line"],
                     time_limit=worst["time_limit"], max_lines=worst["max_lines"])
     return res, rule

@@ -37,7 +37,7 @@ def run_game(bot: str, agent: str, tiebreak: str, seed: int, rule: str | None,
              data: tuple[SkynetMap, int], time_limit: float | None) -> Result:
     m, start = data
     b = make_bot(bot)
-    r = play(m, rule or b.rule, b, make_agent(agent, tiebreak, seed), start)
+    r = play(m, rule or m.rule or b.rule, b, make_agent(agent, tiebreak, seed), start)
     status = Status.WIN if r.result == "WIN" else Status.LOSS
     return Result("skynet", status, record_to_json(r), None, solver=f"{bot} vs {agent}",
                   params={"rule": r.rule, "tiebreak": tiebreak, "seed": seed},
@@ -55,7 +55,8 @@ def run_external_game(name: str, command: list[str], agent: str, tiebreak: str, 
     up to ``data``). The harness's ``time_limit`` is not used: the program's limits are
     per move (``move_timeout``) and for start-up (``init_timeout``)."""
     m, start = data
-    r = play_external(m, rule or "ep2", command, make_agent(agent, tiebreak, seed), start,
+    r = play_external(m, rule or m.rule or "ep2", command, make_agent(agent, tiebreak, seed),
+                      start,
                       move_timeout=move_timeout, init_timeout=init_timeout,
                       memory_limit=memory_limit, name=name)
     status = Status.WIN if r.result == "WIN" else Status.LOSS
@@ -163,8 +164,8 @@ def run_worst_case(bot: str, rule: str | None, data: tuple[SkynetMap, int],
     (BEATEN, or UNWINNABLE on a start proved lost), UNKNOWN at a limit."""
     from puzzleproof.verify.skynet_adversary import BotPlayer
 
-    return _adversary_result(BotPlayer(bot), rule or make_bot(bot).rule, data, time_limit,
-                             per_line, max_lines)
+    rule = rule or data[0].rule or make_bot(bot).rule
+    return _adversary_result(BotPlayer(bot), rule, data, time_limit, per_line, max_lines)
 
 
 def run_adversary_program(name: str, command: list[str], rule: str | None,
@@ -178,8 +179,8 @@ def run_adversary_program(name: str, command: list[str], rule: str | None,
 
     player = ProgramPlayer(name, command, move_timeout, init_timeout, memory_limit,
                            parallel=1, fork_lines=None if fork_lines else False)
-    return _adversary_result(player, rule or "ep2", data, time_limit, per_line, max_lines,
-                             extra={"command": list(command)})
+    return _adversary_result(player, rule or data[0].rule or "ep2", data, time_limit, per_line,
+                             max_lines, extra={"command": list(command)})
 
 
 def _adversary_result(player, rule: str, data: tuple[SkynetMap, int],
