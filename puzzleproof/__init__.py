@@ -10,6 +10,12 @@ same plugins (:mod:`puzzleproof.api`).
 
 __version__ = "0.2.0"
 
+import importlib as _importlib
+
+# the subpackage ``generate`` is loaded first: loading it later (``puzzleproof.generate.X``,
+# from a generator's first run) would bind it over the function ``generate`` below
+_importlib.import_module("puzzleproof.generate")
+
 from puzzleproof.api import check, crosscheck, generate, load, render, solve  # noqa: E402
 
 __all__ = ["solve", "check", "render", "crosscheck", "generate", "load", "__version__"]

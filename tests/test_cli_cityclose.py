@@ -54,6 +54,29 @@ class TestSolve:
         code, out, _ = run(capsys, "solve", GENERATED, "-q")
         assert code == 0 and out.count("OPTIMAL") >= 6 and "6 OPTIMAL" in out
 
+    def test_jsonl_records_carry_the_bounds_json_and_output_carry(self, capsys, tmp_path):
+        """A stream of records says what a single one says: the certificate with both
+        bounds (issue 32: --jsonl of a folder dropped it)."""
+        code, out, _ = run(capsys, "solve", "cityclose", GENERATED, "--json", "-q")
+        full = {r["name"]: r for r in json.loads(out)}
+        code, out, _ = run(capsys, "solve", "cityclose", GENERATED, "--jsonl", "-q")
+        lines = [json.loads(ln) for ln in out.splitlines()]
+        records = tmp_path / "records.jsonl"
+        assert run(capsys, "solve", "cityclose", GENERATED, "-q", "-o", records)[0] == 0
+        written = [json.loads(ln) for ln in records.read_text().splitlines()]
+        assert code == 0 and len(lines) == len(written) == len(full) == 6
+        for rec in lines + written:
+            cert = rec["certificate"]
+            assert cert["lower_bound"] == cert["upper_bound"] == rec["answer"]["total"]
+            assert cert == full[rec["name"]]["certificate"]
+        # an UNKNOWN keeps what was proved: both bounds, in the stream too
+        code, out, _ = run(capsys, "solve", "cityclose", shared("europe30.json"),
+                           GENERATED / "ring14-s1-0.json", "--time-limit", "0.3", "--jsonl",
+                           "-q")
+        e30 = next(json.loads(ln) for ln in out.splitlines() if '"europe30"' in ln)
+        assert e30["status"] == "UNKNOWN"
+        assert e30["certificate"]["lower_bound"] < e30["certificate"]["upper_bound"]
+
     def test_one_map_prints_order_wiener_numbers_total(self, capsys):
         code, out, _ = run(capsys, "solve", "cityclose", RING)
         assert code == 0
@@ -390,27 +413,47 @@ def test_crosscheck_exact_unknown_is_no_disagreement(capsys):
 
 
 def test_missed_solution_switch_is_per_kind():
-    """hashi keeps flagging an exact UNKNOWN beside a checked solution; cityclose does not."""
+    """Hashi flags every UNKNOWN beside a checked solution; for city closing an UNKNOWN whose
+    limit ran out is an open question, an exact method's and a heuristic's alike (issue 32:
+    "merged-beam says UNKNOWN but beam found a checked solution" was no disagreement); a
+    heuristic stuck at a dead end beside a legal order is still a miss."""
+    from puzzleproof.verify.cityclose_methods import open_unknown
     from puzzleproof.verify.crosscheck import Instance, PuzzleKind, find_disagreements
 
-    recs = [{"method": "exact", "exact": True, "status": "UNKNOWN", "answer": {"total": 5},
-             "check_ok": True, "violations": []},
-            {"method": "greedy", "exact": False, "status": "SOLVED", "answer": {"total": 5},
-             "check_ok": True, "violations": []}]
+    def rec(method, exact, status, **stats):
+        return {"method": method, "exact": exact, "status": status, "stats": stats,
+                "answer": {"total": 5} if status != "UNKNOWN" or exact else None,
+                "check_ok": True, "violations": []}
 
-    def kinds(kind):
+    def kinds(kind, recs):
         return [d["kind"] for d in find_disagreements(kind, Instance("x", None), recs)]
 
     plain = PuzzleKind("hashi", {}, lambda d, a: [], lambda a: a)
-    assert kinds(plain) == ["missed-solution"]
-    open_kind = PuzzleKind("cityclose", {}, lambda d, a: [], lambda a: a,
-                           exact_unknown_is_open=True)
-    assert kinds(open_kind) == []
-    # a heuristic that gave up is still a miss
-    recs[1], recs[0] = dict(recs[0], method="beam", exact=False), dict(recs[1], exact=True,
-                                                                       method="exact")
-    recs[0]["status"] = "OPTIMAL"
-    assert kinds(open_kind) == ["missed-solution"]
+    city = PuzzleKind("cityclose", {}, lambda d, a: [], lambda a: a, open_unknown=open_unknown)
+    exact_open = [rec("exact", True, "UNKNOWN"), rec("greedy", False, "SOLVED")]
+    assert kinds(plain, exact_open) == ["missed-solution"]
+    assert kinds(city, exact_open) == []
+    timed_out = [rec("merged-beam", False, "UNKNOWN", reason="time limit before closing 35"),
+                 rec("beam", False, "SOLVED")]
+    assert kinds(plain, timed_out) == ["missed-solution"]
+    assert kinds(city, timed_out) == []
+    hung = [rec("merged-beam", False, "UNKNOWN", limit="hang limit"), rec("beam", False,
+                                                                         "SOLVED")]
+    assert kinds(city, hung) == []
+    stuck = [rec("greedy", False, "UNKNOWN", stuck_at_step=3), rec("exact", True, "OPTIMAL")]
+    assert kinds(city, stuck) == ["missed-solution"]
+
+
+def test_a_heuristic_out_of_time_beside_an_order_is_no_disagreement(capsys):
+    """The merged beam at a width it cannot finish in the limit, beside greedy's order: an
+    open question (UNKNOWN naming the limit), not a missed solution; exit 0."""
+    code, out, err = run(capsys, "crosscheck", "cityclose", shared("europe30.json"), "-q",
+                         "-j", "1", "--method", "merged-beam,greedy", "--width", "3000",
+                         "--time-limit", "0.1", "--json")
+    obj = json.loads(out)
+    row = obj["maps"][0]["methods"]
+    assert row["merged-beam"]["status"] == "UNKNOWN" and row["greedy"]["total"] == 13343
+    assert code == 0 and obj["disagreements"] == [], err
 
 
 def test_crosscheck_fails_on_a_wrong_reference_optimum(capsys, tmp_path):

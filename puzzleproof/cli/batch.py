@@ -19,16 +19,11 @@ COLUMNS = {
               ("infeasible", "infeasible"), ("failed", "failed"), ("unknown", "unknown")),
     "skynet": (("WIN", "won"), ("LOSS", "lost"), ("unknown", "unknown"),
                ("failed check", "failed")),
-    "cityclose": (("legal order", "solved"), ("infeasible", "infeasible"),
-                  ("unknown", "unknown"), ("failed", "failed")),
 }
 EFFORT_NOTE = {
     "hashi": "effort: cut rounds for exact solvers, assumptions for the article's solver",
     "skynet": "exact methods: proved verdicts; bots: played against the worst-case agent "
               "(LOSS: an agent line beats the bot); effort: positions searched",
-    "cityclose": "exact methods: OPTIMAL proved, UNKNOWN when the limit ran out (best order "
-                 "and both bounds kept, no disagreement); heuristics: a legal order; effort: "
-                 "states kept (exact), states expanded (beam)",
 }
 
 

@@ -52,8 +52,9 @@ def option(opt: Opt) -> Callable:
     rng = opt.range_help()
     if rng and not (opt.kind == "seconds" and opt.range is None):
         help_text += f" {rng}"
-    kw: dict[str, Any] = {"help": help_text, "default": opt.default,
-                          "show_default": opt.show_default}
+    kw: dict[str, Any] = {"help": help_text, "show_default": opt.show_default}
+    if opt.default is not None:  # Click 8.2+ takes default=None for a given value: a
+        kw["default"] = opt.default  # required option would then never be missing
     if opt.metavar:
         kw["metavar"] = opt.metavar
     if not opt.expose:

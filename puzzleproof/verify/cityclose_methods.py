@@ -1,10 +1,10 @@
 """City closing for the command and the cross-check harness: the methods by name, the check of
 every answer, the check of an order someone else wrote, and the cross-check plug-in.
 
-``METHODS[name] = (callable, exact)``; every callable is
-``run(map, rules, *, time_limit=None, seed=0, width=None, tiebreak="last") -> Result`` and
-fills ``Result.check`` with :func:`puzzleproof.models.cityclose.score_order`'s verdict on the
-answer (the methods' own bookkeeping is never trusted).
+:data:`METHODS` lists them once, as :class:`~puzzleproof.method.Method` objects (the plugin
+and the harness share them): ``method.bind({"rules": ..., "width": ...})(map, deadline=...)``
+runs one and fills ``Result.check`` with :func:`puzzleproof.models.cityclose.score_order`'s
+verdict on the answer (the methods' own bookkeeping is never trusted).
 
 Cross-check disagreements (beyond the harness's generic ones):
 
@@ -17,8 +17,11 @@ Cross-check disagreements (beyond the harness's generic ones):
   optimum (a generated map's evidence) proved under the same rules, and an exact method proves
   another optimum, or a legal order scores below it.
 
-An exact method's UNKNOWN (a limit ran out, bounds kept) is no disagreement: the kind sets
-``exact_unknown_is_open``, so the harness does not call it a missed solution.
+An UNKNOWN whose limit ran out is no disagreement: an exact method keeps its bounds, and a
+heuristic that ran out of time beside another method's order failed to find nothing the
+rules ask for (an order always exists when any method found one; what is asked is a good
+one). The kind's ``open_unknown`` says so, and the harness does not call it a missed
+solution; a heuristic stuck at a dead end (``stuck_at_step``) still is one.
 
 Each record's ``stats["gap_to_optimum"]`` is filled by :func:`gaps` from the records of an
 instance once an optimum is proved.
@@ -36,15 +39,17 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, Sequence
 
+from puzzleproof.limits import Deadline
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.result import Result, Status
 from puzzleproof.verify import cityclose_heuristics as H
-from puzzleproof.method import Method, seconds_run
+from puzzleproof.method import Method
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 
-__all__ = ["METHODS", "EXACT_METHODS", "run", "check_answer", "check_order", "OrderVerdict",
-           "crosscheck_kind", "cityclose_disagreements", "gaps", "DP_REVERIFY_MAX",
-           "warm_exact"]
+__all__ = ["METHODS", "NAMES", "EXACT_METHODS", "OPTIONS", "method", "run", "run_checked",
+           "check_answer", "check_order", "OrderVerdict", "crosscheck_kind",
+           "cityclose_disagreements", "gaps", "open_unknown", "reference_rules_match",
+           "DP_REVERIFY_MAX", "warm_exact"]
 
 #: ``check_order`` re-proves optimality with the independent DP up to this many cities.
 DP_REVERIFY_MAX = 20
@@ -113,17 +118,70 @@ def _greedy(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, ti
     return H.greedy(m, rules, tiebreak=tiebreak)
 
 
-METHODS: dict[str, tuple[Callable[..., Result], bool]] = {
-    "exact": (_exact, True),
-    "ilp": (_ilp_with("cp-sat"), True),
-    "ilp-scip": (_ilp_with("scip"), True),
-    "ilp-highs": (_ilp_with("highs"), True),
-    "dp": (_dp, True),
-    "merged-beam": (_merged, False),
-    "beam": (_beam, False),
-    "greedy": (_greedy, False),
-}
-EXACT_METHODS = tuple(k for k, (_, ex) in METHODS.items() if ex)
+def _ilp(backend: str, m: CityMap, rules: Rules, **kwargs: Any) -> Result:
+    """The integer program on ``backend`` (a top-level function: a method's ``run`` is sent
+    to worker processes)."""
+    return _ilp_with(backend)(m, rules, **kwargs)
+
+
+def run_checked(solver: Callable[..., Result], m: CityMap, *, deadline: Deadline,
+                rules: Rules | None = None, width: int | None = None,
+                tiebreak: str = "last", seed: int = 0) -> Result:
+    """Run ``solver`` on ``m`` under ``rules`` and attach the independent check of its answer
+    (re-scored by the model; an OPTIMAL whose lower bound is not its total is wrong)."""
+    rules = rules or Rules()
+    res = solver(m, rules, time_limit=deadline.limit, seed=seed, width=width,
+                 tiebreak=tiebreak)
+    if res.answer is not None:
+        res.check = check_answer(m, res.answer, rules)
+        if res.status == Status.OPTIMAL and res.certificate:
+            lb = res.certificate.get("lower_bound")
+            if lb is not None and lb != res.answer["total"]:
+                res.check["ok"] = False
+                res.check["violations"].append(
+                    {"kind": "bound-mismatch", "step": None, "city": None,
+                     "message": f"OPTIMAL with lower bound {lb} below total "
+                                f"{res.answer['total']}"})
+    return res
+
+
+#: the options every city-closing method takes (``Method.bind`` fixes them)
+OPTIONS = ("rules", "width", "tiebreak", "seed")
+
+
+def _method(name: str, kind: str, summary: str, solver: Any) -> Method:
+    return Method(name, kind, summary, run=partial(run_checked, solver), options=OPTIONS,
+                  effort="states" if kind == "exact" else "expanded")
+
+
+#: City closing's methods, listed once: the plugin offers them, ``solve`` runs the one named
+#: and the harness runs several side by side.
+METHODS: tuple[Method, ...] = (
+    _method("exact", "exact", "layered dynamic program over connected sets (compiled with "
+            "numba)", _exact),
+    _method("ilp", "exact", "integer program over removal orders (OR-Tools CP-SAT)",
+            partial(_ilp, "cp-sat")),
+    _method("ilp-scip", "exact", "the same integer program solved by SCIP through MathOpt "
+            "(stronger bounds, slower on small maps)", partial(_ilp, "scip")),
+    _method("ilp-highs", "exact", "the same integer program solved by HiGHS through MathOpt",
+            partial(_ilp, "highs")),
+    _method("dp", "exact", "plain dynamic program over connected sets (small maps)", _dp),
+    _method("merged-beam", "heuristic", "beam search with states of the same open cities "
+            "merged", _merged),
+    _method("beam", "heuristic", "the article's beam search (width 10)", _beam),
+    _method("greedy", "heuristic", "the article's greedy: the lowest Wiener number next",
+            _greedy),
+)
+NAMES = tuple(m.name for m in METHODS)
+EXACT_METHODS = tuple(m.name for m in METHODS if m.exact)
+
+
+def method(name: str) -> Method:
+    """The method called ``name``; ValueError naming the known ones."""
+    for m in METHODS:
+        if m.name == name:
+            return m
+    raise ValueError(f"unknown method {name!r}; expected one of {', '.join(NAMES)}")
 
 
 def check_answer(m: CityMap, answer: Any, rules: Rules) -> dict[str, Any]:
@@ -145,23 +203,11 @@ def check_answer(m: CityMap, answer: Any, rules: Rules) -> dict[str, Any]:
     return {"ok": not violations, "violations": violations, "total": chk.total}
 
 
-def run(method: str, m: CityMap, rules: Rules | None = None, **kwargs: Any) -> Result:
-    """Run ``METHODS[method]`` and attach the independent check of its answer."""
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
-    rules = rules or Rules()
-    res = METHODS[method][0](m, rules, **kwargs)
-    if res.answer is not None:
-        res.check = check_answer(m, res.answer, rules)
-        if res.status == Status.OPTIMAL and res.certificate:
-            lb = res.certificate.get("lower_bound")
-            if lb is not None and lb != res.answer["total"]:
-                res.check["ok"] = False
-                res.check["violations"].append(
-                    {"kind": "bound-mismatch", "step": None, "city": None,
-                     "message": f"OPTIMAL with lower bound {lb} below total "
-                                f"{res.answer['total']}"})
-    return res
+def run(name: str, m: CityMap, rules: Rules | None = None, *,
+        time_limit: float | None = None, **options: Any) -> Result:
+    """Run the method called ``name`` (``options``: ``width``, ``tiebreak``, ``seed``) with
+    the independent check of its answer attached."""
+    return method(name).bind(dict(options, rules=rules or Rules()))(m, deadline=time_limit)
 
 
 class OrderVerdict(dict):
@@ -254,11 +300,6 @@ def check_order(m: CityMap, order: Sequence[str], rules: Rules | None = None,
 
 # -- the cross-check plug-in ------------------------------------------------------------------
 
-def _run_for_harness(name: str, rules: Rules, opts: dict[str, Any], data: CityMap,
-                     time_limit: float | None) -> Result:
-    return run(name, data, rules, time_limit=time_limit, **opts)
-
-
 def _harness_check(rules: Rules, data: CityMap, answer: Any) -> list[dict]:
     return [dict(vi, line=None, island=None) for vi in check_answer(data, answer, rules)
             ["violations"]]
@@ -276,7 +317,7 @@ def _proved(recs: Sequence[dict], exact: set[str]) -> dict | None:
     return None
 
 
-def _reference_rules_match(ref: Any, rules: Rules | None) -> bool:
+def reference_rules_match(ref: Any, rules: Rules | None) -> bool:
     """Whether a shipped reference optimum was proved under ``rules`` (a reference without
     rules was proved under the default rules)."""
     mine = (rules or Rules()).to_dict()
@@ -298,7 +339,7 @@ def cityclose_disagreements(exact: tuple[str, ...], inst: Instance, recs: Sequen
     out = []
     ref = inst.reference
     if isinstance(ref, dict) and isinstance(ref.get("optimum"), int) \
-            and _reference_rules_match(ref, rules):
+            and reference_rules_match(ref, rules):
         opt = ref["optimum"]
         for r in recs:
             if not isinstance(r["answer"], dict) or not r["check_ok"]:
@@ -359,6 +400,16 @@ def gaps(recs: Sequence[dict]) -> dict[str, float | None]:
     return out
 
 
+def open_unknown(rec: dict) -> bool:
+    """Whether an UNKNOWN record is an open question rather than a missed solution: an exact
+    method's (its proof ran out; bounds kept), or a heuristic's whose limit ran out (a time
+    limit, or the harness's hang limit). A heuristic stuck at a dead end is a miss."""
+    if rec.get("exact"):
+        return True
+    stats = rec.get("stats") or {}
+    return bool(stats.get("limit")) or "limit" in str(stats.get("reason") or "")
+
+
 def crosscheck_kind(methods: Sequence[str] | None = None, rules: Rules | None = None, *,
                     width: int | None = None, tiebreak: str = "last", seed: int = 0
                     ) -> PuzzleKind:
@@ -366,17 +417,11 @@ def crosscheck_kind(methods: Sequence[str] | None = None, rules: Rules | None = 
     (instances: ``Instance(id, CityMap)``). ``gaps(records of one instance)`` gives the
     per-method gap to the optimum."""
     rules = rules or Rules()
-    names = list(methods or METHODS)
-    opts = {"width": width, "tiebreak": tiebreak, "seed": seed}
-    ms = {}
-    for nm in names:
-        if nm not in METHODS:
-            raise ValueError(f"unknown method {nm!r}; expected one of {', '.join(METHODS)}")
-        ms[nm] = Method(nm, "exact" if METHODS[nm][1] else "heuristic",
-                        run=seconds_run(partial(_run_for_harness, nm, rules, opts)),
-                        effort="states" if METHODS[nm][1] else "expanded")
-    exact = tuple(nm for nm in names if METHODS[nm][1])
+    names = list(methods or NAMES)
+    values = {"rules": rules, "width": width, "tiebreak": tiebreak, "seed": seed}
+    ms = {nm: method(nm).bind(values) for nm in names}
+    exact = tuple(nm for nm in names if ms[nm].exact)
     return PuzzleKind("cityclose", ms, partial(_harness_check, rules), _canon,
                       extra=partial(cityclose_disagreements, exact, rules=rules),
-                      exact_unknown_is_open=True,
+                      open_unknown=open_unknown,
                       warm=warm_exact if "exact" in names else None)

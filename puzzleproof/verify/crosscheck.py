@@ -12,9 +12,10 @@ A **disagreement** is any of:
 
 - ``invalid-answer``: a method's answer fails the rule check;
 - ``missed-solution``: a method says unsolvable (INFEASIBLE), gives up (UNKNOWN) or fails
-  (ERROR) where another method produced a checked solution (for an optimisation puzzle,
-  ``PuzzleKind.exact_unknown_is_open``, an exact method's UNKNOWN is an open proof with its
-  bounds, not a miss: a heuristic's legal answer is no solution it failed to find);
+  (ERROR) where another method produced a checked solution. For an optimisation puzzle the
+  kind says which UNKNOWNs are open questions instead (``PuzzleKind.open_unknown``): an exact
+  method whose proof ran out keeps its bounds, and a heuristic whose time ran out beside
+  another method's answer found nothing wrong; neither is a miss;
 - ``unique-mismatch``: two methods claim UNIQUE with different solutions;
 - ``reference-mismatch``: a solution differs from the reference shipped with the instance,
   when some method proved the instance UNIQUE.
@@ -59,10 +60,10 @@ class PuzzleKind:
     canon: Callable[[Any], Any]  # answer -> a comparable canonical form
     #: puzzle-specific disagreements: (instance, records) -> [(kind, methods, evidence)]
     extra: Callable[[Instance, Sequence[dict]], list[tuple[str, list[str], dict]]] | None = None
-    #: optimisation puzzles (city closing): an exact method's UNKNOWN means its proof of
-    #: optimality ran out of time (it keeps its best answer and bounds), so it is not a
-    #: ``missed-solution`` when another method produced a legal answer
-    exact_unknown_is_open: bool = False
+    #: optimisation puzzles (city closing): which UNKNOWN records are open questions, not a
+    #: ``missed-solution`` when another method produced a legal answer (a limit ran out: an
+    #: exact method keeps its bounds, a heuristic its search); None: every UNKNOWN is a miss
+    open_unknown: Callable[[dict], bool] | None = None
     #: loads what every task of the kind needs (compiled code), once per worker process and
     #: outside the tasks' time (a task may run in a forked child: see puzzleproof.executor)
     warm: Callable[[], Any] | None = None
@@ -206,7 +207,8 @@ def find_disagreements(kind: PuzzleKind, inst: Instance, recs: Sequence[dict]) -
         witness = min(good, key=lambda r: (not r.get("exact"), r["method"]))
         for r in recs:
             if r["status"] in ("INFEASIBLE", "UNKNOWN", "ERROR"):
-                if kind.exact_unknown_is_open and r["exact"] and r["status"] == "UNKNOWN":
+                if r["status"] == "UNKNOWN" and kind.open_unknown is not None \
+                        and kind.open_unknown(r):
                     continue
                 add("missed-solution", [r["method"], witness["method"]],
                     {"claim": r["status"], "error": r.get("error"),
