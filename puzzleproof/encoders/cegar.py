@@ -16,11 +16,17 @@ Skynet Revolution.
 
 :func:`limited_solve` runs one SAT call under a deadline and a conflict budget, in chunks of
 conflicts with a clock check between them, which works for every python-sat solver (CaDiCaL
-ignores ``interrupt``).
+ignores ``interrupt``). A chunk can still take seconds on a large formula, so where the
+solver honours ``interrupt`` (Glucose, MiniSat and their kin) an alarm thread also
+interrupts the call at the deadline, and at least once a second so that a Ctrl-C (which
+python-sat cannot see while the call runs with the GIL released) is acted on between
+slices.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Sequence, TypeVar
@@ -58,6 +64,7 @@ def limited_solve(solver: Any, assumptions: Sequence[int], budget: Budget) -> bo
     budget.calls += 1
     if budget.deadline is None and budget.conflicts is None:
         return solver.solve(assumptions=assumptions)
+    alarm = _alarm() if budget.deadline is not None and _interruptible(solver) else None
     while True:
         if budget.spent():
             return None
@@ -66,10 +73,100 @@ def limited_solve(solver: Any, assumptions: Sequence[int], budget: Budget) -> bo
             chunk = min(chunk, budget.conflicts - budget.used)
         before = (solver.accum_stats() or {}).get("conflicts", 0)
         solver.conf_budget(max(1, chunk))
-        res = solver.solve_limited(assumptions=assumptions)
+        if alarm is None:
+            res = solver.solve_limited(assumptions=assumptions)
+        else:
+            alarm.arm(solver, min(budget.deadline, time.monotonic() + SLICE))
+            try:
+                res = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+            finally:
+                if alarm.disarm():
+                    solver.clear_interrupt()
         budget.used += (solver.accum_stats() or {}).get("conflicts", 0) - before
         if res is not None:
             return res
+
+
+SLICE = 1.0  # seconds at most per interruptible SAT call between checks for signals
+
+
+def _interruptible(solver: Any) -> bool:
+    """Whether the solver honours ``interrupt`` (found once per back end: CaDiCaL and
+    Lingeling raise NotImplementedError)."""
+    kind = type(getattr(solver, "solver", solver))
+    known = _INTERRUPTIBLE.get(kind)
+    if known is None:
+        try:
+            solver.interrupt()
+            solver.clear_interrupt()
+            known = True
+        except NotImplementedError:
+            known = False
+        _INTERRUPTIBLE[kind] = known
+    return known
+
+
+_INTERRUPTIBLE: dict[type, bool] = {}
+
+
+class _Alarm:
+    """A daemon thread that interrupts the armed solver at the armed instant. One per
+    thread that makes SAT calls (:func:`_alarm`), started on first use."""
+
+    def __init__(self) -> None:
+        self.cv = threading.Condition()
+        self.solver: Any = None
+        self.at = 0.0
+        self.fired = False
+        self.thread: threading.Thread | None = None
+
+    def arm(self, solver: Any, at: float) -> None:
+        with self.cv:
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._watch, name="sat-alarm",
+                                               daemon=True)
+                self.thread.start()
+            self.solver, self.at, self.fired = solver, at, False
+            self.cv.notify()
+
+    def disarm(self) -> bool:
+        """Disarm; whether the alarm fired (the solver's interrupt flag is then set)."""
+        with self.cv:
+            self.solver = None
+            return self.fired
+
+    def _watch(self) -> None:
+        with self.cv:
+            while True:
+                if self.solver is None:
+                    self.cv.wait()
+                    continue
+                left = self.at - time.monotonic()
+                if left > 0:
+                    self.cv.wait(left)
+                    continue
+                self.solver.interrupt()
+                self.fired = True
+                self.solver = None
+
+
+_local = threading.local()
+
+
+def _alarm() -> _Alarm:
+    alarm = getattr(_local, "alarm", None)
+    if alarm is None:
+        alarm = _local.alarm = _Alarm()
+    return alarm
+
+
+def _forget_alarms() -> None:
+    """In a forked child the parent's alarm thread is gone and its lock may be held."""
+    global _local
+    _local = threading.local()
+
+
+os.register_at_fork(after_in_child=_forget_alarms)
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""The CEGAR proper for Skynet Revolution: the reduced map, the proposer, the refuter and
-one bounded game decided (:func:`decide`).
+"""The CEGAR proper for Skynet Revolution: the proposer, the refuter and one bounded game
+decided (:func:`decide`), over the reduced map of :mod:`.skynet_reduced` and the tree of
+agent lines of :mod:`.skynet_tree` (both importable from here too).
 
 How the pieces fit, and the questions asked of them, are told in
 :mod:`puzzleproof.encoders.skynet_sat`; the certificates written from a decision are in
@@ -8,18 +9,19 @@ How the pieces fit, and the questions asked of them, are told in
 
 from __future__ import annotations
 
-import copy
 import time
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
-from puzzleproof.encoders.cegar import (LIMIT, SAT, UNSAT, Budget, cegar_loop,
+from puzzleproof.encoders.cegar import (LIMIT, SAT, UNSAT, Budget, CegarOutcome, cegar_loop,
                                         limited_solve)
 from puzzleproof.encoders.skynet_policy import PolicyCheck
+from puzzleproof.encoders.skynet_reduced import Reduced
+from puzzleproof.encoders.skynet_table import TableSearch
+from puzzleproof.encoders.skynet_tree import TNode
 from puzzleproof.models.skynet import SkynetMap, norm
 
 __all__ = ["Reduced", "Proposer", "Refuter", "PolicyCheck", "TNode", "Decision", "SolverCache",
@@ -28,162 +30,6 @@ __all__ = ["Reduced", "Proposer", "Refuter", "PolicyCheck", "TNode", "Decision",
 LEMMA_AFTER = 300  # conflicts a refuter call may spend before the lemma is switched on
 VALUE_EXPAND = 2  # "contain within H?": the first two levels of the tree take every reply
 DEFAULT_SOLVER = "g4"  # Glucose 4: the cheapest per call for these many small solves
-
-
-# -- the pieces of the map that matter ------------------------------------------------
-
-class Reduced:
-    """The agent's region (non-gateway nodes reachable from ``start`` without crossing a
-    gateway), the links that may matter (``cuttable``, index ``k``), and adjacency."""
-
-    def __init__(self, m: SkynetMap, rule: str, start: int) -> None:
-        self.m, self.rule, self.start = m, rule, start
-        gates = m.gateways
-        seen = {start}
-        queue = deque([start])
-        while queue:
-            u = queue.popleft()
-            for v in m.neighbours[u]:
-                if v not in gates and v not in seen:
-                    seen.add(v)
-                    queue.append(v)
-        self.region = sorted(seen)
-        self.in_region = seen
-        cuttable: list[tuple[int, int]] = []
-        for u, v in m.links:
-            a, b = u in seen, v in seen
-            if not (a or b):
-                continue
-            if a and b:  # a link inside the region: cuttable under ep1 only
-                if rule == "ep1":
-                    cuttable.append((u, v))
-            elif (u in gates) != (v in gates):  # region to gateway
-                cuttable.append((u, v))
-        self.cuttable = cuttable
-        self.kindex = {l: k for k, l in enumerate(cuttable)}
-        # node -> [(neighbour in region, k or None when the link cannot be cut)]
-        self.moves: dict[int, list[tuple[int, int | None]]] = {u: [] for u in self.region}
-        # node -> [(gateway, k)]
-        self.gate_links: dict[int, list[tuple[int, int]]] = {u: [] for u in self.region}
-        for u in self.region:
-            for v in m.neighbours[u]:
-                k = self.kindex.get(norm(u, v))
-                if v in gates:
-                    self.gate_links[u].append((v, k))  # type: ignore[arg-type]
-                else:
-                    self.moves[u].append((v, k))
-        self.threat = any(self.gate_links[u] for u in self.region)
-        # the off-tree policy's data: each node's gateway links in index order, and for
-        # each agent node the nodes that can hold two gateway links, nearest first
-        self.own: dict[int, list[int]] = {u: sorted(k for _, k in self.gate_links[u])
-                                          for u in self.region}
-        doubles = self.doubles = [u for u in self.region if len(self.own[u]) >= 2]
-        self.order: dict[int, tuple[int, ...]] = {}
-        to = {d: self._free_turns_to(d) for d in doubles}  # one search per double
-        for u in self.region:
-            self.order[u] = tuple(sorted(doubles, key=lambda d: (to[d].get(u, 1 << 30), d)))
-
-    def for_start(self, start: int) -> "Reduced":
-        """The same reduction for another start in the same region (shares everything)."""
-        if start not in self.in_region:
-            raise ValueError(f"start {start} is not in this region")
-        other = copy.copy(self)
-        other.start = start
-        return other
-
-    def _free_turns(self, a: int) -> dict[int, int]:
-        """Distances from ``a`` counting only steps onto nodes without gateway links (the
-        steps that give the player a free cut); 0-1 breadth-first search."""
-        dist = {a: 0}
-        queue = deque([a])
-        while queue:
-            u = queue.popleft()
-            for w, _ in self.moves[u]:
-                d = dist[u] + (0 if self.own[w] else 1)
-                if d < dist.get(w, 1 << 30):
-                    dist[w] = d
-                    if d == dist[u]:
-                        queue.appendleft(w)
-                    else:
-                        queue.append(w)
-        return dist
-
-    def _free_turns_to(self, d: int) -> dict[int, int]:
-        """:meth:`_free_turns` from every node to ``d`` (``result[u]`` is
-        ``_free_turns(u)[d]``): the same 0-1 search, backwards from ``d``."""
-        dist = {d: 0}
-        queue = deque([d])
-        while queue:
-            w = queue.popleft()
-            step = 0 if self.own[w] else 1  # the cost of stepping onto w
-            for u, _ in self.moves[w]:
-                du = dist[w] + step
-                if du < dist.get(u, 1 << 30):
-                    dist[u] = du
-                    if step:
-                        queue.append(u)
-                    else:
-                        queue.appendleft(u)
-        return dist
-
-    def policy(self, a: int, mask: int) -> int | None:
-        """The default cut off the proposer's tree (``mask``: links that matter left): the
-        agent's own gateway link (lowest index) when it has one, else the lowest link of the
-        nearest node (fewest free turns away, :meth:`_free_turns`) that still has two
-        gateway links, else a pass."""
-        for k in self.own[a]:
-            if mask >> k & 1:
-                return k
-        for d in self.order[a]:
-            left = [k for k in self.own[d] if mask >> k & 1]
-            if len(left) >= 2:
-                return left[0]
-        return None
-
-    @property
-    def K(self) -> int:
-        return len(self.cuttable)
-
-    def min_cuts(self) -> dict[int, int]:
-        """For each region node v, the fewest links whose removal separates v from every
-        gateway (a lower bound on the cuts to contain an agent standing on v). Computed
-        once per region (a Gomory-Hu tree)."""
-        if getattr(self, "_min_cuts", None) is None:
-            self._min_cuts = self._compute_min_cuts()
-        return dict(self._min_cuts)
-
-    def _compute_min_cuts(self) -> dict[int, int]:
-        if self.rule == "ep2":
-            return {v: self.K for v in self.region}
-        import networkx as nx
-
-        g = nx.Graph()
-        g.add_nodes_from(self.region)
-        sink = -1
-        for u in self.region:
-            for v, _ in self.moves[u]:
-                g.add_edge(u, v, capacity=1)
-            for _, _ in self.gate_links[u]:
-                cap = g.get_edge_data(u, sink, {}).get("capacity", 0) + 1
-                g.add_edge(u, sink, capacity=cap)
-        if sink not in g:
-            return {v: 0 for v in self.region}
-        tree = nx.gomory_hu_tree(g)
-        out: dict[int, int] = {}
-        # the min cut between v and the sink is the lightest edge on their tree path
-        parent = {sink: None}
-        best = {sink: float("inf")}
-        queue = deque([sink])
-        while queue:
-            u = queue.popleft()
-            for v in tree.neighbors(u):
-                if v not in parent:
-                    parent[v] = u
-                    best[v] = min(best[u], tree[u][v]["weight"])
-                    queue.append(v)
-        for v in self.region:
-            out[v] = int(best.get(v, 0)) if best.get(v, 0) != float("inf") else 0
-        return out
 
 
 # -- the proposer: a strategy over the prefix tree of agent sequences --------------------
@@ -205,20 +51,6 @@ def _amo(lits: list[int], vars_: _Vars) -> list[list[int]]:
     return cnf.clauses
 
 
-@dataclass(eq=False)
-class TNode:
-    id: int
-    depth: int  # cuts made before this node; the node's own cut is number depth + 1
-    pos: int  # the agent's node
-    parent: "TNode | None"
-    children: dict[int, "TNode"] = field(default_factory=dict)
-    c: list[int] = field(default_factory=list)  # proposer: cut k here
-    r: list[int] = field(default_factory=list)  # proposer: link k still there after it
-    alive: int = 0
-    cont: int = 0  # proposer: contained after the cut (value questions)
-    gate_moves: set = field(default_factory=set)
-
-
 class Proposer:
     """The player's side: a strategy over the tree of agent lines seen so far.
 
@@ -238,9 +70,12 @@ class Proposer:
         self.TRUE = self.v.new()
         self.s.add_clause([self.TRUE])
         self.nodes: list[TNode] = []
+        self.deadline: float | None = None  # new nodes past it raise BuildLimit
         self.root = self._node(red.start, None)
 
     def _node(self, pos: int, parent: TNode | None) -> TNode:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise BuildLimit  # a node costs milliseconds when many links matter
         red, v, s = self.red, self.v, self.s
         x = TNode(len(self.nodes), 0 if parent is None else parent.depth + 1, pos, parent)
         self.nodes.append(x)
@@ -547,8 +382,8 @@ class Refuter:
                 self.act[x.id] = a
                 self.nchild[x.id] = len(x.children)
 
-    def _abstract_wins(self, nodes: list[TNode], cand: dict) -> bool:
-        won = self.check is not None and self.check.holds(nodes[0], cand)
+    def _abstract_wins(self, nodes: list[TNode], cand: dict, deadline: float | None) -> bool:
+        won = self.check is not None and self.check.holds(nodes[0], cand, deadline)
         self.quick_proofs += won
         return won
 
@@ -577,7 +412,7 @@ class Refuter:
             self.wait -= 1
         elif pending:
             pending = False
-            if self._abstract_wins(nodes, cand):
+            if self._abstract_wins(nodes, cand, budget.deadline):
                 self.skip = 0
                 return UNSAT, None
             self.skip = self.wait = min(16, max(1, 2 * self.skip))
@@ -591,7 +426,7 @@ class Refuter:
             budget.calls += quick.calls
             if res is None and pending:
                 pending = False
-                if self._abstract_wins(nodes, cand):
+                if self._abstract_wins(nodes, cand, budget.deadline):
                     return UNSAT, None
             if res is None and not budget.spent():
                 res = limited_solve(self.s, assume + extra + [self.lemma], budget)
@@ -642,7 +477,7 @@ class SolverCache:
     def __init__(self) -> None:
         self.reduced: dict[tuple, Reduced] = {}
         self.refuters: dict[tuple, Refuter] = {}
-        self.tables: dict[tuple, object] = {}
+        self.tables: dict[tuple, TableSearch] = {}
 
     def reduce(self, m: SkynetMap, rule: str, start: int) -> Reduced:
         for (mid, r, _), red in self.reduced.items():
@@ -659,11 +494,9 @@ class SolverCache:
             self.refuters[key] = Refuter(red, horizon, value, solver, deadline)
         return self.refuters[key]
 
-    def table(self, red: Reduced):
+    def table(self, red: Reduced) -> TableSearch:
         """The Episode 2 table search of ``red``'s region (:mod:`.skynet_table`), its memo
         shared by every start in the region."""
-        from puzzleproof.encoders.skynet_table import TableSearch
-
         key = (_map_key(red.m), red.rule, tuple(red.region))
         if key not in self.tables:
             self.tables[key] = TableSearch(red)
@@ -692,15 +525,8 @@ def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
     it off every gateway)? ``seeds`` are agent sequences to start the tree with."""
     t0 = time.monotonic()
     A = Proposer(red, horizon, value, solver, min_cuts, VALUE_EXPAND if value else 0)
-    try:
-        B = (cache.refuter(red, horizon, value, solver, budget.deadline) if cache is not None
-             else Refuter(red, horizon, value, solver, budget.deadline))
-    except BuildLimit:  # the encoding was not built in time
-        A.sequences = list(seeds or [])  # type: ignore[attr-defined]
-        A.s.delete()
-        return Decision(LIMIT, horizon, A, None, 0, time.monotonic() - t0)
-    for seq in seeds or []:
-        A.add_sequence(seq)
+    A.deadline = budget.deadline
+    B: Refuter | None = None
     sequences: list[list[int]] = []
 
     def refine(seq: list[int]) -> None:
@@ -708,11 +534,19 @@ def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
         if not A.add_sequence(seq):  # the proposer's clauses exclude every tree sequence
             raise AssertionError(f"CEGAR: counterexample {seq} is already in the tree")
 
-    out = cegar_loop(lambda: A.propose(budget), lambda cand: B.refute(A.nodes, cand, budget),
-                     refine, budget, on_iteration)
+    try:
+        B = (cache.refuter(red, horizon, value, solver, budget.deadline) if cache is not None
+             else Refuter(red, horizon, value, solver, budget.deadline))
+        for seq in seeds or []:
+            A.add_sequence(seq)
+        out = cegar_loop(lambda: A.propose(budget),
+                         lambda cand: B.refute(A.nodes, cand, budget),  # type: ignore[union-attr]
+                         refine, budget, on_iteration)
+    except BuildLimit:  # an encoding (the refuter, the proposer's tree) not built in time
+        out = CegarOutcome(LIMIT, None, len(sequences), len(sequences), 0.0)
     A.sequences = (seeds or []) + sequences  # type: ignore[attr-defined]
     A.s.delete()
-    if cache is None:
+    if cache is None and B is not None:
         B.s.delete()
     return Decision(out.status, horizon, A, out.candidate, out.iterations,
                     time.monotonic() - t0)
