@@ -163,6 +163,13 @@ def test_a_running_deadline_bounds_the_question():
         assert 1 <= r.answer["value_lower"] <= r.answer["value_upper"]
 
 
+def test_the_explicit_solver_takes_a_running_deadline_too():
+    m = read_map((EP1 / "05-mesh-100.txt").read_text(), "05")
+    r = ex_solve(m, "ep1", value=True, deadline=Deadline(0.3))
+    assert r.status.value == "UNKNOWN" and "time limit (0.3 s)" in r.answer["note"]
+    assert r.wall_time < 0.3 * 2 + 2
+
+
 def _hard_formula():
     """Pigeonhole 11 into 10 (hard UNSAT) with every clause switched off by a selector z:
     under ``[-z]`` a long search, under ``[z]`` satisfied at once."""
@@ -230,3 +237,30 @@ def test_a_huge_horizon_is_answered_not_allocated():
     obj = json.loads(proc.stdout)
     assert obj["status"] in ("WIN", "LOSS") and obj["answer"]["horizon"] == 10**9
     assert obj["check"]["ok"]
+
+
+def test_the_fence_seed_cut_is_networkx_minimum_cut():
+    """The fence search's seed from a minimum cut (the start's side, the cut nearest the
+    gateways) is the partition networkx's ``minimum_cut`` gives, on random multigraphs."""
+    import networkx as nx
+
+    from puzzleproof.encoders.skynet_fence import source_side
+
+    rng = random.Random(5)
+    tried = 0
+    for _ in range(400):
+        n = rng.randint(3, 16)
+        cap: dict[tuple[int, int], int] = {}
+        for _ in range(rng.randint(n, 3 * n)):
+            a, b = sorted(rng.sample(range(-1, n), 2))
+            cap[(a, b)] = cap.get((a, b), 0) + 1
+        ends = {x for key in cap for x in key}
+        if -1 not in ends or 0 not in ends:
+            continue
+        g = nx.Graph()
+        for (a, b), c in cap.items():
+            g.add_edge(a, b, capacity=c)
+        _, (side, _) = nx.minimum_cut(g, 0, -1)
+        assert source_side(cap, 0, -1) == set(side), cap
+        tried += 1
+    assert tried > 300

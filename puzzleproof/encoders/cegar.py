@@ -57,6 +57,12 @@ class Budget:
         return ((self.deadline is not None and time.monotonic() >= self.deadline)
                 or (self.conflicts is not None and self.used >= self.conflicts))
 
+    def expire(self) -> None:
+        """The time is up now (a SAT call was stopped for the deadline a little before it:
+        see :data:`INTERRUPT_LEAD`)."""
+        now = time.monotonic()
+        self.deadline = now if self.deadline is None else min(self.deadline, now)
+
 
 def limited_solve(solver: Any, assumptions: Sequence[int], budget: Budget) -> bool | None:
     """``solver.solve(assumptions)`` within ``budget``: True, False, or None (budget spent).
@@ -68,6 +74,10 @@ def limited_solve(solver: Any, assumptions: Sequence[int], budget: Budget) -> bo
     while True:
         if budget.spent():
             return None
+        final = None if alarm is None else budget.deadline - INTERRUPT_LEAD  # type: ignore[operator]
+        if final is not None and time.monotonic() >= final:
+            budget.expire()
+            return None
         chunk = budget.chunk
         if budget.conflicts is not None:
             chunk = min(chunk, budget.conflicts - budget.used)
@@ -76,18 +86,30 @@ def limited_solve(solver: Any, assumptions: Sequence[int], budget: Budget) -> bo
         if alarm is None:
             res = solver.solve_limited(assumptions=assumptions)
         else:
-            alarm.arm(solver, min(budget.deadline, time.monotonic() + SLICE))
+            # slices of SLICE seconds, the last one (up to 1.5 SLICE) ending at the deadline:
+            # a slice must not end just before it (the call then overruns it by the lag)
+            at = final if final - time.monotonic() < 1.5 * SLICE else time.monotonic() + SLICE  # type: ignore[operator]
+            alarm.arm(solver, at)
             try:
                 res = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
             finally:
-                if alarm.disarm():
+                fired = alarm.disarm()
+                if fired:
                     solver.clear_interrupt()
+            if fired and at == final:
+                budget.used += (solver.accum_stats() or {}).get("conflicts", 0) - before
+                budget.expire()
+                return None
         budget.used += (solver.accum_stats() or {}).get("conflicts", 0) - before
         if res is not None:
             return res
 
 
 SLICE = 1.0  # seconds at most per interruptible SAT call between checks for signals
+# Glucose acts on an interrupt at its next restart only: about 0.15 s of CPU later on the
+# largest refuter formulas (05-mesh-100 at H = 50), so the alarm rings that much before
+# the deadline and the call ends near it rather than after it
+INTERRUPT_LEAD = 0.15
 
 
 def _interruptible(solver: Any) -> bool:

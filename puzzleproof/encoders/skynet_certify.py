@@ -160,7 +160,7 @@ def player_certificate(red: Reduced, A: Proposer, cand: dict,
         if nid in nodes:
             continue
         count += 1
-        if deadline is not None and count % 256 == 0 and time.monotonic() > deadline:
+        if deadline is not None and count % 16 == 0 and time.monotonic() > deadline:
             raise NoCertificate
         a = pos[0]
         if use_inv and edf_holds(red, a, pos[2]):
@@ -246,7 +246,7 @@ class _TreeGame:
         win = self.win
         if key in win:
             return win[key]
-        if (self.deadline is not None and len(win) % 256 == 0
+        if (self.deadline is not None and len(win) % 16 == 0
                 and time.monotonic() > self.deadline):
             raise NoCertificate
         if self.max_nodes is not None and len(win) > 4 * self.max_nodes:
@@ -323,7 +323,7 @@ def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
         if key in lost:
             return lost[key]
         count[0] += 1
-        if deadline is not None and count[0] % 512 == 0 and time.monotonic() > deadline:
+        if deadline is not None and count[0] % 16 == 0 and time.monotonic() > deadline:
             raise TimeoutError
         result = not _contained(red, a, mask)
         for k in [j for j in range(K) if result and mask >> j & 1]:

@@ -132,8 +132,8 @@ class FewestCuts:
         self.ends: list[tuple[int, int]] = list(red.cuttable)
         self.all_gates = sum(self.gmask.values())
         self.at = {u: self.gmask[u] | sum(1 << k for _, k in self.nb[u]) for u in red.region}
-        self.links_at = {u: sorted(k for k in range(self.K) if self.at[u] >> k & 1)
-                         for u in red.region}
+        self.links_at = {u: sorted(set(self.gb[u]) | {k for _, k in self.nb[u]})
+                         for u in red.region}  # the bits of at[u], read off the links
         self.killer: dict[tuple[int, int], int] = {}  # (agent, r) -> the last refuting reply
         self.trail: list[int] = []  # the links left at the positions above the current one
         self.fail: dict[tuple[int, int], int] = {}  # position -> largest r refuted

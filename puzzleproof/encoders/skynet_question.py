@@ -116,11 +116,11 @@ class Question:
         self.say(f"horizon {H} ({'contain' if val else 'keep off the gateways'})")
         d = decide(self.red, H, val, self.budget, self.solver, seeds, mc, cache=self.cache)
         stats = self.stats
+        tree = 0 if d.proposer is None else len(d.proposer.nodes)
         stats["iterations"] += d.iterations
-        stats["tree_nodes"] += len(d.proposer.nodes)
+        stats["tree_nodes"] += tree
         stats["horizons"].append({"H": H, "status": d.status, "iterations": d.iterations,
-                                  "tree_nodes": len(d.proposer.nodes),
-                                  "seconds": round(d.seconds, 4)})
+                                  "tree_nodes": tree, "seconds": round(d.seconds, 4)})
         return d
 
     def check(self, cert: dict, win: bool) -> dict:

@@ -75,10 +75,10 @@ clock, budget and answer with the verdict and the bounded question, and
 Limits: one :class:`~puzzleproof.limits.Deadline`, made from ``time_limit`` when
 :func:`solve` starts (or passed as ``deadline``), bounds everything done for the question:
 the reduction's minimum cuts, every search and its share of the time, every SAT call
-(interrupted at the deadline), and writing and replaying certificates. A horizon above the
-links that matter is asked as that number: nothing is allocated per turn beyond it.
+(interrupted at the deadline), and writing and replaying certificates. From the number of
+links that matter on, "contain within H cuts?" is the verdict (after that many cuts none is
+left) and is asked as such: nothing is built per turn of a larger horizon.
 """
-
 
 from __future__ import annotations
 
