@@ -58,8 +58,8 @@ class Budget:
                 or (self.conflicts is not None and self.used >= self.conflicts))
 
     def expire(self) -> None:
-        """The time is up now (a SAT call was stopped for the deadline a little before it:
-        see :data:`INTERRUPT_LEAD`)."""
+        """The time is up now (a SAT call was stopped for the deadline a little before it,
+        :data:`INTERRUPT_LEAD`)."""
         now = time.monotonic()
         self.deadline = now if self.deadline is None else min(self.deadline, now)
 
@@ -74,7 +74,7 @@ def limited_solve(solver: Any, assumptions: Sequence[int], budget: Budget) -> bo
     while True:
         if budget.spent():
             return None
-        final = None if alarm is None else budget.deadline - INTERRUPT_LEAD  # type: ignore[operator]
+        final = None if alarm is None else budget.deadline - _lead(solver)  # type: ignore[operator]
         if final is not None and time.monotonic() >= final:
             budget.expire()
             return None
@@ -83,33 +83,38 @@ def limited_solve(solver: Any, assumptions: Sequence[int], budget: Budget) -> bo
             chunk = min(chunk, budget.conflicts - budget.used)
         before = (solver.accum_stats() or {}).get("conflicts", 0)
         solver.conf_budget(max(1, chunk))
+        stopped = False
         if alarm is None:
             res = solver.solve_limited(assumptions=assumptions)
         else:
-            # slices of SLICE seconds, the last one (up to 1.5 SLICE) ending at the deadline:
-            # a slice must not end just before it (the call then overruns it by the lag)
-            at = final if final - time.monotonic() < 1.5 * SLICE else time.monotonic() + SLICE  # type: ignore[operator]
-            alarm.arm(solver, at)
-            try:
-                res = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
-            finally:
-                fired = alarm.disarm()
-                if fired:
-                    solver.clear_interrupt()
-            if fired and at == final:
-                budget.used += (solver.accum_stats() or {}).get("conflicts", 0) - before
-                budget.expire()
-                return None
+            res, stopped = alarm.call(solver, assumptions, final)  # type: ignore[arg-type]
         budget.used += (solver.accum_stats() or {}).get("conflicts", 0) - before
+        if stopped:
+            budget.expire()
+            return None
         if res is not None:
             return res
 
 
 SLICE = 1.0  # seconds at most per interruptible SAT call between checks for signals
-# Glucose acts on an interrupt at its next restart only: about 0.15 s of CPU later on the
-# largest refuter formulas (05-mesh-100 at H = 50), so the alarm rings that much before
-# the deadline and the call ends near it rather than after it
+# Glucose acts on an interrupt at its next restart only, which can be a long way off when a
+# search makes few conflicts (the refuter of 05-mesh-100 at H = 50: one restart in 600
+# conflicts and 400,000 decisions, 0.15-0.25 s of CPU; 07-mesh-500, 0.4 s): the alarm rings
+# before the deadline by the largest lag seen on that solver (from its slices), at least
+# INTERRUPT_LEAD and at most MAX_LEAD seconds
 INTERRUPT_LEAD = 0.15
+MAX_LEAD = 0.5
+_LAGS: dict[int, float] = {}  # id(solver) -> the largest lag seen after an interrupt
+
+
+def _lead(solver: Any) -> float:
+    return min(MAX_LEAD, max(INTERRUPT_LEAD, _LAGS.get(id(solver), 0.0)))
+
+
+def _note_lag(solver: Any, lag: float) -> None:
+    if len(_LAGS) > 1000:
+        _LAGS.clear()  # estimates only: forget those of solvers long deleted
+    _LAGS[id(solver)] = max(lag, _LAGS.get(id(solver), 0.0))
 
 
 def _interruptible(solver: Any) -> bool:
@@ -139,8 +144,26 @@ class _Alarm:
         self.cv = threading.Condition()
         self.solver: Any = None
         self.at = 0.0
-        self.fired = False
+        self.fired: float | None = None  # when the armed call was interrupted
         self.thread: threading.Thread | None = None
+
+    def call(self, solver: Any, assumptions: Sequence[int], final: float
+             ) -> tuple[bool | None, bool]:
+        """One interruptible ``solve_limited``: interrupted after SLICE seconds (so that a
+        Ctrl-C is acted on between slices) or, in the last slice (up to 1.5 SLICE, so that
+        no slice ends just before the deadline), at ``final``. The answer, and whether the
+        call was stopped at ``final``."""
+        now = time.monotonic()
+        at = final if final - now < 1.5 * SLICE else now + SLICE
+        self.arm(solver, at)
+        try:
+            res = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        finally:
+            fired = self.disarm()
+            if fired is not None:
+                solver.clear_interrupt()
+                _note_lag(solver, time.monotonic() - fired)
+        return res, fired is not None and at == final
 
     def arm(self, solver: Any, at: float) -> None:
         with self.cv:
@@ -148,11 +171,11 @@ class _Alarm:
                 self.thread = threading.Thread(target=self._watch, name="sat-alarm",
                                                daemon=True)
                 self.thread.start()
-            self.solver, self.at, self.fired = solver, at, False
+            self.solver, self.at, self.fired = solver, at, None
             self.cv.notify()
 
-    def disarm(self) -> bool:
-        """Disarm; whether the alarm fired (the solver's interrupt flag is then set)."""
+    def disarm(self) -> float | None:
+        """Disarm; when the alarm fired (the solver's interrupt flag is then set), when."""
         with self.cv:
             self.solver = None
             return self.fired
@@ -168,7 +191,7 @@ class _Alarm:
                     self.cv.wait(left)
                     continue
                 self.solver.interrupt()
-                self.fired = True
+                self.fired = time.monotonic()
                 self.solver = None
 
 
