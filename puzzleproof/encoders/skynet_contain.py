@@ -35,7 +35,7 @@ SINK = -1
 
 def contained(red: Any, a: int, mask: int) -> bool:
     """No gateway link left within the agent's reach (``mask``: the links that matter
-    still there; ``red`` a :class:`~puzzleproof.encoders.skynet_sat.Reduced`)."""
+    still there; ``red`` a :class:`~puzzleproof.encoders.skynet_reduced.Reduced`)."""
     seen = {a}
     queue = deque([a])
     while queue:
@@ -55,7 +55,7 @@ class _OutOfBudget(Exception):
 
 class ContainSearch:
     """Searches for a player strategy that contains the agent within ``h`` cuts, for the
-    region of a :class:`~puzzleproof.encoders.skynet_sat.Reduced` (any rule; under ``ep2``
+    region of a :class:`~puzzleproof.encoders.skynet_reduced.Reduced` (any rule; under ``ep2``
     only gateway links are cuttable). What is learnt is kept between calls (memo on
     (agent, links left)), so asking again with a larger ``h`` is cheap."""
 

@@ -1,10 +1,11 @@
 """The Skynet ``ep1`` value (fewest cuts that contain the agent) by exact bounded search.
 
 "Can the player contain the agent within ``r`` cuts?" is an AND-OR search over positions
-(agent node, links left as a bitmask over :class:`~puzzleproof.encoders.skynet_cegar.Reduced`'s
-cuttable links), player to move, asked for ``r`` = 1, 2, ... (iterative deepening; the first
-``r`` answered yes is the value). A transposition table keeps, per position, the largest
-``r`` refuted and the smallest ``r`` won (with its cut), so each deepening reuses the last.
+(agent node, links left as a bitmask over the cuttable links of
+:class:`~puzzleproof.encoders.skynet_reduced.Reduced`), player to move, asked for ``r`` = 1,
+2, ... (iterative deepening; the first ``r`` answered yes is the value). A transposition
+table keeps, per position, the largest ``r`` refuted and the smallest ``r`` won (with its
+cut), so each deepening reuses the last.
 
 Every pruning is exact (a position is refuted only when no strategy exists), and each says
 why in a comment where it is applied. In short:

