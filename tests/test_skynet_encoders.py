@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from puzzleproof.encoders.cegar import Budget, limited_solve
+from puzzleproof.encoders.cegar import HOLDS, REFUTED, Budget, limited_solve
+from puzzleproof.encoders.skynet_cegar import decide
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.encoders.skynet_sat import solve as sat_solve
 from puzzleproof.formats.skynet import read_map
@@ -122,23 +123,23 @@ def test_min_cuts_stop_at_the_deadline():
 def test_a_horizon_beyond_the_links_that_matter_is_the_verdict(rule):
     """"Contain within 10^9 cuts?" is the verdict (after the links that matter are cut
     none is left): it agrees with the explicit search on random small maps, the
-    strategy written for it replays, and "contain within K" (the CEGAR's bounded game,
-    K the links that matter) agrees with it."""
+    strategy written for it replays, and the CEGAR's own game "contain within K?" (K the
+    links that matter) agrees with it."""
     rng = random.Random(1 if rule == "ep1" else 2)
     for _ in range(25):
         m = random_map(rng, rng.randint(4, 9))
         r = sat_solve(m, rule, horizon=10**9)
         assert r.status == ex_solve(m, rule, certificate=False).status, m
         assert r.answer["horizon"] == 10**9
-        K = Reduced(m, rule, m.start).K
-        if 0 < K <= 12:  # the CEGAR's contain-within-H game at H = K - 1 and below
-            below = sat_solve(m, rule, horizon=K - 1, certificate=False)
-            assert r.status.value == "WIN" or below.status.value == "LOSS", m
+        red = Reduced(m, rule, m.start)
+        if 0 < red.K <= 12:  # the CEGAR's own bounded game "contain within K?"
+            d = decide(red, red.K, True, Budget())
+            assert d.status == (HOLDS if r.status.value == "WIN" else REFUTED), m
         if r.certificate is None:
             continue
         if r.status.value == "WIN":
             assert check_player_strategy(m, rule, m.start, r.certificate) == []
-            assert r.answer["cuts_needed"] <= Reduced(m, rule, m.start).K
+            assert r.answer["cuts_needed"] <= red.K
         else:  # the agent reaches a gateway whatever is cut
             assert check_agent_strategy(m, rule, m.start, r.certificate) == []
 
