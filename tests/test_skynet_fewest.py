@@ -291,9 +291,9 @@ def test_an_escape_on_the_map_without_pockets_holds_on_the_full_map():
 def test_solve_raises_the_lower_bound_without_the_pockets(monkeypatch):
     """When the exact search on the full map runs out, the one without pockets raises the
     lower bound before the fence and SAT (map 04, the full search given no positions)."""
-    from puzzleproof.encoders import skynet_sat
-    monkeypatch.setattr(skynet_sat, "EXACT_GROWTH", 0)
-    monkeypatch.setattr(skynet_sat, "EXACT_SLACK", 0)
+    from puzzleproof.encoders import skynet_value
+    monkeypatch.setattr(skynet_value, "EXACT_GROWTH", 0)
+    monkeypatch.setattr(skynet_value, "EXACT_SLACK", 0)
     m = official("04")
     r = sat_solve(m, "ep1", value=True, time_limit=120)
     assert r.status.value == "WIN" and r.answer["value"] == 8 and r.check["ok"]
@@ -302,18 +302,23 @@ def test_solve_raises_the_lower_bound_without_the_pockets(monkeypatch):
     assert st["settled"][-1]["H"] == 7
 
 
+def _called_from(*steps: str) -> bool:
+    """Whether the running code is inside one of the solver's ``steps`` (method names)."""
+    import inspect
+
+    return any(f.function in steps for f in inspect.stack(0))
+
+
 def test_a_fence_not_checked_in_time_leaves_the_bounds_proved_before(monkeypatch):
     """The limit coming while the fence's strategy is checked costs the fence's bound only:
     the verdict and the bounds are still proved without it (the double-star ring at 30 s
     answered a bare UNKNOWN)."""
-    import inspect
-
     from puzzleproof.encoders import skynet_certify
 
     real = skynet_certify.check
 
     def check(*args, **kw):
-        if inspect.stack()[1].function == "fence_bound":
+        if _called_from("fence_bound"):
             raise skynet_certify.NoCertificate()
         return real(*args, **kw)
 
@@ -328,14 +333,12 @@ def test_a_verdict_not_checked_in_time_keeps_the_lower_bound(monkeypatch):
     """The limit coming while the verdict's strategy is checked (no fence, no invariant
     bound): UNKNOWN, the solver's verdict not reported unchecked, and the lower bound the
     exact search proved kept (it was a bare UNKNOWN)."""
-    import inspect
-
     from puzzleproof.encoders import skynet_certify
 
     real = skynet_certify.check
 
     def check(*args, **kw):
-        if inspect.stack()[1].function in ("fence_bound", "win_cert"):
+        if _called_from("fence_bound", "win_cert"):
             raise skynet_certify.NoCertificate()
         return real(*args, **kw)
 

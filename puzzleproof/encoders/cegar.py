@@ -16,11 +16,17 @@ Skynet Revolution.
 
 :func:`limited_solve` runs one SAT call under a deadline and a conflict budget, in chunks of
 conflicts with a clock check between them, which works for every python-sat solver (CaDiCaL
-ignores ``interrupt``).
+ignores ``interrupt``). A chunk can still take seconds on a large formula, so where the
+solver honours ``interrupt`` (Glucose, MiniSat and their kin) an alarm thread also
+interrupts the call at the deadline, and at least once a second so that a Ctrl-C (which
+python-sat cannot see while the call runs with the GIL released) is acted on between
+slices.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Sequence, TypeVar
@@ -51,6 +57,12 @@ class Budget:
         return ((self.deadline is not None and time.monotonic() >= self.deadline)
                 or (self.conflicts is not None and self.used >= self.conflicts))
 
+    def expire(self) -> None:
+        """The time is up now (a SAT call was stopped for the deadline a little before it,
+        :data:`INTERRUPT_LEAD`)."""
+        now = time.monotonic()
+        self.deadline = now if self.deadline is None else min(self.deadline, now)
+
 
 def limited_solve(solver: Any, assumptions: Sequence[int], budget: Budget) -> bool | None:
     """``solver.solve(assumptions)`` within ``budget``: True, False, or None (budget spent).
@@ -58,18 +70,148 @@ def limited_solve(solver: Any, assumptions: Sequence[int], budget: Budget) -> bo
     budget.calls += 1
     if budget.deadline is None and budget.conflicts is None:
         return solver.solve(assumptions=assumptions)
+    alarm = _alarm() if budget.deadline is not None and _interruptible(solver) else None
     while True:
         if budget.spent():
+            return None
+        final = None if alarm is None else budget.deadline - _lead(solver)  # type: ignore[operator]
+        if final is not None and time.monotonic() >= final:
+            budget.expire()
             return None
         chunk = budget.chunk
         if budget.conflicts is not None:
             chunk = min(chunk, budget.conflicts - budget.used)
         before = (solver.accum_stats() or {}).get("conflicts", 0)
         solver.conf_budget(max(1, chunk))
-        res = solver.solve_limited(assumptions=assumptions)
+        stopped = False
+        if alarm is None:
+            res = solver.solve_limited(assumptions=assumptions)
+        else:
+            res, stopped = alarm.call(solver, assumptions, final)  # type: ignore[arg-type]
         budget.used += (solver.accum_stats() or {}).get("conflicts", 0) - before
+        if stopped:
+            budget.expire()
+            return None
         if res is not None:
             return res
+
+
+SLICE = 1.0  # seconds at most per interruptible SAT call between checks for signals
+# Glucose acts on an interrupt at its next restart only, which can be a long way off when a
+# search makes few conflicts (the refuter of 05-mesh-100 at H = 50: one restart in 600
+# conflicts and 400,000 decisions, 0.15-0.25 s of CPU; 07-mesh-500, 0.4 s): the alarm rings
+# before the deadline by the largest lag seen on that solver (from its slices), at least
+# INTERRUPT_LEAD and at most MAX_LEAD seconds
+INTERRUPT_LEAD = 0.15
+MAX_LEAD = 0.5
+_LAGS: dict[int, float] = {}  # id(solver) -> the largest lag seen after an interrupt
+
+
+def _lead(solver: Any) -> float:
+    return min(MAX_LEAD, max(INTERRUPT_LEAD, _LAGS.get(id(solver), 0.0)))
+
+
+def _note_lag(solver: Any, lag: float) -> None:
+    if len(_LAGS) > 1000:
+        _LAGS.clear()  # estimates only: forget those of solvers long deleted
+    _LAGS[id(solver)] = max(lag, _LAGS.get(id(solver), 0.0))
+
+
+def _interruptible(solver: Any) -> bool:
+    """Whether the solver honours ``interrupt`` (found once per back end: CaDiCaL and
+    Lingeling raise NotImplementedError)."""
+    kind = type(getattr(solver, "solver", solver))
+    known = _INTERRUPTIBLE.get(kind)
+    if known is None:
+        try:
+            solver.interrupt()
+            solver.clear_interrupt()
+            known = True
+        except NotImplementedError:
+            known = False
+        _INTERRUPTIBLE[kind] = known
+    return known
+
+
+_INTERRUPTIBLE: dict[type, bool] = {}
+
+
+class _Alarm:
+    """A daemon thread that interrupts the armed solver at the armed instant. One per
+    thread that makes SAT calls (:func:`_alarm`), started on first use."""
+
+    def __init__(self) -> None:
+        self.cv = threading.Condition()
+        self.solver: Any = None
+        self.at = 0.0
+        self.fired: float | None = None  # when the armed call was interrupted
+        self.thread: threading.Thread | None = None
+
+    def call(self, solver: Any, assumptions: Sequence[int], final: float
+             ) -> tuple[bool | None, bool]:
+        """One interruptible ``solve_limited``: interrupted after SLICE seconds (so that a
+        Ctrl-C is acted on between slices) or, in the last slice (up to 1.5 SLICE, so that
+        no slice ends just before the deadline), at ``final``. The answer, and whether the
+        call was stopped at ``final``."""
+        now = time.monotonic()
+        at = final if final - now < 1.5 * SLICE else now + SLICE
+        self.arm(solver, at)
+        try:
+            res = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        finally:
+            fired = self.disarm()
+            if fired is not None:
+                solver.clear_interrupt()
+                _note_lag(solver, time.monotonic() - fired)
+        return res, fired is not None and at == final
+
+    def arm(self, solver: Any, at: float) -> None:
+        with self.cv:
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._watch, name="sat-alarm",
+                                               daemon=True)
+                self.thread.start()
+            self.solver, self.at, self.fired = solver, at, None
+            self.cv.notify()
+
+    def disarm(self) -> float | None:
+        """Disarm; when the alarm fired (the solver's interrupt flag is then set), when."""
+        with self.cv:
+            self.solver = None
+            return self.fired
+
+    def _watch(self) -> None:
+        with self.cv:
+            while True:
+                if self.solver is None:
+                    self.cv.wait()
+                    continue
+                left = self.at - time.monotonic()
+                if left > 0:
+                    self.cv.wait(left)
+                    continue
+                self.solver.interrupt()
+                self.fired = time.monotonic()
+                self.solver = None
+
+
+_local = threading.local()
+
+
+def _alarm() -> _Alarm:
+    alarm = getattr(_local, "alarm", None)
+    if alarm is None:
+        alarm = _local.alarm = _Alarm()
+    return alarm
+
+
+def _forget_alarms() -> None:
+    """In a forked child the parent's alarm thread is gone and its lock may be held."""
+    global _local
+    _local = threading.local()
+
+
+os.register_at_fork(after_in_child=_forget_alarms)
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""The CEGAR proper for Skynet Revolution: the reduced map, the proposer, the refuter and
-one bounded game decided (:func:`decide`).
+"""The CEGAR proper for Skynet Revolution: the proposer, the refuter and one bounded game
+decided (:func:`decide`), over the reduced map of :mod:`.skynet_reduced` and the tree of
+agent lines of :mod:`.skynet_tree` (both importable from here too).
 
 How the pieces fit, and the questions asked of them, are told in
 :mod:`puzzleproof.encoders.skynet_sat`; the certificates written from a decision are in
@@ -8,18 +9,19 @@ How the pieces fit, and the questions asked of them, are told in
 
 from __future__ import annotations
 
-import copy
 import time
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
-from puzzleproof.encoders.cegar import (LIMIT, SAT, UNSAT, Budget, cegar_loop,
+from puzzleproof.encoders.cegar import (LIMIT, SAT, UNSAT, Budget, CegarOutcome, cegar_loop,
                                         limited_solve)
 from puzzleproof.encoders.skynet_policy import PolicyCheck
+from puzzleproof.encoders.skynet_reduced import Reduced
+from puzzleproof.encoders.skynet_table import TableSearch
+from puzzleproof.encoders.skynet_tree import TNode
 from puzzleproof.models.skynet import SkynetMap, norm
 
 __all__ = ["Reduced", "Proposer", "Refuter", "PolicyCheck", "TNode", "Decision", "SolverCache",
@@ -28,162 +30,6 @@ __all__ = ["Reduced", "Proposer", "Refuter", "PolicyCheck", "TNode", "Decision",
 LEMMA_AFTER = 300  # conflicts a refuter call may spend before the lemma is switched on
 VALUE_EXPAND = 2  # "contain within H?": the first two levels of the tree take every reply
 DEFAULT_SOLVER = "g4"  # Glucose 4: the cheapest per call for these many small solves
-
-
-# -- the pieces of the map that matter ------------------------------------------------
-
-class Reduced:
-    """The agent's region (non-gateway nodes reachable from ``start`` without crossing a
-    gateway), the links that may matter (``cuttable``, index ``k``), and adjacency."""
-
-    def __init__(self, m: SkynetMap, rule: str, start: int) -> None:
-        self.m, self.rule, self.start = m, rule, start
-        gates = m.gateways
-        seen = {start}
-        queue = deque([start])
-        while queue:
-            u = queue.popleft()
-            for v in m.neighbours[u]:
-                if v not in gates and v not in seen:
-                    seen.add(v)
-                    queue.append(v)
-        self.region = sorted(seen)
-        self.in_region = seen
-        cuttable: list[tuple[int, int]] = []
-        for u, v in m.links:
-            a, b = u in seen, v in seen
-            if not (a or b):
-                continue
-            if a and b:  # a link inside the region: cuttable under ep1 only
-                if rule == "ep1":
-                    cuttable.append((u, v))
-            elif (u in gates) != (v in gates):  # region to gateway
-                cuttable.append((u, v))
-        self.cuttable = cuttable
-        self.kindex = {l: k for k, l in enumerate(cuttable)}
-        # node -> [(neighbour in region, k or None when the link cannot be cut)]
-        self.moves: dict[int, list[tuple[int, int | None]]] = {u: [] for u in self.region}
-        # node -> [(gateway, k)]
-        self.gate_links: dict[int, list[tuple[int, int]]] = {u: [] for u in self.region}
-        for u in self.region:
-            for v in m.neighbours[u]:
-                k = self.kindex.get(norm(u, v))
-                if v in gates:
-                    self.gate_links[u].append((v, k))  # type: ignore[arg-type]
-                else:
-                    self.moves[u].append((v, k))
-        self.threat = any(self.gate_links[u] for u in self.region)
-        # the off-tree policy's data: each node's gateway links in index order, and for
-        # each agent node the nodes that can hold two gateway links, nearest first
-        self.own: dict[int, list[int]] = {u: sorted(k for _, k in self.gate_links[u])
-                                          for u in self.region}
-        doubles = self.doubles = [u for u in self.region if len(self.own[u]) >= 2]
-        self.order: dict[int, tuple[int, ...]] = {}
-        to = {d: self._free_turns_to(d) for d in doubles}  # one search per double
-        for u in self.region:
-            self.order[u] = tuple(sorted(doubles, key=lambda d: (to[d].get(u, 1 << 30), d)))
-
-    def for_start(self, start: int) -> "Reduced":
-        """The same reduction for another start in the same region (shares everything)."""
-        if start not in self.in_region:
-            raise ValueError(f"start {start} is not in this region")
-        other = copy.copy(self)
-        other.start = start
-        return other
-
-    def _free_turns(self, a: int) -> dict[int, int]:
-        """Distances from ``a`` counting only steps onto nodes without gateway links (the
-        steps that give the player a free cut); 0-1 breadth-first search."""
-        dist = {a: 0}
-        queue = deque([a])
-        while queue:
-            u = queue.popleft()
-            for w, _ in self.moves[u]:
-                d = dist[u] + (0 if self.own[w] else 1)
-                if d < dist.get(w, 1 << 30):
-                    dist[w] = d
-                    if d == dist[u]:
-                        queue.appendleft(w)
-                    else:
-                        queue.append(w)
-        return dist
-
-    def _free_turns_to(self, d: int) -> dict[int, int]:
-        """:meth:`_free_turns` from every node to ``d`` (``result[u]`` is
-        ``_free_turns(u)[d]``): the same 0-1 search, backwards from ``d``."""
-        dist = {d: 0}
-        queue = deque([d])
-        while queue:
-            w = queue.popleft()
-            step = 0 if self.own[w] else 1  # the cost of stepping onto w
-            for u, _ in self.moves[w]:
-                du = dist[w] + step
-                if du < dist.get(u, 1 << 30):
-                    dist[u] = du
-                    if step:
-                        queue.append(u)
-                    else:
-                        queue.appendleft(u)
-        return dist
-
-    def policy(self, a: int, mask: int) -> int | None:
-        """The default cut off the proposer's tree (``mask``: links that matter left): the
-        agent's own gateway link (lowest index) when it has one, else the lowest link of the
-        nearest node (fewest free turns away, :meth:`_free_turns`) that still has two
-        gateway links, else a pass."""
-        for k in self.own[a]:
-            if mask >> k & 1:
-                return k
-        for d in self.order[a]:
-            left = [k for k in self.own[d] if mask >> k & 1]
-            if len(left) >= 2:
-                return left[0]
-        return None
-
-    @property
-    def K(self) -> int:
-        return len(self.cuttable)
-
-    def min_cuts(self) -> dict[int, int]:
-        """For each region node v, the fewest links whose removal separates v from every
-        gateway (a lower bound on the cuts to contain an agent standing on v). Computed
-        once per region (a Gomory-Hu tree)."""
-        if getattr(self, "_min_cuts", None) is None:
-            self._min_cuts = self._compute_min_cuts()
-        return dict(self._min_cuts)
-
-    def _compute_min_cuts(self) -> dict[int, int]:
-        if self.rule == "ep2":
-            return {v: self.K for v in self.region}
-        import networkx as nx
-
-        g = nx.Graph()
-        g.add_nodes_from(self.region)
-        sink = -1
-        for u in self.region:
-            for v, _ in self.moves[u]:
-                g.add_edge(u, v, capacity=1)
-            for _, _ in self.gate_links[u]:
-                cap = g.get_edge_data(u, sink, {}).get("capacity", 0) + 1
-                g.add_edge(u, sink, capacity=cap)
-        if sink not in g:
-            return {v: 0 for v in self.region}
-        tree = nx.gomory_hu_tree(g)
-        out: dict[int, int] = {}
-        # the min cut between v and the sink is the lightest edge on their tree path
-        parent = {sink: None}
-        best = {sink: float("inf")}
-        queue = deque([sink])
-        while queue:
-            u = queue.popleft()
-            for v in tree.neighbors(u):
-                if v not in parent:
-                    parent[v] = u
-                    best[v] = min(best[u], tree[u][v]["weight"])
-                    queue.append(v)
-        for v in self.region:
-            out[v] = int(best.get(v, 0)) if best.get(v, 0) != float("inf") else 0
-        return out
 
 
 # -- the proposer: a strategy over the prefix tree of agent sequences --------------------
@@ -205,20 +51,6 @@ def _amo(lits: list[int], vars_: _Vars) -> list[list[int]]:
     return cnf.clauses
 
 
-@dataclass(eq=False)
-class TNode:
-    id: int
-    depth: int  # cuts made before this node; the node's own cut is number depth + 1
-    pos: int  # the agent's node
-    parent: "TNode | None"
-    children: dict[int, "TNode"] = field(default_factory=dict)
-    c: list[int] = field(default_factory=list)  # proposer: cut k here
-    r: list[int] = field(default_factory=list)  # proposer: link k still there after it
-    alive: int = 0
-    cont: int = 0  # proposer: contained after the cut (value questions)
-    gate_moves: set = field(default_factory=set)
-
-
 class Proposer:
     """The player's side: a strategy over the tree of agent lines seen so far.
 
@@ -238,9 +70,12 @@ class Proposer:
         self.TRUE = self.v.new()
         self.s.add_clause([self.TRUE])
         self.nodes: list[TNode] = []
+        self.deadline: float | None = None  # new nodes past it raise BuildLimit
         self.root = self._node(red.start, None)
 
     def _node(self, pos: int, parent: TNode | None) -> TNode:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise BuildLimit  # a node costs milliseconds when many links matter
         red, v, s = self.red, self.v, self.s
         x = TNode(len(self.nodes), 0 if parent is None else parent.depth + 1, pos, parent)
         self.nodes.append(x)
@@ -364,70 +199,57 @@ class Proposer:
 
 # -- the refuter: one agent sequence that beats the completed proposal -------------------
 
+UPFRONT_VARS = 250_000  # the refuter's turn variables numbered before any clause (Refuter)
+
 class BuildLimit(Exception):
     """The deadline passed while an encoding was being built."""
 
 
 class Refuter:
+    """The agent's side: one agent sequence of up to ``horizon`` turns that beats the
+    completed proposal (the tree's cuts on the tree, :meth:`Reduced.policy` off it).
+
+    The encoding is unrolled turn by turn (:meth:`_turn`), the clock read before each. The
+    variables are numbered as the solver likes them best, every turn's positions first,
+    then the gateway flags, the links left, the cuts and the off-tree flags (the numbering
+    orders the solver's first decisions: numbered turn by turn, "contain within 5?" on the
+    triple star took 14 rounds and 3.3 s, not 3 rounds and 0.14 s); above UPFRONT_VARS such
+    variables (a long horizon on a large region: 2.5 million on a 500-node map under ``ep1``,
+    0.3 s and 340 MB in the solver before the first clause) each turn's are numbered with
+    it, so a horizon costs only the turns built in time."""
+
     def __init__(self, red: Reduced, horizon: int, value: bool, solver: str,
                  deadline: float | None = None) -> None:
         self.red, self.H = red, horizon
         v = self.v = _Vars()
-        s = self.s = Solver(name=solver)
-        H, K = horizon, red.K
-        region = red.region
-        self.pos = [{u: v.new() for u in region} for _ in range(H + 1)]
-        self.D = [v.new() for _ in range(H + 1)]  # on a gateway already
-        self.rem = [[v.new() for _ in range(K)] for _ in range(H + 1)]
-        self.cut = [[v.new() for _ in range(K)] for _ in range(H + 1)]  # cut[t]: turn t
-        self.off = [v.new() for _ in range(H + 1)]  # left the proposer's tree
-        self.gm: list[dict[int, int]] = [{} for _ in range(H + 1)]
+        self.s = Solver(name=solver)
+        self.pos: list[dict[int, int]] = []  # pos[t][u]: the agent on u after turn t
+        self.D: list[int] = []  # on a gateway already
+        self.rem: list[list[int]] = []  # rem[t][k]: link k still there after turn t
+        self.cut: list[list[int]] = []  # cut[t][k]: the cut of turn t is k
+        self.off: list[int] = []  # left the proposer's tree
+        self.gm: list[dict[int, int]] = []  # gm[t][k]: onto a gateway over k at turn t
+        K, turns = red.K, range(horizon + 1)
+        self.upfront = (horizon + 1) * (len(red.region) + 2 * K + 2) <= UPFRONT_VARS
+        if self.upfront:
+            self.pos = [{u: v.new() for u in red.region} for _ in turns]
+            self.D = [v.new() for _ in turns]
+            self.rem = [[v.new() for _ in range(K)] for _ in turns]
+            self.cut = [[v.new() for _ in range(K)] for _ in turns]
+            self.off = [v.new() for _ in turns]
         # switches on the lemma of _policy; it is implied by the other clauses and only
         # helps the solver prove that no line exists, so it is assumed at the full horizon
         self.lemma = v.new()
-        s.add_clause([-self.D[0]])
-        s.add_clause([-self.off[0]])
-        for k in range(K):
-            s.add_clause([self.rem[0][k]])
-            s.add_clause([-self.cut[0][k]])
-        gate_k = [(u, k) for u in region for _, k in red.gate_links[u]]
-        for t in range(H + 1):
+        self.gate_k = [(u, k) for u in red.region for _, k in red.gate_links[u]]
+        for t in range(horizon + 1):
             if deadline is not None and time.monotonic() > deadline:
-                s.delete()
+                self.s.delete()
                 raise BuildLimit
-            lits = list(self.pos[t].values()) + [self.D[t]]
-            s.add_clause(lits)
-            for cl in _amo(lits, v):
-                s.add_clause(cl)
-            if t == 0:
-                continue
-            s.add_clause([-self.D[t - 1], self.D[t]])
-            s.add_clause([-self.off[t - 1], self.off[t]])
-            for k in range(K):
-                c, r, p = self.cut[t][k], self.rem[t][k], self.rem[t - 1][k]
-                s.add_clause([-c, p])
-                s.add_clause([-r, p])
-                s.add_clause([-r, -c])
-                s.add_clause([r, -p, c])
-            for cl in _amo(self.cut[t], v):
-                s.add_clause(cl)
-            for u in region:  # a node is entered from a neighbour over a link still there
-                s.add_clause([-self.pos[t][u]] + [self.pos[t - 1][w] for w, _ in red.moves[u]])
-                for w, k in red.moves[u]:
-                    if k is not None:
-                        s.add_clause([-self.pos[t - 1][w], -self.pos[t][u], self.rem[t][k]])
-            entry = [-self.D[t], self.D[t - 1]]
-            for u, k in gate_k:
-                g = self.gm[t][k] = v.new()
-                entry.append(g)
-                s.add_clause([-g, self.pos[t - 1][u]])
-                s.add_clause([-g, self.rem[t][k]])
-            s.add_clause(entry)
-            self._policy(t)
+            self._turn(t)
         # the verdict: only a sequence that reaches a gateway beats the player; it is asked
         # for by an assumption D[h], h growing up to H, because short lines are found fast
         self.verdict = not value
-        self.h = min(H, 4)
+        self.h = min(horizon, 4)
         self.root: TNode | None = None
         self.on: dict[int, int] = {}
         self.act: dict[int, int] = {}
@@ -438,6 +260,55 @@ class Refuter:
         self.use_check = True
         self.skip = self.wait = 0  # the abstract test's back-off
         self.quick_proofs = 0
+
+    def _turn(self, t: int) -> None:
+        """Turn ``t``'s variables and clauses: where the agent is, which links are left and
+        which was cut, whether it reached a gateway or left the tree, and the policy's cut
+        off the tree."""
+        red, v, s = self.red, self.v, self.s
+        K = red.K
+        if not self.upfront:
+            self.pos.append({u: v.new() for u in red.region})
+            self.D.append(v.new())
+            self.rem.append([v.new() for _ in range(K)])
+            self.cut.append([v.new() for _ in range(K)])
+            self.off.append(v.new())
+        self.gm.append({})
+        if t == 0:  # nothing reached, nothing left, nothing cut before the first turn
+            s.add_clause([-self.D[0]])
+            s.add_clause([-self.off[0]])
+            for k in range(K):
+                s.add_clause([self.rem[0][k]])
+                s.add_clause([-self.cut[0][k]])
+        lits = list(self.pos[t].values()) + [self.D[t]]
+        s.add_clause(lits)
+        for cl in _amo(lits, v):
+            s.add_clause(cl)
+        if t == 0:
+            return
+        s.add_clause([-self.D[t - 1], self.D[t]])
+        s.add_clause([-self.off[t - 1], self.off[t]])
+        for k in range(K):
+            c, r, p = self.cut[t][k], self.rem[t][k], self.rem[t - 1][k]
+            s.add_clause([-c, p])
+            s.add_clause([-r, p])
+            s.add_clause([-r, -c])
+            s.add_clause([r, -p, c])
+        for cl in _amo(self.cut[t], v):
+            s.add_clause(cl)
+        for u in red.region:  # a node is entered from a neighbour over a link still there
+            s.add_clause([-self.pos[t][u]] + [self.pos[t - 1][w] for w, _ in red.moves[u]])
+            for w, k in red.moves[u]:
+                if k is not None:
+                    s.add_clause([-self.pos[t - 1][w], -self.pos[t][u], self.rem[t][k]])
+        entry = [-self.D[t], self.D[t - 1]]
+        for u, k in self.gate_k:
+            g = self.gm[t][k] = v.new()
+            entry.append(g)
+            s.add_clause([-g, self.pos[t - 1][u]])
+            s.add_clause([-g, self.rem[t][k]])
+        s.add_clause(entry)
+        self._policy(t)
 
     def _policy(self, t: int) -> None:
         """Off the tree, the cut of turn ``t`` is :meth:`Reduced.policy` of the position at
@@ -547,8 +418,8 @@ class Refuter:
                 self.act[x.id] = a
                 self.nchild[x.id] = len(x.children)
 
-    def _abstract_wins(self, nodes: list[TNode], cand: dict) -> bool:
-        won = self.check is not None and self.check.holds(nodes[0], cand)
+    def _abstract_wins(self, nodes: list[TNode], cand: dict, deadline: float | None) -> bool:
+        won = self.check is not None and self.check.holds(nodes[0], cand, deadline)
         self.quick_proofs += won
         return won
 
@@ -577,7 +448,7 @@ class Refuter:
             self.wait -= 1
         elif pending:
             pending = False
-            if self._abstract_wins(nodes, cand):
+            if self._abstract_wins(nodes, cand, budget.deadline):
                 self.skip = 0
                 return UNSAT, None
             self.skip = self.wait = min(16, max(1, 2 * self.skip))
@@ -591,7 +462,7 @@ class Refuter:
             budget.calls += quick.calls
             if res is None and pending:
                 pending = False
-                if self._abstract_wins(nodes, cand):
+                if self._abstract_wins(nodes, cand, budget.deadline):
                     return UNSAT, None
             if res is None and not budget.spent():
                 res = limited_solve(self.s, assume + extra + [self.lemma], budget)
@@ -622,7 +493,7 @@ class Refuter:
 class Decision:
     status: str  # HOLDS (player wins within H), REFUTED (agent wins), LIMIT
     horizon: int
-    proposer: Proposer
+    proposer: Proposer | None  # None: the limit had come before anything was built
     candidate: dict | None
     iterations: int
     seconds: float
@@ -642,7 +513,7 @@ class SolverCache:
     def __init__(self) -> None:
         self.reduced: dict[tuple, Reduced] = {}
         self.refuters: dict[tuple, Refuter] = {}
-        self.tables: dict[tuple, object] = {}
+        self.tables: dict[tuple, TableSearch] = {}
 
     def reduce(self, m: SkynetMap, rule: str, start: int) -> Reduced:
         for (mid, r, _), red in self.reduced.items():
@@ -659,11 +530,9 @@ class SolverCache:
             self.refuters[key] = Refuter(red, horizon, value, solver, deadline)
         return self.refuters[key]
 
-    def table(self, red: Reduced):
+    def table(self, red: Reduced) -> TableSearch:
         """The Episode 2 table search of ``red``'s region (:mod:`.skynet_table`), its memo
         shared by every start in the region."""
-        from puzzleproof.encoders.skynet_table import TableSearch
-
         key = (_map_key(red.m), red.rule, tuple(red.region))
         if key not in self.tables:
             self.tables[key] = TableSearch(red)
@@ -691,16 +560,11 @@ def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
     """Can the player win within ``horizon`` turns (``value``: contain the agent; else: keep
     it off every gateway)? ``seeds`` are agent sequences to start the tree with."""
     t0 = time.monotonic()
+    if budget.spent():  # nothing is built once the limit has come
+        return Decision(LIMIT, horizon, None, None, 0, 0.0)
     A = Proposer(red, horizon, value, solver, min_cuts, VALUE_EXPAND if value else 0)
-    try:
-        B = (cache.refuter(red, horizon, value, solver, budget.deadline) if cache is not None
-             else Refuter(red, horizon, value, solver, budget.deadline))
-    except BuildLimit:  # the encoding was not built in time
-        A.sequences = list(seeds or [])  # type: ignore[attr-defined]
-        A.s.delete()
-        return Decision(LIMIT, horizon, A, None, 0, time.monotonic() - t0)
-    for seq in seeds or []:
-        A.add_sequence(seq)
+    A.deadline = budget.deadline
+    B: Refuter | None = None
     sequences: list[list[int]] = []
 
     def refine(seq: list[int]) -> None:
@@ -708,11 +572,19 @@ def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
         if not A.add_sequence(seq):  # the proposer's clauses exclude every tree sequence
             raise AssertionError(f"CEGAR: counterexample {seq} is already in the tree")
 
-    out = cegar_loop(lambda: A.propose(budget), lambda cand: B.refute(A.nodes, cand, budget),
-                     refine, budget, on_iteration)
+    try:
+        B = (cache.refuter(red, horizon, value, solver, budget.deadline) if cache is not None
+             else Refuter(red, horizon, value, solver, budget.deadline))
+        for seq in seeds or []:
+            A.add_sequence(seq)
+        out = cegar_loop(lambda: A.propose(budget),
+                         lambda cand: B.refute(A.nodes, cand, budget),  # type: ignore[union-attr]
+                         refine, budget, on_iteration)
+    except BuildLimit:  # an encoding (the refuter, the proposer's tree) not built in time
+        out = CegarOutcome(LIMIT, None, len(sequences), len(sequences), 0.0)
     A.sequences = (seeds or []) + sequences  # type: ignore[attr-defined]
     A.s.delete()
-    if cache is None:
+    if cache is None and B is not None:
         B.s.delete()
     return Decision(out.status, horizon, A, out.candidate, out.iterations,
                     time.monotonic() - t0)

@@ -15,8 +15,11 @@ import time
 from collections import deque
 from typing import Any
 
-from puzzleproof.encoders.skynet_cegar import Proposer, Reduced, TNode
+from puzzleproof.encoders.skynet_cegar import Proposer
 from puzzleproof.encoders.skynet_contain import contained as _contained
+from puzzleproof.encoders.skynet_leaves import chain_path, edf_holds, fixed_path
+from puzzleproof.encoders.skynet_reduced import Reduced
+from puzzleproof.encoders.skynet_tree import TNode
 from puzzleproof.models.skynet import SkynetMap, norm
 from puzzleproof.models.skynet_strategy import (INVARIANT, CheckLimit, check_agent_escape,
                                                 check_agent_strategy, certificate_kind,
@@ -114,151 +117,18 @@ class PlayerStrategy:
         return f"t{x.id}:{rmask:x}" if x is not None else f"{a}:{vmask:x}:{rmask:x}"
 
 
-def free_turns(red: Reduced, a: int, mask: int) -> tuple[dict[int, int], dict[int, int]]:
-    """The solver's own count of free turns (the checker has its own): for every region
-    node ``d`` the fewest turns on which the player is free (the agent's node has no
-    gateway link left) before the agent can stand on ``d``, and a parent for each node on
-    such a walk (0-1 breadth-first search)."""
-    own, moves = red.own, red.moves
-    dist = {a: 0}
-    parent: dict[int, int] = {}
-    todo = deque([a])
-    while todo:
-        u = todo.popleft()
-        step = 0 if any(mask >> k & 1 for k in own[u]) else 1
-        du = dist[u] + step
-        for w, j in moves[u]:
-            if (j is None or mask >> j & 1) and du < dist.get(w, 1 << 30):
-                dist[w] = du
-                parent[w] = u
-                if step:
-                    todo.append(w)
-                else:
-                    todo.appendleft(w)
-    return dist, parent
-
-
-def _needs(red: Reduced, dist: dict[int, int], mask: int) -> list[tuple[int, int, int]]:
-    """(free turns, cuts needed, node) for every reachable node keeping two or more
-    gateway links, earliest first."""
-    out = []
-    for d in red.doubles:
-        if d in dist:
-            c = sum(mask >> k & 1 for k in red.own[d])
-            if c >= 2:
-                out.append((dist[d], c - 1, d))
-    return sorted(out)
-
-
-def edf_holds(red: Reduced, a: int, mask: int) -> bool:
-    """Whether the free turns cover the cuts the doubles need, earliest deadline first (the
-    invariant of :data:`INVARIANT`): then cutting the agent's gateway link, else a link of
-    the nearest double, wins from (``a``, ``mask``), player to cut."""
-    if not red.doubles:
-        return True
-    dist, _ = free_turns(red, a, mask)
-    total = 0
-    for f, c, _ in _needs(red, dist, mask):
-        total += c
-        if total > f:
-            return False
-    return True
-
-
-def fixed_path(red: Reduced, a: int, mask: int) -> list[int] | None:
-    """An agent path that wins whatever is cut (Episode 2 only: region links cannot be
-    cut): to a node with ``c`` gateway links left that the agent reaches with fewer than
-    ``c - 1`` free turns on the way; None when there is none."""
-    if red.rule != "ep2" or not red.doubles:
-        return None
-    dist, parent = free_turns(red, a, mask)
-    for f, c, d in _needs(red, dist, mask):
-        if c > f:
-            path = [d]
-            while path[-1] != a:
-                path.append(parent[path[-1]])
-            return path[::-1]
-    return None
-
-
-def path_count(red: Reduced, mask: int, path: list[int]) -> bool:
-    """The solver's own count for a fixed agent path (the checker has its own): some
-    prefix ``p0..pi`` has more gateway links left on its distinct nodes than ``i + 1``."""
-    seen: set[int] = set()
-    total = 0
-    for i, v in enumerate(path):
-        if v not in seen:
-            seen.add(v)
-            total += sum(mask >> k & 1 for k in red.own[v])
-        if total > i + 1:
-            return True
-    return False
-
-
-def chain_path(red: Reduced, a: int, mask: int, depth: int = 4,
-               deadline: float | None = None) -> list[int] | None:
-    """A fixed agent path through several nodes with two or more gateway links, each
-    reached from the last over the fewest free turns, whose count wins
-    (:func:`path_count`); None when no chain of up to ``depth`` such nodes does. A search
-    over orders of those nodes, cut off when even the best remaining nodes cannot make the
-    count win."""
-    if red.rule != "ep2" or not red.doubles:
-        return None
-    dist, parent = free_turns(red, a, mask)
-    needs = _needs(red, dist, mask)
-    if not needs:
-        return None
-    gain = {d: c for _, c, d in needs}
-    best_gain = max(gain.values())
-    trees: dict[int, tuple[dict[int, int], dict[int, int]]] = {}
-
-    def tree(d: int) -> tuple[dict[int, int], dict[int, int]]:
-        if d not in trees:
-            trees[d] = free_turns(red, d, mask)
-        return trees[d]
-
-    def walk(src_parent: dict[int, int], src: int, dst: int) -> list[int]:
-        out = [dst]
-        while out[-1] != src:
-            out.append(src_parent[out[-1]])
-        return out[::-1]
-
-    def extend(seq: list[int], path: list[int], score: int) -> list[int] | None:
-        if score > 0 and path_count(red, mask, path):
-            return path
-        if len(seq) >= depth or score + (depth - len(seq)) * best_gain <= 0:
-            return None
-        if deadline is not None and time.monotonic() > deadline:
-            return None
-        last = seq[-1]
-        dl, pl = tree(last)
-        for f, c, d in sorted((dl[d], c, d) for d, c in gain.items()
-                              if d not in seq and d in dl):
-            nxt = score - f + c
-            if nxt + (depth - len(seq) - 1) * best_gain <= 0:
-                break  # sorted by free turns: the rest cost more
-            got = extend(seq + [d], path + walk(pl, last, d)[1:], nxt)
-            if got is not None:
-                return got
-        return None
-
-    for f, c, d in needs:
-        got = extend([d], walk(parent, a, d), c - f)
-        if got is not None:
-            return got
-    return None
-
-
-def quick_certificate(red: Reduced) -> tuple[bool, dict] | None:
+def quick_certificate(red: Reduced, deadline: float | None = None
+                      ) -> tuple[bool, dict] | None:
     """A verdict without search, when the start decides it: (True, a one-node player
     strategy) when the invariant holds there, (False, a one-node agent path) when a
-    fixed path wins; None otherwise."""
+    fixed path wins; None otherwise (also when ``deadline`` passes while a chain of
+    fixed paths is sought)."""
     full = (1 << red.K) - 1
     a = red.start
     if edf_holds(red, a, full):
         return True, {"type": "skynet-player-strategy", "root": f"{a}:{full:x}",
                       "nodes": {f"{a}:{full:x}": {"agent": a, "invariant": INVARIANT}}}
-    path = fixed_path(red, a, full) or chain_path(red, a, full)
+    path = fixed_path(red, a, full) or chain_path(red, a, full, deadline=deadline)
     if path is not None:
         return False, {"type": "skynet-agent-strategy", "root": f"{a}:{full:x}",
                        "nodes": {f"{a}:{full:x}": {"agent": a, "path": path}}}
@@ -290,7 +160,7 @@ def player_certificate(red: Reduced, A: Proposer, cand: dict,
         if nid in nodes:
             continue
         count += 1
-        if deadline is not None and count % 256 == 0 and time.monotonic() > deadline:
+        if deadline is not None and count % 16 == 0 and time.monotonic() > deadline:
             raise NoCertificate
         a = pos[0]
         if use_inv and edf_holds(red, a, pos[2]):
@@ -322,93 +192,115 @@ def agent_certificate_from_tree(red: Reduced, A: Proposer,
     choice of cuts (or passes) at the tree's nodes keeps every tree sequence off the
     gateways, so in the finite game on the tree (the player cuts at a node, the agent moves
     to a child or onto a gateway) the agent wins; a memoised search over (tree node, links
-    left) finds its moves. A cut that does not matter is answered like a pass. None if the
-    tree game is not won (it always is; the caller then falls back to a plain search).
+    left) finds its moves (:class:`_TreeGame`). A cut that does not matter is answered like
+    a pass. None if the tree game is not won (it always is; the caller then falls back to a
+    plain search).
 
     With ``horizon`` (a refuted value question "contain within H cuts?") the agent wins
     the tree game by staying uncontained after each of the first H cuts, and the result
-    is an escape strategy (``skynet-agent-escape``)."""
-    gates = red.m.gateways
-    K = red.K
-    win: dict[tuple[int, int], bool] = {}
-    reply: dict[tuple[int, int, int], tuple[int, TNode | None]] = {}  # k = -1: a pass
+    is an escape strategy (``skynet-agent-escape``). Raises :class:`NoCertificate` past
+    ``deadline`` and :class:`TooLarge` above ``max_nodes`` positions."""
+    game = _TreeGame(red, deadline, horizon, max_nodes)
+    full = (1 << red.K) - 1
+    if not game.wins(A.root, full):
+        return None
+    root = game.build(A.root, full)
+    if horizon is not None:
+        return {"type": "skynet-agent-escape", "horizon": horizon, "root": root,
+                "nodes": game.nodes}
+    return {"type": "skynet-agent-strategy", "root": root, "nodes": game.nodes}
 
-    def answer(x: TNode, after: int, k: int | None) -> tuple[int, TNode | None] | None:
+
+class _TreeGame:
+    """The finite game on a refuted proposer's tree, solved for the agent
+    (:meth:`wins`, memoised over (tree node, links left)), and its strategy written as a
+    table (:meth:`build`)."""
+
+    def __init__(self, red: Reduced, deadline: float | None, horizon: int | None,
+                 max_nodes: int | None) -> None:
+        self.red, self.deadline, self.horizon, self.max_nodes = red, deadline, horizon, max_nodes
+        self.win: dict[tuple[int, int], bool] = {}
+        # (node id, links left, cut k or -1 for a pass) -> (the agent's move, its tree node)
+        self.reply: dict[tuple[int, int, int], tuple[int, TNode | None]] = {}
+        relevant = set(red.cuttable)
+        self.others = [lk for lk in red.m.links if lk not in relevant]
+        self.nodes: dict[str, dict] = {}
+
+    def answer(self, x: TNode, after: int) -> tuple[int, TNode | None] | None:
+        """The agent's winning move at ``x`` with links ``after`` left: a gateway when one
+        is next to it, else a child that wins; None when there is none."""
+        red = self.red
         for g, j in red.gate_links[x.pos]:
             if after >> j & 1:
                 return g, None
         for w, y in x.children.items():
             j = red.kindex.get(norm(x.pos, w))
-            if (j is None or after >> j & 1) and wins(y, after):
+            if (j is None or after >> j & 1) and self.wins(y, after):
                 return w, y
         return None
 
-    def wins(x: TNode, mask: int) -> bool:
+    def wins(self, x: TNode, mask: int) -> bool:
+        """Whether the agent at tree node ``x`` (links ``mask`` left, the player to cut)
+        answers every cut and the pass with a winning move."""
         key = (x.id, mask)
+        win = self.win
         if key in win:
             return win[key]
-        if deadline is not None and len(win) % 256 == 0 and time.monotonic() > deadline:
+        if (self.deadline is not None and len(win) % 16 == 0
+                and time.monotonic() > self.deadline):
             raise NoCertificate
-        if max_nodes is not None and len(win) > 4 * max_nodes:
+        if self.max_nodes is not None and len(win) > 4 * self.max_nodes:
             raise TooLarge
+        red, horizon = self.red, self.horizon
         ok = True
-        for k in [j for j in range(K) if mask >> j & 1] + [-1]:
+        for k in [j for j in range(red.K) if mask >> j & 1] + [-1]:
             after = mask if k < 0 else mask & ~(1 << k)
             if horizon is not None and _contained(red, x.pos, after):
                 ok = False
                 break
             if horizon is not None and x.depth + 1 >= horizon:
-                reply[(x.id, mask, k)] = (-1, None)  # free after the last cut asked about
+                self.reply[(x.id, mask, k)] = (-1, None)  # free after the last cut asked about
                 continue
-            got = answer(x, after, k)
+            got = self.answer(x, after)
             if got is None:
                 ok = False
                 break
-            reply[(x.id, mask, k)] = got
+            self.reply[(x.id, mask, k)] = got
         win[key] = ok
         return ok
 
-    full = (1 << K) - 1
-    if not wins(A.root, full):
-        return None
-    relevant = set(red.cuttable)
-    others = [l for l in red.m.links if l not in relevant]
-    nodes: dict[str, dict] = {}
-
-    def build(x: TNode, mask: int) -> str:
+    def build(self, x: TNode, mask: int) -> str:
+        """The table node of (``x``, ``mask``) and those below it; its id."""
         nid = f"t{x.id}:{mask:x}"
+        nodes = self.nodes
         if nid in nodes:
             return nid
-        if max_nodes is not None and len(nodes) >= max_nodes:
+        if self.max_nodes is not None and len(nodes) >= self.max_nodes:
             raise TooLarge
-        path = None if horizon is not None else fixed_path(red, x.pos, mask)
+        red = self.red
+        path = None if self.horizon is not None else fixed_path(red, x.pos, mask)
         if path is not None:
             nodes[nid] = {"agent": x.pos, "path": path}
             return nid
         replies: dict[str, dict] = {}
         nodes[nid] = {"agent": x.pos, "replies": replies}
-
-        def entry(k: int) -> dict:
-            w, y = reply[(x.id, mask, k)]
-            after = mask if k < 0 else mask & ~(1 << k)
-            if w < 0:
-                return {"move": None, "next": None}
-            return {"move": w, "next": None if w in gates or y is None else build(y, after)}
-
-        for k in [j for j in range(K) if mask >> j & 1]:
+        for k in [j for j in range(red.K) if mask >> j & 1]:
             u, v = red.cuttable[k]
-            replies[f"{u}-{v}"] = entry(k)
-        if others:
-            e = entry(-1)
-            for u, v in others:
+            replies[f"{u}-{v}"] = self._entry(x, mask, k)
+        if self.others:
+            e = self._entry(x, mask, -1)
+            for u, v in self.others:
                 replies[f"{u}-{v}"] = e
         return nid
 
-    root = build(A.root, full)
-    if horizon is not None:
-        return {"type": "skynet-agent-escape", "horizon": horizon, "root": root,
-                "nodes": nodes}
-    return {"type": "skynet-agent-strategy", "root": root, "nodes": nodes}
+    def _entry(self, x: TNode, mask: int, k: int) -> dict:
+        """The reply to cut ``k`` (-1: a cut that does not matter, answered as a pass)."""
+        w, y = self.reply[(x.id, mask, k)]
+        after = mask if k < 0 else mask & ~(1 << k)
+        if w < 0:
+            return {"move": None, "next": None}
+        return {"move": w, "next": None if w in self.red.m.gateways or y is None
+                else self.build(y, after)}
 
 
 def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
@@ -431,7 +323,7 @@ def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
         if key in lost:
             return lost[key]
         count[0] += 1
-        if deadline is not None and count[0] % 512 == 0 and time.monotonic() > deadline:
+        if deadline is not None and count[0] % 16 == 0 and time.monotonic() > deadline:
             raise TimeoutError
         result = not _contained(red, a, mask)
         for k in [j for j in range(K) if result and mask >> j & 1]:

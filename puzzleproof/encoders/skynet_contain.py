@@ -35,7 +35,7 @@ SINK = -1
 
 def contained(red: Any, a: int, mask: int) -> bool:
     """No gateway link left within the agent's reach (``mask``: the links that matter
-    still there; ``red`` a :class:`~puzzleproof.encoders.skynet_sat.Reduced`)."""
+    still there; ``red`` a :class:`~puzzleproof.encoders.skynet_reduced.Reduced`)."""
     seen = {a}
     queue = deque([a])
     while queue:
@@ -55,7 +55,7 @@ class _OutOfBudget(Exception):
 
 class ContainSearch:
     """Searches for a player strategy that contains the agent within ``h`` cuts, for the
-    region of a :class:`~puzzleproof.encoders.skynet_sat.Reduced` (any rule; under ``ep2``
+    region of a :class:`~puzzleproof.encoders.skynet_reduced.Reduced` (any rule; under ``ep2``
     only gateway links are cuttable). What is learnt is kept between calls (memo on
     (agent, links left)), so asking again with a larger ``h`` is cheap."""
 
@@ -202,9 +202,9 @@ class ContainSearch:
         if self.bad.get(key, -1) >= h or h <= 0:
             return False
         self.positions += 1
+        # the clock at every position: one can cost milliseconds on a 500-node map
         if self.positions >= self.max_positions or (
-                self.positions % 256 == 0 and self.deadline is not None
-                and time.monotonic() > self.deadline):
+                self.deadline is not None and time.monotonic() > self.deadline):
             raise _OutOfBudget
         red = self.red
         own = [k for k in red.own[a] if mask >> k & 1]
@@ -262,9 +262,10 @@ class ContainSearch:
         except _OutOfBudget:
             return None
 
-    def certificate(self) -> dict:
+    def certificate(self, deadline: float | None = None) -> dict | None:
         """The strategy found by the last successful :meth:`search` as a player certificate
-        (``skynet-player-strategy``), one node per (agent, links left) it reaches."""
+        (``skynet-player-strategy``), one node per (agent, links left) it reaches; None
+        when ``deadline`` passes first."""
         red = self.red
         nodes: dict[str, dict] = {}
         full = self.full
@@ -274,6 +275,8 @@ class ContainSearch:
             nid = f"c{a}:{mask:x}"
             if nid in nodes:
                 continue
+            if deadline is not None and time.monotonic() > deadline:
+                return None
             _, k = self.good[(a, mask)]
             after = mask & ~(1 << k)
             node: dict[str, Any] = {"agent": a, "cut": list(red.cuttable[k]), "next": {}}

@@ -33,7 +33,50 @@ from typing import Callable
 
 from puzzleproof.models.skynet import SkynetMap
 
-__all__ = ["fenced_map", "boundary", "FenceSearch"]
+__all__ = ["fenced_map", "boundary", "FenceSearch", "source_side"]
+
+_SINK = -1  # every gateway, merged
+
+
+def source_side(cap: dict[tuple[int, int], int], s: int, t: int) -> set[int]:
+    """The ``s`` side of the minimum ``s``-``t`` cut nearest ``t`` in the undirected graph
+    whose edges ``(a, b)`` (``a < b``) have capacity ``cap[(a, b)]``: every node that cannot
+    reach ``t`` in the residual network of a maximum flow (the same set for every maximum
+    flow). The flow is found by shortest augmenting paths."""
+    adj: dict[int, list[int]] = {}
+    for a, b in cap:
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    flow: dict[tuple[int, int], int] = {}  # (a, b) -> flow from a to b (antisymmetric)
+
+    def residual(a: int, b: int) -> int:
+        return cap.get((a, b) if a < b else (b, a), 0) - flow.get((a, b), 0)
+
+    while True:
+        prev: dict[int, int | None] = {s: None}
+        queue = [s]
+        for u in queue:
+            if u == t:
+                break
+            for w in adj[u]:
+                if w not in prev and residual(u, w) > 0:
+                    prev[w] = u
+                    queue.append(w)
+        if t not in prev:
+            break
+        w = t
+        while (u := prev[w]) is not None:  # unit augmentations: the capacities are small
+            flow[(u, w)] = flow.get((u, w), 0) + 1
+            flow[(w, u)] = flow.get((w, u), 0) - 1
+            w = u
+    reach_t = {t}
+    queue = [t]
+    for w in queue:
+        for u in adj[w]:
+            if u not in reach_t and residual(u, w) > 0:
+                reach_t.add(u)
+                queue.append(u)
+    return set(adj) - reach_t
 
 
 def boundary(m: SkynetMap, fence: frozenset[int]) -> int:
@@ -92,20 +135,16 @@ class FenceSearch:
         """Where the annealing may start: the whole region (the real map under ``ep2``),
         the start's side of a minimum cut from the gateways (the smallest boundary of all),
         and the balls of radius 1 to 3 around the start."""
-        import networkx as nx
-
         whole = self.component(set(range(self.m.n)))
         out = [whole]
-        g = nx.Graph()
-        sink = -1
+        cap: dict[tuple[int, int], int] = {}  # the links touching the region, gateways merged
         for u, v in self.m.links:
-            a, b = (sink if x in self.m.gateways else x for x in (u, v))
+            a, b = (_SINK if x in self.m.gateways else x for x in (u, v))
             if a != b and (a in whole or b in whole):
-                cap = g.get_edge_data(a, b, {}).get("capacity", 0) + 1
-                g.add_edge(a, b, capacity=cap)
-        if sink in g and self.start in g:
-            _, (side, _) = nx.minimum_cut(g, self.start, sink)
-            out.append(self.component(set(side)))
+                key = (a, b) if a < b else (b, a)
+                cap[key] = cap.get(key, 0) + 1
+        if any(_SINK in key for key in cap) and any(self.start in key for key in cap):
+            out.append(self.component(source_side(cap, self.start, _SINK)))
         ball = {self.start}
         for _ in range(3):
             ball |= {v for u in ball for v in self.adj[u] if v not in self.m.gateways}

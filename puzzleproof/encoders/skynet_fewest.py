@@ -1,10 +1,11 @@
 """The Skynet ``ep1`` value (fewest cuts that contain the agent) by exact bounded search.
 
 "Can the player contain the agent within ``r`` cuts?" is an AND-OR search over positions
-(agent node, links left as a bitmask over :class:`~puzzleproof.encoders.skynet_cegar.Reduced`'s
-cuttable links), player to move, asked for ``r`` = 1, 2, ... (iterative deepening; the first
-``r`` answered yes is the value). A transposition table keeps, per position, the largest
-``r`` refuted and the smallest ``r`` won (with its cut), so each deepening reuses the last.
+(agent node, links left as a bitmask over the cuttable links of
+:class:`~puzzleproof.encoders.skynet_reduced.Reduced`), player to move, asked for ``r`` = 1,
+2, ... (iterative deepening; the first ``r`` answered yes is the value). A transposition
+table keeps, per position, the largest ``r`` refuted and the smallest ``r`` won (with its
+cut), so each deepening reuses the last.
 
 Every pruning is exact (a position is refuted only when no strategy exists), and each says
 why in a comment where it is applied. In short:
@@ -73,6 +74,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from puzzleproof.models.skynet import SkynetMap
+
 __all__ = ["FewestCuts", "OutOfTime", "pocket_nodes", "without"]
 
 
@@ -90,8 +93,6 @@ def pocket_nodes(m: Any, start: int) -> tuple[int, ...]:
 
 def without(m: Any, nodes: Any) -> Any:
     """``m`` with the links of ``nodes`` removed (the nodes stay, isolated: same numbers)."""
-    from puzzleproof.models.skynet import SkynetMap
-
     drop = set(nodes)
     links = tuple(lk for lk in m.links if lk[0] not in drop and lk[1] not in drop)
     return SkynetMap(m.n, links, m.gateways, start=m.start,
@@ -107,11 +108,11 @@ class OutOfTime(Exception):
 
 class FewestCuts:
     """Exact bounded search for the ``ep1`` value on the region of ``red`` (a
-    :class:`~puzzleproof.encoders.skynet_cegar.Reduced` built with rule ``ep1``).
+    :class:`~puzzleproof.encoders.skynet_reduced.Reduced` built with rule ``ep1``).
 
     Example:
         >>> from puzzleproof.models.skynet import SkynetMap
-        >>> from puzzleproof.encoders.skynet_cegar import Reduced
+        >>> from puzzleproof.encoders.skynet_reduced import Reduced
         >>> m = SkynetMap(4, ((0, 1), (1, 2), (2, 3), (1, 3)), frozenset({3}), start=0)
         >>> fc = FewestCuts(Reduced(m, "ep1", 0))
         >>> fc.contains(0, fc.full, 1), fc.contains(0, fc.full, 2)
@@ -132,8 +133,8 @@ class FewestCuts:
         self.ends: list[tuple[int, int]] = list(red.cuttable)
         self.all_gates = sum(self.gmask.values())
         self.at = {u: self.gmask[u] | sum(1 << k for _, k in self.nb[u]) for u in red.region}
-        self.links_at = {u: sorted(k for k in range(self.K) if self.at[u] >> k & 1)
-                         for u in red.region}
+        self.links_at = {u: sorted(set(self.gb[u]) | {k for _, k in self.nb[u]})
+                         for u in red.region}  # the bits of at[u], read off the links
         self.killer: dict[tuple[int, int], int] = {}  # (agent, r) -> the last refuting reply
         self.trail: list[int] = []  # the links left at the positions above the current one
         self.fail: dict[tuple[int, int], int] = {}  # position -> largest r refuted
@@ -359,9 +360,9 @@ class FewestCuts:
                 self.wit = w
                 return False
         self.positions += 1
-        if self.positions & 255 == 0:
-            if self.deadline is not None and time.monotonic() > self.deadline:
-                raise OutOfTime
+        # the clock at every position: one can cost milliseconds on a 500-node map
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise OutOfTime
         if self.max_positions is not None and self.positions > self.max_positions:
             raise OutOfTime
         self.trail.append(links)
@@ -510,9 +511,11 @@ class FewestCuts:
 
     # -- the certificate ---------------------------------------------------------------
 
-    def certificate(self, a: int, mask: int | None = None) -> dict:
+    def certificate(self, a: int, mask: int | None = None,
+                    deadline: float | None = None) -> dict:
         """The player's strategy from a won position as a position table (checked by
-        :func:`puzzleproof.models.skynet_strategy.check_player_strategy`)."""
+        :func:`puzzleproof.models.skynet_strategy.check_player_strategy`). Raises
+        :class:`OutOfTime` past ``deadline``."""
         mask = self.full if mask is None else mask
         nodes: dict[str, dict] = {}
         todo = [(a, mask)]
@@ -521,6 +524,8 @@ class FewestCuts:
             nid = f"{u}:{m:x}"
             if nid in nodes:
                 continue
+            if deadline is not None and time.monotonic() > deadline:
+                raise OutOfTime
             _, k = self.win[self.key(u, m)]
             after = m & ~(1 << k)
             node: dict[str, Any] = {"agent": u, "cut": list(self.ends[k]), "next": {}}

@@ -3,11 +3,11 @@ refuter's SAT call on verdict questions; see :mod:`puzzleproof.encoders.skynet_c
 
 from __future__ import annotations
 
+import time
 from collections import deque
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from puzzleproof.encoders.skynet_cegar import Reduced, TNode
+from puzzleproof.encoders.skynet_reduced import Reduced
+from puzzleproof.encoders.skynet_tree import TNode
 
 __all__ = ["PolicyCheck"]
 
@@ -46,7 +46,9 @@ class PolicyCheck:
         self.single_links = sum(1 << k for k in self.own1.values())
         self.safe: set[tuple[int, tuple[int, ...], int]] = set()
 
-    def holds(self, root: TNode, cand: dict) -> bool:
+    def holds(self, root: TNode, cand: dict, deadline: float | None = None) -> bool:
+        """Whether the completed proposal ``cand`` surely wins (False also when
+        ``deadline`` passes first: the test then says nothing)."""
         red = self.red
         gates = red.m.gateways
         exits: list[tuple[int, tuple[int, ...], int]] = []
@@ -70,9 +72,10 @@ class PolicyCheck:
                 else:
                     exits.append((w, tuple(sum(after >> i & 1 for i in red.own[d])
                                            for d in red.doubles), after & self.single_links))
-        return self._safe_from(exits)
+        return self._safe_from(exits, deadline)
 
-    def _safe_from(self, starts: list[tuple[int, tuple[int, ...], int]]) -> bool:
+    def _safe_from(self, starts: list[tuple[int, tuple[int, ...], int]],
+                   deadline: float | None = None) -> bool:
         """No abstract win from ``starts`` (agent, links left per double, single-gateway
         links left when the line left the tree: a node whose one link is gone then is a
         free turn for the player ever after, as in the real game)."""
@@ -101,6 +104,9 @@ class PolicyCheck:
                     seen.add(st)
                     if len(seen) > self.MAX_STATES:
                         return False
+                    if (deadline is not None and not len(seen) & 1023
+                            and time.monotonic() > deadline):
+                        return False  # nothing learnt: only whole searches are kept
                     queue.append(st)
         if len(self.safe) + len(seen) > 4 * self.MAX_STATES:
             self.safe.clear()  # a memo, not a proof store: bound its memory

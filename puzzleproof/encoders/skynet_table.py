@@ -2,12 +2,12 @@
 without search, and the winner's certificate read off its table.
 
 A position is (agent node, gateway links left), the player to cut. Two tests end a line at
-once (:mod:`.skynet_certify`): **the invariant** (:func:`~.skynet_certify.edf_holds`: the
+once (:mod:`.skynet_leaves`): **the invariant** (:func:`~.skynet_leaves.edf_holds`: the
 free turns the player gets before the agent can stand on each node with two or more
 gateway links cover the cuts those nodes need, earliest deadline first) proves the player
-wins, and **a fixed path** (:func:`~.skynet_certify.fixed_path`: a node with ``c`` links
+wins, and **a fixed path** (:func:`~.skynet_leaves.fixed_path`: a node with ``c`` links
 left that the agent reaches with fewer than ``c - 1`` free turns; at the start also a
-chain through several such nodes, :func:`~.skynet_certify.chain_path`) proves the agent
+chain through several such nodes, :func:`~.skynet_leaves.chain_path`) proves the agent
 wins.
 Elsewhere the player cuts the agent's gateway link when it has one (forced), else tries
 every gateway link of the region, those of the nodes with two or more left first, nearest
@@ -26,9 +26,10 @@ from __future__ import annotations
 import time
 from collections import deque
 
-from puzzleproof.encoders.skynet_certify import (INVARIANT, chain_path, edf_holds,
-                                                 fixed_path, free_turns)
 from puzzleproof.encoders.skynet_contain import contained
+from puzzleproof.encoders.skynet_leaves import chain_path, edf_holds, fixed_path, free_turns
+from puzzleproof.encoders.skynet_reduced import Reduced
+from puzzleproof.models.skynet_strategy import INVARIANT
 
 __all__ = ["TableSearch", "OutOfBudget"]
 
@@ -42,9 +43,9 @@ class OutOfBudget(Exception):
 
 class TableSearch:
     """Memoised verdicts over (agent, links left) for the region of ``red`` (a
-    :class:`~.skynet_cegar.Reduced` under ``ep2``); reused for every start in it."""
+    :class:`~.skynet_reduced.Reduced` under ``ep2``); reused for every start in it."""
 
-    def __init__(self, red) -> None:
+    def __init__(self, red: Reduced) -> None:
         if red.rule != "ep2":
             raise ValueError("the table search plays Episode 2 rules only")
         self.red = red
@@ -127,9 +128,10 @@ class TableSearch:
 
     # -- certificates --------------------------------------------------------------------
 
-    def player_certificate(self, start: int) -> dict:
+    def player_certificate(self, start: int, deadline: float | None = None) -> dict:
         """The player's table from a won ``start``: one node per position, invariant nodes
-        at the leaves the invariant proves."""
+        at the leaves the invariant proves. Raises :class:`OutOfBudget` past
+        ``deadline``."""
         red = self.red
         full = (1 << red.K) - 1
         nodes: dict[str, dict] = {}
@@ -140,6 +142,8 @@ class TableSearch:
             nid = f"{a}:{mask:x}"
             if nid in nodes:
                 continue
+            if deadline is not None and time.monotonic() > deadline:
+                raise OutOfBudget
             k = self.memo[(a, mask)]
             if k == WIN_LEAF:
                 nodes[nid] = {"agent": a, "invariant": INVARIANT}
@@ -154,11 +158,12 @@ class TableSearch:
                 todo.append((w, after))
         return {"type": "skynet-player-strategy", "root": root, "nodes": nodes}
 
-    def agent_certificate(self, start: int) -> dict:
+    def agent_certificate(self, start: int, deadline: float | None = None) -> dict:
         """The agent's table from a lost ``start``: a reply to every legal cut at each
         position, path nodes at the leaves a fixed path proves. A cut outside the region
         is answered like the first cut that matters, from the position with the links
-        unchanged (more links never hurt the agent, so it is lost too)."""
+        unchanged (more links never hurt the agent, so it is lost too). Raises
+        :class:`OutOfBudget` past ``deadline``."""
         red = self.red
         gates = red.m.gateways
         relevant = set(red.cuttable)
@@ -178,12 +183,14 @@ class TableSearch:
             raise AssertionError(f"agent certificate: no losing reply at {a}:{after:x}")
 
         self.limit = 1 << 62
-        self.deadline = None
+        self.deadline = deadline
         while todo:
             a, mask = todo.popleft()
             nid = f"{a}:{mask:x}"
             if nid in nodes:
                 continue
+            if deadline is not None and time.monotonic() > deadline:
+                raise OutOfBudget
             self._win(a, mask)
             if self.memo.get((a, mask)) == LOST_LEAF:
                 nodes[nid] = {"agent": a, "path": self.paths[(a, mask)]}

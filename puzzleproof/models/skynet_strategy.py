@@ -214,7 +214,7 @@ def _walk(stack: list, problems: list[str], deadline: float | None = None):
     popped = 0
     while stack and len(problems) < 5:
         popped += 1
-        if deadline is not None and popped % 512 == 0 and time.monotonic() > deadline:
+        if deadline is not None and popped % 32 == 0 and time.monotonic() > deadline:
             raise CheckLimit("the time limit ran out during the replay")
         item = stack.pop()
         if not isinstance(item[2], (str, int)):  # a malformed id: the caller reports it

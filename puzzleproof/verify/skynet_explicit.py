@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzleproof.models.skynet import SkynetMap
-from puzzleproof.models.skynet_strategy import check_agent_strategy, check_player_strategy
+from puzzleproof.limits import Deadline
+from puzzleproof.models.skynet_strategy import (CheckLimit, check_agent_strategy,
+                                                check_player_strategy)
 from puzzleproof.result import Result, Status, which_limit
 
 __all__ = ["ExplicitSolver", "solve", "check_player_strategy", "check_agent_strategy"]
@@ -293,13 +295,22 @@ class ExplicitSolver:
 
 def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: bool = False,
           max_nodes: int | None = 2_000_000, time_limit: float | None = None,
-          certificate: bool = True) -> Result:
+          deadline: Deadline | None = None, certificate: bool = True) -> Result:
     """The verdict (WIN/LOSS for the player) with the winner's strategy as a certificate, and
     with ``value`` the fewest cuts that contain the agent whatever it does (then the player's
-    strategy achieves it). A spent budget gives UNKNOWN (with the verdict, if it was settled)."""
+    strategy achieves it). ``time_limit`` (seconds, from this call) or ``deadline`` (a
+    running :class:`~puzzleproof.limits.Deadline`; with both, the earlier counts) bounds the
+    search, writing the strategy and its replay. A spent budget gives UNKNOWN (with the
+    verdict, if it was settled)."""
     t0 = time.monotonic()
+    clock = Deadline(time_limit)
+    if deadline is not None and (clock.at is None or (deadline.at is not None
+                                                      and deadline.at < clock.at)):
+        clock = deadline
+    if time_limit is None:
+        time_limit = clock.limit
     s = m.start if start is None else start
-    solver = ExplicitSolver(m, rule, max_nodes, None if time_limit is None else t0 + time_limit)
+    solver = ExplicitSolver(m, rule, max_nodes, clock.at)
     full = (1 << len(solver.g.cuttable)) - 1
     params = {"rule": rule, "start": s, "value": value, "max_nodes": max_nodes,
               "time_limit": time_limit}
@@ -322,8 +333,16 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     status = Status.WIN if verdict else Status.LOSS
     checked = None
     if cert is not None:
-        problems = (check_player_strategy(m, rule, s, cert) if verdict
-                    else check_agent_strategy(m, rule, s, cert))
+        try:
+            problems = (check_player_strategy(m, rule, s, cert, deadline=clock.at) if verdict
+                        else check_agent_strategy(m, rule, s, cert, deadline=clock.at))
+        except CheckLimit:
+            note = (f"{which_limit(time_limit, clock.at, params)} reached while the "
+                    "strategy was replayed (the verdict was settled by the search)")
+            return Result("skynet", Status.UNKNOWN, {"verdict": status.value, "note": note},
+                          None, solver="explicit", params=params,
+                          wall_time=time.monotonic() - t0, stats={"states": solver.nodes},
+                          instance=m.name)
         checked = {"ok": not problems, "violations": problems,
                    "by": "puzzleproof.verify.skynet_explicit.check_*_strategy (rules replay)"}
     answer = {"verdict": status.value}

@@ -1,0 +1,479 @@
+"""The Episode 1 value of a Skynet start (fewest cuts that contain the agent), proved from
+both sides.
+
+How the bounds are found, and why, is told in :mod:`puzzleproof.encoders.skynet_sat`; here
+are the steps, each within its share of the question's clock (:class:`~.skynet_question.
+Question`): the exact search (:mod:`.skynet_fewest`) while it is cheap, the fence search
+(:mod:`.skynet_fence`) or else the verdict for a first upper bound, the exact search on the
+map without its pockets for a better lower bound, then horizon after horizon the exact
+search, the containment search (:mod:`.skynet_contain`) and SAT. Every strategy is replayed
+by the rules before it counts; a lower bound comes with the agent's escape when it is small
+enough to write, else names the method that refuted the horizon.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from puzzleproof.encoders import skynet_certify as _certify
+from puzzleproof.encoders.cegar import HOLDS, LIMIT, REFUTED, Budget
+from puzzleproof.encoders.skynet_cegar import Decision, decide
+from puzzleproof.encoders.skynet_certify import NoCertificate, player_certificate
+from puzzleproof.encoders.skynet_contain import ContainSearch
+from puzzleproof.encoders.skynet_fence import FenceSearch, fenced_map
+from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime, pocket_nodes, without
+from puzzleproof.encoders.skynet_question import ESCAPE_MAX_NODES, Question
+from puzzleproof.encoders.skynet_reduced import Reduced
+from puzzleproof.models.skynet import SkynetMap
+from puzzleproof.models.skynet_strategy import strategy_depth
+from puzzleproof.result import Result, Status
+
+__all__ = ["Ep1Value"]
+
+CONTAIN_MAX_POSITIONS = 200_000  # the containment search's positions (about 1-2 minutes)
+FENCE_MAX_EVALUATIONS = 1500  # fences decided by the fence search (30-60 ms each on 05)
+FENCE_MAX_SECONDS = 20.0  # the fence search's share, with no time limit or a long one
+FENCE_DECIDE_SECONDS = 2.0  # at most per fence (most take 10-60 ms; a few 0.5-1 s on 06)
+FENCE_PATIENCE = 300  # moves tried without a smaller boundary before it stops
+# the exact fewest-cuts search (:mod:`.skynet_fewest`) at each ep1 horizon, first: at most
+# EXACT_GROWTH times the positions of the last horizon (plus EXACT_SLACK, and never more
+# than a tenth of the time left, a twentieth before the fence search); once it runs out
+# after the fence search it is not asked again. Its cost grows
+# about 15-20x a horizon where its tempo bound bites (map 04: 532 positions at 6 cuts,
+# 8,700 more at 7) and several hundred times where it does not (map 05: 4 positions at 3
+# cuts, 3,400 at 4), so there it yields to the fence search and SAT at once
+EXACT_GROWTH = 25
+EXACT_SLACK = 500
+# the same search on the map without its pockets (skynet_fewest.pocket_nodes), once the one
+# above runs out: it proves lower bounds only, at most 3/4 of the time left (or this long:
+# SAT rarely settles a horizon this search cannot, and the fence search needs seconds)
+POCKET_MAX_SECONDS = 60.0
+POCKET_BY = ("exact search (puzzleproof.encoders.skynet_fewest) on the map without its "
+             "pockets {nodes} (a node removed never makes the agent harder to contain): no "
+             "strategy contains the agent within {h} cuts there, so none does here; the "
+             "refutation answers every cut and is not written unless an escape is given "
+             "(the search is checked against brute force on small maps in the tests)")
+EXACT_BY = ("exact search (puzzleproof.encoders.skynet_fewest): no strategy contains the "
+            "agent within {h} cuts; the refutation answers every cut and is not written "
+            "(the search is checked against brute force on small maps in the tests)")
+MIN_CUT_BY = "minimum cut (a maximum flow per node), no agent strategy needed"
+
+Exact = tuple[bool, "dict | None", "dict | None"]  # (contained?, strategy, its check)
+
+
+def _behind_lower(chk: dict | None, lb_chk: dict | None) -> dict | None:
+    """The answer's check: ``chk`` unless the escape behind the lower bound failed its
+    replay (which would be a bug), then that failure."""
+    if lb_chk is not None and lb_chk["ok"] is False:
+        return {"ok": False, "violations": ["the escape behind the lower bound: " + v
+                                            for v in lb_chk["violations"]],
+                "by": lb_chk["by"]}
+    return chk
+
+
+class Ep1Value:
+    """The ``ep1`` value of the question ``q`` (asked with ``value``, no horizon).
+
+    ``lower``..``upper`` is the bracket proved so far; ``refuted`` is what proved the lower
+    bound (``"exact"``: the exact search, a :class:`Decision`: SAT's refutation, None: the
+    minimum cut); ``best_cert``/``best_chk`` the strategy achieving ``upper``."""
+
+    def __init__(self, q: Question) -> None:
+        self.q = q
+        self.mc: dict[int, int] = {}
+        self.lower = self.upper = 0
+        self.refuted: Decision | str | None = None
+        self.best_cert: dict | None = None
+        self.best_chk: dict | None = None
+        self.fewest: FewestCuts | None = None  # built on first use, kept across horizons
+        self.last_exact = 0  # positions of the last horizon it settled
+        self.exact_spent = False
+        self.search: ContainSearch | None = None  # built on first use, memo kept
+        self.search_spent = False
+        self.pocket: dict[str, Any] = {}  # the exact search on the map without its pockets
+        self.fence_deadline = 0.0
+
+    def solve(self) -> Result:
+        q = self.q
+        if not q.red.threat:
+            return q.contained_at_start()
+        mc = q.min_cuts()
+        if mc is None:
+            return q.result(Status.UNKNOWN, note="limit reached")
+        self.mc = mc
+        self.lower = max(1, min(mc.values()))  # the fewest links that separate any node
+        done = self._exact_first()
+        if done is None:
+            done = self._first_upper()
+        if done is not None:
+            return done
+        # the exact search ran out below the upper bound: the same search on the map without
+        # its pockets raises the lower bound (complex mesh at 60 s: 8 before, 12 now)
+        raised = self.pocket_search(self.lower, self.upper)
+        if raised > self.lower:
+            self.lower, self.refuted = raised, "exact"
+        return self._deepen()
+
+    # -- the bracket -------------------------------------------------------------------
+
+    def _exact_first(self) -> Result | None:
+        """The exact search first, while it is fast: it often settles the value outright,
+        and its lower bound stops the fence search early."""
+        q, answer = self.q, self.q.answer
+        while self.lower <= q.red.K:
+            exact = self.exact_search(self.lower, first=True)
+            if exact is None:
+                return None
+            lower = self.lower
+            if exact[0]:
+                answer.update(verdict="WIN", value=lower, value_lower=lower,
+                              value_upper=lower, upper_bound={
+                                  "by": "exact search (skynet_fewest)", "cuts": lower})
+                answer["lower_bound"] = (self.exact_lower(lower - 1) if self.refuted else
+                                         {"horizon": lower - 1, "by": MIN_CUT_BY})
+                chk = _behind_lower(exact[2], answer["lower_bound"].get("check"))
+                return q.result(Status.WIN, exact[1], chk)
+            self.refuted = "exact"
+            self.lower += 1
+        return None
+
+    def _first_upper(self) -> Result | None:
+        """The first upper bound: a won fence (an Episode 2 game inside a set of nodes
+        contains the agent, so its strategy proves the verdict WIN too, and is usually far
+        smaller than the verdict strategy: 05, 15 cuts and 8,412 positions, not 22 cuts and
+        50,674), else the verdict strategy's depth. A Result when the verdict is LOSS or
+        the limit came first."""
+        q = self.q
+        m, rule, s = q.m, q.rule, q.s
+        # the invariant at the start (no search) bounds the value by the gateway links the
+        # agent can reach; a fence is worth its certificate only below that
+        inv = _certify.quick_certificate(q.red, q.budget.deadline)
+        ceiling = strategy_depth(m, rule, s, inv[1]) if inv is not None and inv[0] else None
+        fence = self.fence_bound(self.lower, ceiling)
+        if fence is not None:
+            q.answer["verdict"] = "WIN"
+            cert, chk, upper, about = fence
+            q.answer["upper_bound"] = {**about, "cuts": upper}
+        else:
+            got = q.verdict(inv, self._verdict_open)
+            if isinstance(got, Result):
+                return got
+            cert, chk = got
+            upper = strategy_depth(m, rule, s, cert) if cert is not None else q.red.K
+            q.answer["upper_bound"] = {"by": "the verdict strategy", "cuts": upper}
+        self.best_cert, self.best_chk, self.upper = cert, chk, upper
+        return None
+
+    def _verdict_open(self, found: str | None) -> Result:
+        """The limit came before the verdict was checked (``found``: the solver's, not
+        reported unchecked): what the exact search proved still holds."""
+        q, exact = self.q, self.refuted == "exact"
+        q.answer.pop("verdict", None)
+        if exact:
+            q.answer["lower_bound"] = self.exact_lower(self.lower - 1)
+        return q.result(Status.UNKNOWN, note=(
+            "limit reached before the verdict" if found is None else
+            "limit reached while the certificate was written or checked (the solver's "
+            f"verdict {found} is not reported unchecked)")
+            + (f": if the player wins, it needs {self.lower} cuts or more" if exact else ""))
+
+    def _deepen(self) -> Result:
+        """From the lower bound up, each H is tried by the exact search, the containment
+        search (fast when it finds a strategy; checked like every strategy) and SAT, whose
+        refutation of "contain within H?" proves value > H. Each horizon is decided from
+        scratch (seeding a horizon with the last one's lines made the proposer's tree grow:
+        05 at H = 6 took 105 s, not 4 s)."""
+        H = self.lower
+        while H < self.upper:
+            got = self._horizon(H)
+            if isinstance(got, Result):
+                return got
+            if got:
+                break
+            H += 1
+        return self._settled()
+
+    def _horizon(self, H: int) -> Result | bool:
+        """"Contain within ``H``?": True when the upper bound came down to ``H`` (the value),
+        False when refuted, a Result when the limit came first."""
+        q, answer = self.q, self.q.answer
+        try:
+            exact = self.exact_search(H)  # settles small horizons faster than SAT on most maps
+            found = None if exact is not None else self.upper_search(H)
+        except NoCertificate:
+            # the limit came while a strategy for H was checked: it is not reported
+            # unchecked, and what was proved before stands (as for the fence's strategy)
+            return self._value_open(H)
+        if exact is not None and exact[0]:
+            self.upper, self.best_cert, self.best_chk = H, exact[1], exact[2]
+            answer["upper_bound"] = {"by": "exact search (skynet_fewest)", "cuts": H}
+            return True
+        if exact is not None:
+            self.refuted = "exact"
+            return False
+        if found:
+            c2, chk2, depth = found
+            if (chk2 is None or chk2["ok"]) and depth < self.upper:
+                self.upper, self.best_cert, self.best_chk = depth, c2, chk2
+                answer["upper_bound"] = {"by": "containment search (minimum-cut guided)",
+                                         "cuts": depth}
+                if depth <= H:
+                    return True
+        d = q.run(H, True, None, self.mc)
+        if d.status == LIMIT:
+            return self._value_open(H)
+        if d.status == HOLDS:
+            self.upper = H
+            self.best_cert, self.best_chk = q.win_cert(d)
+            answer["upper_bound"] = {"by": "SAT (contain within H)", "cuts": H}
+            return True
+        self.refuted = d
+        return False
+
+    def _value_open(self, H: int) -> Result:
+        """The limit came at horizon ``H``: the value is left between ``H`` and ``upper``,
+        with the best strategy checked so far and the lower bound's proof."""
+        q, upper = self.q, self.upper
+        q.answer.update(value_lower=H, value_upper=upper)
+        if self.refuted == "exact":
+            q.answer["lower_bound"] = self.exact_lower(H - 1)
+        return q.result(Status.UNKNOWN, self.best_cert, self.best_chk,
+                        f"limit reached: the value is between {H} and {upper}")
+
+    def _settled(self) -> Result:
+        """The value ``upper``, with the proof that one cut fewer does not contain."""
+        q, upper, refuted, chk = self.q, self.upper, self.refuted, self.best_chk
+        q.answer.update(value=upper, value_lower=upper, value_upper=upper)
+        if refuted == "exact":
+            q.answer["lower_bound"] = lb = self.exact_lower(upper - 1)
+            chk = _behind_lower(chk, lb.get("check"))
+        elif isinstance(refuted, Decision):  # value > upper - 1: the agent's escape, replayed
+            esc, esc_chk = q.escape_cert(refuted, extra=True)
+            q.answer["lower_bound"] = {"horizon": refuted.horizon, "escape": esc,
+                                       "check": esc_chk}
+            chk = _behind_lower(chk, esc_chk)
+        else:
+            q.answer["lower_bound"] = {"horizon": upper - 1, "by": MIN_CUT_BY}
+        return q.result(Status.WIN, self.best_cert, chk)
+
+    # -- the exact search ----------------------------------------------------------------
+
+    def exact_search(self, h: int, first: bool = False) -> Exact | None:
+        """"Contain within ``h`` cuts?" by the exact search (:mod:`.skynet_fewest`, ep1):
+        (answer, the winning strategy and its check when yes), or None when it ran out of
+        its share (then, unless ``first``: before the fence search, it is not asked
+        again)."""
+        q = self.q
+        if self.exact_spent or q.rule != "ep1" or not q.exact:
+            return None
+        if self.fewest is None:
+            self.fewest = FewestCuts(q.red)
+            q.stats["exact_search"] = {"settled": [], "positions": 0, "seconds": 0.0}
+        fewest, st = self.fewest, q.stats["exact_search"]
+        t1 = time.monotonic()
+        deadline = q.clock.share(1 / 20 if first else 1 / 10).at
+        q.say(f"exact search, {h} cuts")
+        before = fewest.positions
+        try:
+            won = fewest.contains(q.s, fewest.full, h, deadline,
+                                  EXACT_GROWTH * self.last_exact + EXACT_SLACK)
+        except OutOfTime:
+            self.exact_spent = not first
+            won = None
+        if won is not None:
+            self.last_exact = fewest.positions - before
+        st["positions"] = fewest.positions
+        seconds = time.monotonic() - t1
+        st["seconds"] = round(st["seconds"] + seconds, 4)
+        if won is None:
+            st["ran_out_at"] = h
+            return None
+        st["settled"].append({"H": h, "contained": won, "positions": self.last_exact,
+                              "seconds": round(seconds, 4)})
+        if not won or not q.certificate:
+            return won, None, None
+        try:
+            c = fewest.certificate(q.s, deadline=q.budget.deadline)
+        except OutOfTime:
+            raise NoCertificate from None
+        chk = q.check(c, True)
+        st["check_ok"] = chk["ok"]  # False would be a bug here
+        return (True, c, chk) if chk["ok"] else None
+
+    def pocket_search(self, lower: int, upper: int) -> int:
+        """The lower bound ``lower`` raised by the exact search on the map without its
+        pockets (POCKET_BY), deepening from 1 (its table learns on the cheap horizons)
+        until it contains the agent there, reaches ``upper`` or runs out of its share of
+        the time."""
+        q = self.q
+        drop = pocket_nodes(q.m, q.s) if q.rule == "ep1" and q.exact else ()
+        if not drop:
+            return lower
+        sub = without(q.m, drop)
+        sred = Reduced(sub, q.rule, q.s)
+        if not sred.threat:
+            return lower
+        fc = FewestCuts(sred)
+        t1 = time.monotonic()
+        left = q.clock.left()
+        span = POCKET_MAX_SECONDS if left is None else left * 3 / 4
+        deadline = t1 + min(span, POCKET_MAX_SECONDS * 4)
+        st = q.stats["pocket_search"] = {"removed": list(drop), "links": len(sub.links),
+                                         "settled": []}
+        h = 1
+        while h < upper:
+            q.say(f"exact search without the pockets, {h} cuts")
+            t2, before = time.monotonic(), fc.positions
+            try:
+                won = fc.contains(q.s, fc.full, h, deadline)
+            except OutOfTime:
+                st["ran_out_at"] = h
+                break
+            st["settled"].append({"H": h, "contained": won, "positions": fc.positions - before,
+                                  "seconds": round(time.monotonic() - t2, 4)})
+            if won:
+                break  # the value there: no higher bound from this map
+            if h >= lower:
+                self.pocket.update(fc=fc, top=h, drop=drop)
+            h += 1
+        st["seconds"] = round(time.monotonic() - t1, 4)
+        return max(lower, self.pocket.get("top", 0) + 1)
+
+    def exact_lower(self, h: int) -> dict:
+        """``answer["lower_bound"]`` for "contain within ``h``" refuted by the exact search
+        (on the full map, else on the map without its pockets): the agent's escape written
+        from it and replayed when it answers at most ESCAPE_MAX_NODES positions, else the
+        method named."""
+        q, fewest, pocket = self.q, self.fewest, self.pocket
+        searcher = fewest
+        out: dict[str, Any] = {"horizon": h, "by": EXACT_BY.format(h=h)}
+        if pocket.get("top", -1) >= h and (
+                fewest is None or fewest.fail.get(fewest.key(q.s, fewest.full), -1) < h):
+            searcher = pocket["fc"]
+            out["by"] = POCKET_BY.format(h=h, nodes=sorted(pocket["drop"]))
+        if not q.certificate or searcher is None or q.budget.spent():
+            return out
+        try:
+            esc = searcher.escape(q.s, h, ESCAPE_MAX_NODES, q.budget.deadline, q.m.links)
+            chk = q.check(esc, False)
+        except (OutOfTime, NoCertificate):
+            out["note"] = (f"the escape answers more than {ESCAPE_MAX_NODES} positions or "
+                           "the limit came first; not written")
+            return out
+        out.update(escape=esc, check=chk)
+        return out
+
+    # -- strategies for the upper bound --------------------------------------------------
+
+    def upper_search(self, h: int) -> tuple[dict, dict | None, int] | None:
+        """A strategy containing the agent within ``h`` cuts from the minimum-cut guided
+        search (:mod:`.skynet_contain`), checked, with its depth (the cuts it needs against
+        the worst agent); None when not found. Each call gets at most half the time left;
+        once a call runs out (or CONTAIN_MAX_POSITIONS positions in all) it is not asked
+        again."""
+        q = self.q
+        if self.search_spent:
+            return None
+        if self.search is None:
+            self.search = ContainSearch(q.red)
+            q.stats["containment_search"] = {"found": None, "positions": 0, "seconds": 0.0}
+        search, st = self.search, q.stats["containment_search"]
+        q.say(f"containment search, {h} cuts")
+        t1 = time.monotonic()
+        got = search.search(h, q.clock.share(1 / 2).at,
+                            CONTAIN_MAX_POSITIONS - search.positions)
+        st["positions"] = search.positions
+        st["seconds"] = round(st["seconds"] + time.monotonic() - t1, 4)
+        if got is None:
+            self.search_spent = True
+        if not got:
+            return None
+        st["found"] = h
+        c = search.certificate(q.budget.deadline)
+        if c is None:
+            raise NoCertificate
+        if not q.certificate:
+            return c, None, h
+        chk = q.check(c, True)
+        st["check_ok"] = chk["ok"]  # False would be a bug here
+        return c, chk, strategy_depth(q.m, q.rule, q.s, c) if chk["ok"] else h
+
+    def fence_bound(self, floor: int, ceiling: int | None = None
+                    ) -> tuple[dict | None, dict | None, int, dict] | None:
+        """The best fence :mod:`.skynet_fence` finds in its share of the time (an eighth
+        of what is left, at most FENCE_MAX_SECONDS), as a player strategy for the real
+        map (checked there) with the cuts it needs and a description for the answer;
+        None when no fence is won (then neither is the real map under ``ep2``), when the
+        best needs ``ceiling`` cuts or more (a bound known without it), or when its
+        strategy could not be written in time. ``floor``: no strategy contains with fewer
+        (the exact search's or the minimum cut's bound)."""
+        q = self.q
+        t1 = time.monotonic()
+        left = q.clock.left()
+        self.fence_deadline = t1 + (FENCE_MAX_SECONDS if left is None
+                                    else min(FENCE_MAX_SECONDS, left / 8))
+        q.say("fence search (Episode 2 games inside fences)")
+        fs = FenceSearch(q.m, q.s, self._fence_wins, seed=q.s)
+        best = fs.run(self.fence_deadline, FENCE_MAX_EVALUATIONS, FENCE_PATIENCE, floor)
+        st = q.stats["fence_search"] = {"fences_decided": fs.evaluations, "boundary": None,
+                                        "seconds": round(time.monotonic() - t1, 4),
+                                        "improvements": fs.trail}
+        if best is None:
+            return None
+        size, fence = best
+        if ceiling is not None and size >= ceiling:
+            # its strategy would prove no more than the invariant's; writing and checking
+            # it can take the whole limit (double-star ring: 20 cuts both, 24 s of 30)
+            st["note"] = f"no better than the invariant at the start ({ceiling} cuts)"
+            return None
+        d = self._fence_verdict(fenced_map(q.m, fence, q.s), q.budget.deadline)
+        if d.status != HOLDS:  # the limit, on a fence already decided once
+            return None
+        st.update(boundary=size, fence_nodes=len(fence))
+        about = {"by": f"fence search: the Episode 2 game inside {len(fence)} nodes with "
+                 f"{size} boundary links, won", "fence": sorted(fence), "boundary": size}
+        if not q.certificate:
+            return None, None, size, about
+        got = self._fence_strategy(d, st)
+        if got is None:
+            return None
+        st["seconds"] = round(time.monotonic() - t1, 4)
+        return got[0], got[1], got[2], about
+
+    def _fence_verdict(self, fm: SkynetMap, limit: float | None) -> Decision:
+        """The fenced map's Episode 2 verdict, its conflicts charged to the budget."""
+        budget = self.q.budget
+        left = None if budget.conflicts is None else max(0, budget.conflicts - budget.used)
+        sub = Budget(limit, left)
+        fred = Reduced(fm, "ep2", self.q.s)
+        d = decide(fred, fred.K, False, sub, self.q.solver)
+        budget.used += sub.used
+        budget.calls += sub.calls
+        return d
+
+    def _fence_wins(self, fm: SkynetMap) -> bool | None:
+        """Whether the player wins the game inside the fence (None: out of time)."""
+        if self.q.budget.spent() or time.monotonic() > self.fence_deadline:
+            return None
+        limit = min(self.fence_deadline, time.monotonic() + FENCE_DECIDE_SECONDS)
+        return {HOLDS: True, REFUTED: False}.get(self._fence_verdict(fm, limit).status)
+
+    def _fence_strategy(self, d: Decision, st: dict) -> tuple[dict, dict, int] | None:
+        """The won fence's strategy, written for the real map and replayed there, with the
+        cuts it needs; None when not written or checked in time (the lower bound proved so
+        far stands: double-star ring at 30 s, the check of a 20-cut fence ran out and the
+        answer once kept nothing) or when its check fails (a bug)."""
+        q = self.q
+        try:
+            # no invariant node: the fenced map's gateways are not the real map's
+            cert = player_certificate(d.proposer.red, d.proposer, d.candidate or {},
+                                      q.budget.deadline, invariant=False)
+            chk = q.check(cert, True)
+        except NoCertificate:
+            st["note"] = "the limit came while its strategy was written or checked"
+            return None
+        st["check_ok"] = chk["ok"]  # False would be a bug here
+        if not chk["ok"]:
+            return None
+        return cert, chk, strategy_depth(q.m, q.rule, q.s, cert)
