@@ -140,6 +140,8 @@ def test_every_shipped_file_is_recognised():
             assert (puzzle, what) == ("skynet", "a skynet strategy certificate"), name
         elif name.endswith(".cuts.json"):
             assert (puzzle, what) == ("skynet", "a skynet Episode 1 cuts record"), name
+        elif name.endswith("SET.json"):
+            assert (puzzle, what) == ("skynet", "a skynet set's description"), name
         elif name.startswith("skynet/"):
             assert (puzzle, what) == ("skynet", "instance"), name
     assert len(seen) >= 20
