@@ -259,12 +259,17 @@ RENDER = RenderSpec(
 
 # -- crosscheck ------------------------------------------------------------------------------
 
+def _values(x: Any) -> list[str]:
+    """A repeatable option's values (the API may give one string)."""
+    return [x] if isinstance(x, str) else list(x or ())
+
+
 def _crosscheck_prepare(p: Params) -> None:
     """The bots, checked before any work (an unknown name or a missing file: exit 2)."""
-    p["student_bots"] = list(dict.fromkeys(bot_list(p.students or DEFAULT_STUDENTS,
+    p["student_bots"] = list(dict.fromkeys(bot_list(_values(p.students) or DEFAULT_STUDENTS,
                                                     "student")))
-    p["criminal_bots"] = list(dict.fromkeys(bot_list(p.criminals or DEFAULT_CRIMINALS,
-                                                     "criminal")))
+    p["criminal_bots"] = list(dict.fromkeys(bot_list(_values(p.criminals) or
+                                                     DEFAULT_CRIMINALS, "criminal")))
 
 
 def _crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:

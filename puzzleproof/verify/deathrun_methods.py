@@ -130,13 +130,18 @@ def run_toll_round(g: Graph, *, deadline: Deadline, budget: float = float(BUDGET
     counts = {v: 0 for v in g.vertices}
     counts[g.begin] = STUDENTS
     left = deadline.left()
-    if left is not None and left <= 0:
-        return _unknown("scip (or-tools)", t0, "the time limit ran out", {"budget": budget})
+    why = None if left is None else f"the time limit ({deadline.limit:g} s) ran out"
+    if deadline.expired():
+        return _unknown("scip (or-tools)", t0, f"{why} before the MIP started",
+                        {"budget": budget})
     try:
         res = solve_round(g, dict(g.weight), counts, budget,
                           time_limit=None if left is None else max(0.001, left))
-    except RuntimeError as exc:  # the MIP stopped before optimality: its limit ran out
-        return _unknown("scip (or-tools)", t0, str(exc), {"budget": budget})
+    except RuntimeError:
+        if why is None:
+            raise  # without a limit the MIP always reaches its optimum
+        return _unknown("scip (or-tools)", t0, f"{why} before the MIP proved its optimum",
+                        {"budget": budget})
     res.params = {"budget": budget}
     return res
 
