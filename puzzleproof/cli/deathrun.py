@@ -18,7 +18,7 @@ import click
 
 from puzzleproof.cli.common import (Exit, check_output, deliver, emit, executor_for,
                                     progress_bar, say, show)
-from puzzleproof.cli.options import option, options
+from puzzleproof.cli.options import options
 from puzzleproof.cli.verbs.build import inputs_of, usage
 from puzzleproof.errors import InputError
 from puzzleproof.puzzles import deathrun as plugin
