@@ -19,7 +19,7 @@ import click
 from puzzleproof.cli.common import (Exit, check_output, deliver, emit, executor_for,
                                     progress_bar, say, show)
 from puzzleproof.cli.options import options
-from puzzleproof.cli.verbs.build import inputs_of, usage
+from puzzleproof.cli.verbs.build import inputs_of, usage_errors
 from puzzleproof.errors import InputError
 from puzzleproof.puzzles import deathrun as plugin
 from puzzleproof.puzzles import deathrun_views as views
@@ -77,6 +77,7 @@ PLAY_ROWS = (plugin.PLAY_CRIMINAL, plugin.PLAY_STUDENT, plugin.GRAPH_FILE, plugi
 @deathrun_group.command(name="play", help=views.PLAY_HELP)
 @options(PLAY_ROWS)
 @click.pass_context
+@usage_errors
 def deathrun_play(ctx: click.Context, **values: Any) -> None:
     from puzzleproof.verify.deathrun_methods import bot_list, play_one, robust_bound, seat
 
@@ -84,8 +85,7 @@ def deathrun_play(ctx: click.Context, **values: Any) -> None:
     _required(ctx, "criminals", p.criminals)
     _required(ctx, "students", p.students)
     check_output(p.output, p.force)
-    crims, studs = usage(lambda: seat(bot_list(p.criminals, "criminal"),
-                                      bot_list(p.students, "student")))
+    crims, studs = seat(bot_list(p.criminals, "criminal"), bot_list(p.students, "student"))
     g, where = _game_graph(p.graph_file, p.seed)
     try:
         rec = play_one(g, crims, studs, p.seed, p.move_timeout, p.init_timeout,
@@ -144,14 +144,15 @@ def _run(crims: list[str], studs: list[str], graphs: list[Any], p: Params,
 @deathrun_group.command(name="tournament", help=views.TOURNAMENT_HELP)
 @options(TOURNAMENT_ROWS)
 @click.pass_context
+@usage_errors
 def deathrun_tournament(ctx: click.Context, **values: Any) -> None:
     from puzzleproof.verify.deathrun_methods import bot_list
 
     p = Params(values)
     _required(ctx, "criminals", p.criminals)
     _required(ctx, "students", p.students)
-    crims = list(dict.fromkeys(usage(lambda: bot_list(p.criminals, "criminal"))))
-    studs = list(dict.fromkeys(usage(lambda: bot_list(p.students, "student"))))
+    crims = list(dict.fromkeys(bot_list(p.criminals, "criminal")))
+    studs = list(dict.fromkeys(bot_list(p.students, "student")))
     if p.plot:
         check_output(p.plot, p.force)
     loaded = _graphs(p.graph_files) if p.graph_files else []
