@@ -191,9 +191,13 @@ class TestMethods:
     def test_every_method_is_listed_once_with_its_kind(self):
         from puzzleproof.verify import deathrun_methods as dm
 
+        names = [m.name for m in PLUGIN.methods]
         assert [m.name for m in PLUGIN.methods if m.kind == "exact"] == \
             ["robust", "toll-round", "fh-lp"]
-        assert PLUGIN.methods == dm.METHODS
+        assert PLUGIN.methods == dm.METHODS and len(names) == len(set(names))
+        assert set(names) == {"robust", "toll-round", "fh-lp", *dm.bot_names("student"),
+                              *dm.bot_names("criminal")}
+        assert dict(PLUGIN.method("random").bound)["role"] == "student"
         assert dm.bot_method("random", "criminal").bound == (("bot", "random"),
                                                             ("role", "criminal"))
 

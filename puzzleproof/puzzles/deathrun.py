@@ -391,6 +391,11 @@ PLUGIN = Plugin(
     written={"deathrun-game": "a Death Run game record",
              "deathrun-crosscheck": "a Death Run cross-check summary",
              "deathrun-tournament": "a Death Run tournament summary"},
-    limits=views.LIMITS, instance_type="puzzleproof.models.deathrun:Graph",
+    limits=views.LIMITS,
+    samples={"instances": ["instances/deathrun/graphs/gap-s1-1.json"],
+             "check": [[None, "tests/fuzz_seeds/deathrun-gap-s1-1.record.json"]],
+             "written": ["tests/fuzz_seeds/deathrun-gap-s1-1.record.json"],
+             "hardest": "instances/deathrun/graphs/gap-s1-1.json"},
+    instance_type="puzzleproof.models.deathrun:Graph",
     write_instance=_write_graph,
 )

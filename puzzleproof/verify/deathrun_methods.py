@@ -174,14 +174,17 @@ def run_fh_lp(g: Graph, *, deadline: Deadline, budget: float = TOTAL_BUDGET) -> 
 
 # -- the bots ----------------------------------------------------------------------------
 
-def run_bot(g: Graph, *, deadline: Deadline, bot: str, role: str, seed: int | str = 0,
-            opponents: Sequence[str] | None = None) -> Result:
+def run_bot(g: Graph, *, deadline: Deadline, bot: str, role: str,
+            seed: int | str | None = 0, opponents: Sequence[str] | None = None) -> Result:
     """One game of the built-in ``bot`` on ``g`` (see the module docstring; ``opponents``
     replaces the other side), replayed by the rules. The answer: the bot's worst seat score
-    (a student's cost, a criminal's revenue), every seat's score, and the robust bound."""
+    (a student's cost, a criminal's revenue), every seat's score, and the robust bound. A
+    game of built-in bots on a contest graph takes a few tenths of a second; it does not
+    poll ``deadline``."""
     from puzzleproof.verify.deathrun_bots import builtin_player
 
     t0 = time.monotonic()
+    seed = 0 if seed is None else seed
     if role == "student":
         crims = list(opponents or CRIMINAL_PAIR)
         studs = [bot] * STUDENTS
@@ -232,9 +235,11 @@ BOTS = {
                  _bot("random", "criminal", "a random link raised by a random amount")),
 }
 
-#: Every method of the puzzle, for the plugin: the exact ones, then the bots (``random`` is
-#: a student and a criminal: :func:`bot_method` finds it by role).
-METHODS = EXACT + BOTS["student"] + BOTS["criminal"]
+#: Every method of the puzzle by name, for the plugin: the exact ones, then the bots. A name
+#: that is a student and a criminal (``random``) is listed once, as the student;
+#: :func:`bot_method` finds each bot by name and role.
+METHODS = EXACT + BOTS["student"] + tuple(m for m in BOTS["criminal"]
+                                          if m.name not in {b.name for b in BOTS["student"]})
 
 
 def bot_names(role: str) -> list[str]:
