@@ -198,6 +198,8 @@ class TestMethods:
         assert set(names) == {"robust", "toll-round", "fh-lp", *dm.bot_names("student"),
                               *dm.bot_names("criminal")}
         assert dict(PLUGIN.method("random").bound)["role"] == "student"
+        assert PLUGIN.method("robust").kind == "exact"
+        assert dm.bot_method("robust", "student").kind == "heuristic"
         assert dm.bot_method("random", "criminal").bound == (("bot", "random"),
                                                             ("role", "criminal"))
 

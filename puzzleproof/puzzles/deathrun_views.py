@@ -208,9 +208,8 @@ def _table(title: str | None, cols: Sequence[str], left: Sequence[str]) -> Any:
 
 # -- solve --------------------------------------------------------------------------------
 
-def solve_table(rows: list[tuple[Task, Result]], p: Params, errors: list) -> Page:
-    """The robust bound of each graph (a BAD INPUT row for a file that could not be read),
-    and the checks that failed."""
+def _bounds_table(rows: list[tuple[Task, Result]], p: Params, errors: list) -> Any:
+    """One row a graph (a BAD INPUT row for a file that could not be read)."""
     table = _table(f"robust student against a combined criminal budget of {p.budget:g} "
                    f"(step {p.step:g})",
                    ("graph", "nominal", "robust bound", "lower bound", "status", "first move",
@@ -224,22 +223,29 @@ def solve_table(rows: list[tuple[Task, Result]], p: Params, errors: list) -> Pag
                       num(a["lower_bound"]), r.status.value,
                       f"{task.instance.begin}->{a['first_move']}",
                       "ok" if r.check_ok else "FAILED", f"{r.wall_time:.2f}")
-    page = Page().table(table)
+    return table
+
+
+def _failed_checks(rows: list[tuple[Task, Result]]) -> Page:
+    page = Page()
     for task, r in rows:
         for problem in (r.check or {}).get("violations", [])[:3]:
             page.line(f"{task.name}: check failed: {problem}")
     return page
 
 
+def solve_table(rows: list[tuple[Task, Result]], p: Params, errors: list) -> Page:
+    """The robust bound of each graph, and the checks that failed."""
+    return Page().table(_bounds_table(rows, p, errors)).extend(_failed_checks(rows))
+
+
 def solve_one(task: Task, res: Result, p: Params) -> Page:
-    """One graph: its row, the policy's first moves with their guarantees, and the policy's
-    path beside the nominal shortest path."""
+    """One graph: its row, the policy's first moves with their guarantees, the policy's
+    path beside the nominal shortest path, and the checks that failed."""
     from puzzleproof.verify.deathrun_methods import path_cost
 
     g, a = task.instance, res.answer
-    page = solve_table([(task, res)], p, [])
-    failed = page.items[1:]
-    page.items = page.items[:1]
+    page = Page().table(_bounds_table([(task, res)], p, []))
     page.line(f"first moves from {g.begin} (guarantee: the link's weight plus the worst case "
               "after it):")
     for m in a["first_moves"][:8]:
@@ -254,8 +260,7 @@ def solve_one(task: Task, res: Result, p: Params) -> Page:
     npath = a["nominal_path"]
     page.line(f"nominal shortest path:            {' '.join(map(str, npath))} (cost "
               f"{path_cost(g, npath)})")
-    page.items += failed
-    return page
+    return page.extend(_failed_checks([(task, res)]))
 
 
 # -- check --------------------------------------------------------------------------------

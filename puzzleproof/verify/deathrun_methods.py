@@ -235,11 +235,20 @@ BOTS = {
                  _bot("random", "criminal", "a random link raised by a random amount")),
 }
 
+
+
+def _by_name(*groups: Sequence[Method]) -> tuple[Method, ...]:
+    """The methods with the first of each name."""
+    seen: dict[str, Method] = {}
+    for m in (m for group in groups for m in group):
+        seen.setdefault(m.name, m)
+    return tuple(seen.values())
+
+
 #: Every method of the puzzle by name, for the plugin: the exact ones, then the bots. A name
-#: that is a student and a criminal (``random``) is listed once, as the student;
-#: :func:`bot_method` finds each bot by name and role.
-METHODS = EXACT + BOTS["student"] + tuple(m for m in BOTS["criminal"]
-                                          if m.name not in {b.name for b in BOTS["student"]})
+#: taken twice is listed once, first come: ``robust`` is the exact bound (its policy is the
+#: student bot), ``random`` the student; :func:`bot_method` finds each bot by name and role.
+METHODS = _by_name(EXACT, BOTS["student"], BOTS["criminal"])
 
 
 def bot_names(role: str) -> list[str]:
