@@ -35,11 +35,12 @@ def deathrun_group() -> None:
     pass
 
 
-def _required(ctx: click.Context, name: str, values: Sequence[str]) -> None:
-    """A repeatable option the command cannot run without: Click's own message if absent."""
-    if not values:
-        param = next(p for p in ctx.command.params if p.name == name)
-        raise click.MissingParameter(ctx=ctx, param=param)
+def _require(command: click.Command, *names: str) -> None:
+    """The options ``names`` of ``command`` must be given (Click says so, and marks them
+    [required] in the help): the game cannot be seated without its bots."""
+    for param in command.params:
+        if param.name in names:
+            param.required = True
 
 
 def _graphs(files: Sequence[str]) -> list[Any]:
@@ -82,8 +83,6 @@ def deathrun_play(ctx: click.Context, **values: Any) -> None:
     from puzzleproof.verify.deathrun_methods import bot_list, play_one, robust_bound, seat
 
     p = Params(values)
-    _required(ctx, "criminals", p.criminals)
-    _required(ctx, "students", p.students)
     check_output(p.output, p.force)
     crims, studs = seat(bot_list(p.criminals, "criminal"), bot_list(p.students, "student"))
     g, where = _game_graph(p.graph_file, p.seed)
@@ -101,6 +100,9 @@ def deathrun_play(ctx: click.Context, **values: Any) -> None:
     nc = len(crims)
     show(views.game_page(rec, where, g, robust_bound(g, rec["budget"] * nc)))
     raise Exit(0)
+
+
+_require(deathrun_play, "criminals", "students")
 
 
 # -- deathrun tournament ------------------------------------------------------------------
@@ -149,8 +151,6 @@ def deathrun_tournament(ctx: click.Context, **values: Any) -> None:
     from puzzleproof.verify.deathrun_methods import bot_list
 
     p = Params(values)
-    _required(ctx, "criminals", p.criminals)
-    _required(ctx, "students", p.students)
     crims = list(dict.fromkeys(bot_list(p.criminals, "criminal")))
     studs = list(dict.fromkeys(bot_list(p.students, "student")))
     if p.plot:
@@ -173,6 +173,9 @@ def deathrun_tournament(ctx: click.Context, **values: Any) -> None:
         raise Exit(0)
     show(views.tournament_page(report, len(graphs), p.seed))
     raise Exit(0)
+
+
+_require(deathrun_tournament, "criminals", "students")
 
 
 GROUPS = (deathrun_group,)

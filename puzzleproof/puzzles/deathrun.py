@@ -310,7 +310,9 @@ CROSSCHECK = CrosscheckSpec(
                        "(rounded to whole passes of the seating over the graphs)."),
              SEED.but(help="Seed of the games, and of the graphs when none are given."),
              OUTPUT.but(help="JSONL file that receives each game's record as it finishes, then "
-                             "the cross-check summary (the evidence of every finding)."),
+                             "the cross-check summary (the evidence of every finding). An "
+                             "existing file is refused unless --resume (continue that run) or "
+                             "--force (start again)."),
              *BOT_LIMITS),
     run=_crosscheck, prepare=_crosscheck_prepare, inputs_optional=True)
 
