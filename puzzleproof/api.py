@@ -130,7 +130,7 @@ def check(source: Any, answer: Any, *, puzzle: str | None = None, **options: Any
         inst = _as_file(source, loaded, plugin, Path(tmp) / "instance")
         ans = answer if isinstance(answer, str) and Path(answer).exists() else \
             _write(Path(tmp) / "answer.json", json.dumps(answer))
-        return spec.check((inst, ans) if spec.nargs[0] >= 2 else (ans,), p, Inputs())
+        return spec.check((inst, ans) if spec.nargs[1] >= 2 else (ans,), p, Inputs())
 
 
 def _as_file(source: Any, loaded: list[Loaded], plugin: Any, path: Path) -> str:

@@ -284,7 +284,8 @@ def _game_paths(g: Graph, record: dict | None
     return raised, paths
 
 
-def render_png(g: Graph, record: dict | None = None, dpi: int = 110) -> bytes:
+def render_png(g: Graph, record: dict | None = None, dpi: int = 110,
+               title: str | None = None) -> bytes:
     """The drawing of :func:`render_svg` as a PNG (matplotlib)."""
     import io
 
@@ -318,8 +319,9 @@ def render_png(g: Graph, record: dict | None = None, dpi: int = 110) -> bytes:
         ax.scatter([x], [-y], s=120, c=fill, edgecolors="#c00" if v in traps else "#333",
                    zorder=4)
         ax.text(x, -y, str(v), fontsize=5, ha="center", va="center", zorder=5)
-    ax.set_title("red circles: trap vertices (one way out); green: ends; red links: raised",
-                 fontsize=8)
+    ax.set_title((f"{title}\n" if title else "") + "red circles: trap vertices (one way "
+                 "out); green: ends; red links: raised", fontsize=8,
+                 color="#c00" if title else "black")
     if paths:
         ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=4,
                   frameon=False)
@@ -330,10 +332,11 @@ def render_png(g: Graph, record: dict | None = None, dpi: int = 110) -> bytes:
     return buf.getvalue()
 
 
-def render_svg(g: Graph, record: dict | None = None) -> str:
+def render_svg(g: Graph, record: dict | None = None, title: str | None = None) -> str:
     """An SVG drawing: vertices in layers (by depth from the begin), links with their base
     weight (and ``+raise`` from the record), trap vertices (one out-link) in red, ends in
-    green, and with a record each student's path in its own colour."""
+    green, and with a record each student's path in its own colour; ``title`` (a game that
+    breaks the rules says so) on top, in red."""
     dx, dy, pad = 90, 60, 40
     pos, layers, tall = _layout(g, dx, dy, pad)
     width = pad * 2 + max(layers) * dx
@@ -342,6 +345,9 @@ def render_svg(g: Graph, record: dict | None = None) -> str:
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="9">',
            '<rect width="100%" height="100%" fill="white"/>']
+    if title:
+        out.append(f'<text x="{pad}" y="16" font-size="12" fill="#c00">'
+                   f'{html.escape(title)}</text>')
     for u, v, w in g.edges:
         (x1, y1), (x2, y2) = pos[u], pos[v]
         r = raised.get((u, v), 0)

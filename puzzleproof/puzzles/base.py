@@ -269,6 +269,8 @@ class CrosscheckSpec:
     options: tuple[Opt, ...]
     run: Callable[[Sequence[Loaded], Params, Any], Outcome]
     prepare: Callable[[Params], None] | None = None
+    #: inputs may be left out (Death Run then plays on seeded contest graphs)
+    inputs_optional: bool = False
 
 
 @dataclass

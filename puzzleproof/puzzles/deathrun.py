@@ -1,13 +1,381 @@
-"""Death Run as a plugin (its verbs not yet on the shared verbs: their commands come from
-:mod:`puzzleproof.cli.deathrun`)."""
+"""Death Run (CMIMC 2024) as a plugin: its reader, its methods (the exact bounds and the
+bots, listed in :mod:`puzzleproof.verify.deathrun_methods`), its part of every shared verb,
+and the option rows of its own game verbs (``deathrun play``, ``deathrun tournament``, in
+:mod:`puzzleproof.cli.deathrun`). Its cross-check is a tournament judged against the exact
+bounds (:mod:`puzzleproof.verify.deathrun_judge`), not the one-answer harness. What a person
+sees is drawn in :mod:`puzzleproof.puzzles.deathrun_views`."""
 
 from __future__ import annotations
 
-from puzzleproof.method import Method
-from puzzleproof.puzzles import deathrun_views as views
-from puzzleproof.puzzles.base import Plugin, ReportSpec
+import json
+from pathlib import Path
+from typing import Any, Sequence
 
-__all__ = ["PLUGIN"]
+from puzzleproof.errors import InputError, UsageError
+from puzzleproof.limits import over_limit
+from puzzleproof.loaded import Loaded
+from puzzleproof.puzzles import deathrun_views as views
+from puzzleproof.puzzles.base import (CheckSpec, CrosscheckSpec, Generated, GenerateSpec,
+                                      Outcome, Page, Params, Picture, Plugin, RenderSpec,
+                                      ReportSpec, SolveSpec, Task)
+from puzzleproof.puzzles.options import (COUNT, INIT_TIMEOUT, MEMORY_LIMIT, MOVE_TIMEOUT,
+                                         OUTPUT, SEED, WHERE, Opt)
+from puzzleproof.result import Result
+from puzzleproof.verify.deathrun_methods import (DEFAULT_CRIMINALS, DEFAULT_STUDENTS, METHODS,
+                                                 STEP, TOTAL_BUDGET, bot_list, levels)
+
+__all__ = ["PLUGIN", "read_games", "graphs_for_run", "play_tournament"]
+
+#: The robust DP's budget levels (``--budget / --step``) at most (times ``--max-size``): its
+#: tables grow with their square (2,000 levels take about 10 s on one core).
+MAX_LEVELS = 2000
+
+# -- options ---------------------------------------------------------------------------------
+
+BUDGET = Opt("budget", ("--budget",), "The criminals' combined budget the bound holds against.",
+             kind="float", default=TOTAL_BUDGET, range=(0, None), show_default=True)
+STEP_ROW = Opt("step", ("--step",), "Grid step of the budget axis (the bound stays certified "
+               "for real-valued raises; a finer step tightens it and costs budget/step "
+               "levels).", kind="float", default=STEP, range=(0, None), open_low=True,
+               show_default=True)
+MOVE = MOVE_TIMEOUT.but(default=1.0, show_default=True, help="Seconds a bot file has per "
+                        "move; a bot past it has this move and the rest of the game invalid "
+                        "(a criminal does nothing, a student moves at random).")
+INIT = INIT_TIMEOUT.but(default=5.0, show_default=True, help="Seconds a bot file has to load "
+                        "and build its bot (__init__).")
+MEMORY = MEMORY_LIMIT.but(help="MB a bot file's worker may use (as on CodinGame); a bot past "
+                          "it has its move and the rest of the game invalid, with the verdict "
+                          "'memory limit'.")
+#: the limits a bot file plays under, in every verb that plays games
+BOT_LIMITS = (MOVE, INIT, MEMORY)
+STUDENT_POOL = Opt("students", ("--students",), "The student pool, comma-separated "
+                   "(repeatable).", multiple=True, metavar="BOT,BOT,...")
+CRIMINAL_POOL = Opt("criminals", ("--criminals",), "The criminal pool, comma-separated "
+                    "(repeatable). " + views.BOTS_HELP, multiple=True, metavar="BOT,BOT,...")
+
+# the game verbs' own rows (deathrun play, deathrun tournament)
+PLAY_CRIMINAL = Opt("criminals", ("--criminal",), "A criminal, twice (seats 0 and 1), or once "
+                    "for both seats. " + views.BOTS_HELP, multiple=True, metavar="BOT")
+PLAY_STUDENT = Opt("students", ("--student",), "Students (seats 2..9): 8 in all, as repeated "
+                   "options, a comma-separated list or BOT*K (K copies); 1, 2 or 4 bots are "
+                   "repeated to fill 8 seats.", multiple=True, metavar="BOT")
+GRAPH_FILE = Opt("graph_file", ("--graph",), "The graph (JSON with edges, begin, ends; or a "
+                 "game record, whose graph is used). Default: the contest generator's graph "
+                 "for --seed.", metavar="FILE")
+PLAY_SEED = SEED.but(help="Seed of the game (the engine's random moves and each bot's "
+                     "'random'), and of the graph when --graph is not given.")
+PLAY_OUTPUT = OUTPUT.but(help="Write the game record (JSON; 'check deathrun FILE' replays it)."
+                         " Never overwrites an existing file unless --force.")
+GRAPH_FILES = Opt("graph_files", ("--graph",), "Play on these graphs (repeatable; folders too) "
+                  "instead of seeded contest graphs.", multiple=True, metavar="FILE")
+TOURNAMENT_GAMES = COUNT.but(default=70, help="About how many games (rounded to whole graphs: "
+                             "every graph holds every pairing).")
+TOURNAMENT_SEED = SEED.but(help="Seed of the graphs (graph i is the contest generator's "
+                           "'SEED:i') and of every game.")
+TOURNAMENT_OUTPUT = OUTPUT.but(help="JSONL file that receives each game's record as it "
+                               "finishes. Never overwrites an existing file unless --force.")
+PLOT = Opt("plot", ("--plot",), "Write box plots of the scores per bot and role (.png or "
+           ".svg).", kind="path")
+
+
+# -- reading -------------------------------------------------------------------------------
+
+def read_games(arg: str) -> tuple[list[dict], str]:
+    """The game records in ``FILE``, or one of them: ``FILE#N`` (the N-th, from 1) or
+    ``FILE#GAME_ID`` (a tournament's game id, such as ``g0:s0``); and the name to call
+    them by."""
+    from puzzleproof.formats import deathrun as dfmt
+    from puzzleproof.formats import read_source
+
+    base, sep, pick = arg.rpartition("#")
+    if not sep or not Path(base).is_file() or Path(arg).exists():
+        base, pick = arg, ""
+    text, source, _ = read_source(base)
+    recs = dfmt.read_records(text, source)
+    if not pick:
+        return recs, source
+    if pick.isdigit():
+        k = int(pick)
+        if not 1 <= k <= len(recs):
+            raise InputError(f"record #{k} does not exist (the file holds {len(recs)})", source)
+        return [recs[k - 1]], f"{source}#{k}"
+    hits = [r for r in recs if str(r.get("game_id")) == pick]
+    if not hits:
+        raise InputError(f"no game with id {pick!r} (ids: "
+                         f"{', '.join(str(r.get('game_id')) for r in recs[:6])}"
+                         f"{', ...' if len(recs) > 6 else ''})", source)
+    return hits[:1], f"{source}#{pick}"
+
+
+def _record_graph(rec: dict) -> Any:
+    from puzzleproof.models.deathrun import make_graph
+
+    gj = rec["graph"]
+    return make_graph(gj["edges"], gj["begin"], gj["ends"])
+
+
+def graphs_for_run(loaded: Sequence[Loaded], crims: Sequence[str], studs: Sequence[str],
+                   count: int | None, seed: int, default_graphs: int
+                   ) -> tuple[list, list[str], list]:
+    """The graphs of a run of games (each pass of the seating plays every graph once): the
+    graphs given, repeated to make about ``count`` games, or seeded contest graphs. Returns
+    the graphs, their names and their evidence."""
+    from puzzleproof.models.deathrun import generate_graph
+    from puzzleproof.verify.deathrun_tournament import graphs_for_games, per_graph
+
+    if loaded:
+        reps = 1 if count is None else max(1, round(count / (len(loaded) * per_graph(crims,
+                                                                                    studs))))
+        found = list(loaded) * reps
+        return [ld.instance for ld in found], [ld.name for ld in found], \
+            [ld.reference for ld in found]
+    n = default_graphs if count is None else graphs_for_games(crims, studs, count)
+    return ([generate_graph(f"{seed}:{i}") for i in range(n)],
+            [f"seed {seed}:{i}" for i in range(n)], [None] * n)
+
+
+def play_tournament(crims: Sequence[str], studs: Sequence[str], graphs: Sequence[Any],
+                    p: Params, executor: Any, target: Any, resume: bool, progress: Any) -> Any:
+    """Every pairing's games on ``graphs``, records appended to ``target`` as they finish
+    (:func:`~puzzleproof.verify.deathrun_tournament.run_tournament`)."""
+    from puzzleproof.verify.deathrun_tournament import run_tournament
+
+    return run_tournament(crims, studs, len(graphs), p.seed, graphs=graphs, jobs=executor,
+                          out_path=target, resume=resume, move_timeout=p.move_timeout,
+                          init_timeout=p.init_timeout, memory_limit=p.memory_limit,
+                          progress=progress)
+
+
+# -- solve -----------------------------------------------------------------------------------
+
+def _solve_prepare(p: Params) -> None:
+    if p.inputs and p.seed is not None:
+        raise UsageError("give GRAPH files or --seed, not both")
+    too_many = over_limit(levels(p.budget, p.step), MAX_LEVELS,
+                          "the robust DP's budget levels (--budget / --step)")
+    if too_many:
+        raise UsageError(too_many)
+
+
+def _solve_tasks(loaded: Sequence[Loaded], p: Params) -> list[Task]:
+    from puzzleproof.models.deathrun import generate_graph
+
+    if loaded and p.seed is not None:
+        raise UsageError("give GRAPH files or --seed, not both")
+    if loaded:
+        return [Task(ld.name, ld.instance, ld) for ld in loaded]
+    if p.seed is None:
+        raise UsageError("give GRAPH files, or --seed N for the contest generator's graph")
+    return [Task(f"seed {p.seed}", generate_graph(p.seed))]
+
+
+def _solve_run(task: Task, p: Params, session: Any) -> Result:
+    res = PLUGIN.method("robust").bind(p)(task.instance, deadline=p.deadline())
+    res.instance = task.name
+    return res
+
+
+SOLVE = SolveSpec(
+    help=views.SOLVE_HELP,
+    options=(SEED.but(default=None, show_default=False, help="Solve the contest generator's "
+                      "graph of this seed (instead of files)."), BUDGET, STEP_ROW),
+    run=_solve_run, table=views.solve_table, record=lambda t, r, p, full: r.to_dict(),
+    tasks=_solve_tasks, prepare=_solve_prepare, show_one=views.solve_one,
+    failed=lambda t, r, p: not r.check_ok, inputs_optional=True, inputs_name="[GRAPHS]...",
+    task_noun="graph")
+
+
+# -- check, render ---------------------------------------------------------------------------
+
+def _check(args: Sequence[str], p: Params, inputs: Any) -> Outcome:
+    """Each record replayed by the rules (and, with GRAPH, played on it)."""
+    from puzzleproof.formats import deathrun as dfmt
+    from puzzleproof.formats import read_source
+    from puzzleproof.models.deathrun import replay, scoreboard
+
+    graph = None
+    if len(args) == 2:
+        text, source, _ = read_source(args[0])
+        graph = dfmt.read_graph(text, source)
+    recs, source = read_games(args[-1])
+    verdicts = []
+    for k, rec in enumerate(recs):
+        problems = []
+        if graph is not None:
+            try:
+                mine = _record_graph(rec)
+            except (InputError, KeyError, TypeError):
+                mine = None
+            if mine is None or mine.fingerprint() != graph.fingerprint():
+                problems.append(f"the record was played on another graph than {args[0]}")
+        problems += replay(rec, graph)
+        name = source if len(recs) == 1 else f"{source}#{rec.get('game_id', k + 1)}"
+        verdicts.append((name, rec, problems))
+    bad = [v for v in verdicts if v[2]]
+    record = {"ok": not bad, "records": len(recs),
+              "problems": [{"record": n, "problems": pr} for n, _, pr in bad],
+              **({"scoreboard": scoreboard(recs[0])} if len(recs) == 1 and not bad else {})}
+    return Outcome(not bad, record, views.check_page(verdicts, source))
+
+
+def _render(arg: str, kind: str, p: Params, inputs: Any) -> Picture:
+    """The graph (or a record's), with a game drawn on it; a game that breaks the rules is
+    drawn with its title saying so."""
+    from puzzleproof.formats import deathrun as dfmt
+    from puzzleproof.formats import read_source
+    from puzzleproof.models.deathrun import replay
+
+    base = arg.rpartition("#")[0] if "#" in arg and not Path(arg).exists() else arg
+    text, source, _ = read_source(base)
+    record, notes = None, []
+    if dfmt.kind_of(text) == "record":
+        record = read_games(arg)[0][0]
+        g = _record_graph(record)
+    else:
+        g = dfmt.read_graph(text, source)
+    if p.game:
+        recs, gsource = read_games(p.game)
+        if len(recs) > 1:
+            notes.append(f"note: {gsource} holds {len(recs)} games; drawing the first (FILE#N "
+                         "picks another)")
+        record = recs[0]
+        if _record_graph(record).fingerprint() != g.fingerprint():
+            raise InputError("the game record was played on another graph", gsource)
+    problems = replay(record, g) if record is not None else []
+    title = f"NOT a valid game: {problems[0]}"[:200] if problems else None
+    if problems:
+        notes.append(f"note: the game record breaks the rules: {problems[0]}")
+    draw = dfmt.render_png if kind == "png" else dfmt.render_svg
+    return Picture(draw(g, record, title=title), kind, ok=not problems, notes=notes)
+
+
+RENDER = RenderSpec(
+    help=views.RENDER_HELP,
+    options=(Opt("game", ("--game",), "A game record to draw on the graph (its raises and "
+                 "each student's path); FILE#N or FILE#GAME_ID picks one from a JSONL.",
+                 metavar="RECORD"),),
+    render=_render, kinds=("svg", "png"), default_kind="svg", argument="GRAPH")
+
+
+# -- crosscheck ------------------------------------------------------------------------------
+
+def _values(x: Any) -> list[str]:
+    """A repeatable option's values (the API may give one string)."""
+    return [x] if isinstance(x, str) else list(x or ())
+
+
+def _crosscheck_prepare(p: Params) -> None:
+    """The bots, checked before any work (an unknown name or a missing file: exit 2)."""
+    p["student_bots"] = list(dict.fromkeys(bot_list(_values(p.students) or DEFAULT_STUDENTS,
+                                                    "student")))
+    p["criminal_bots"] = list(dict.fromkeys(bot_list(_values(p.criminals) or
+                                                     DEFAULT_CRIMINALS, "criminal")))
+
+
+def _crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
+    """A tournament on the graphs (or seeded contest graphs), judged against the bounds;
+    its summary is the JSONL's last line and the ``--json`` record."""
+    from puzzleproof.verify.deathrun_judge import SUMMARY_TYPE, judge
+
+    studs, crims = p.student_bots, p.criminal_bots
+    graphs, names, evidence = graphs_for_run(loaded, crims, studs, p.count, p.seed, 6)
+    target = str(env.target) if env.target is not None else None
+    try:
+        report = play_tournament(crims, studs, graphs, p, env.executor, env.target, env.resume,
+                                 env.progress)
+    except KeyboardInterrupt:
+        return Outcome(False, {"type": SUMMARY_TYPE, "schema_version": 1, "interrupted": True},
+                       Page().note(views.interrupted_note(target)), code=130)
+    summary = judge(report.records, graphs, names, evidence, p.seed)
+    if target:
+        with open(target, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(summary) + "\n")
+    page = Page()
+    resumed = views.resumed_note(report, target)
+    if resumed and not (env.quiet or p.as_json):
+        page.note(resumed)
+    page.extend(views.crosscheck_page(summary, report, target))
+    return Outcome(summary["ok"], summary, page)
+
+
+CROSSCHECK = CrosscheckSpec(
+    help=views.CROSSCHECK_HELP,
+    options=(STUDENT_POOL.but(metavar="BOT,...", help="Student bots to judge, comma-separated "
+                              "or repeated (default: robust, greedy, cautious, random). "
+                              + views.BOTS_HELP),
+             CRIMINAL_POOL.but(metavar="BOT,...", help="Criminal bots to judge and to judge "
+                               "the students against (default: toll, gap-toll, crowd: the "
+                               "strongest built-in criminals)."),
+             COUNT.but(default=None, show_default=False, help="About how many games in all "
+                       "(rounded to whole passes of the seating over the graphs)."),
+             SEED.but(help="Seed of the games, and of the graphs when none are given."),
+             OUTPUT.but(help="JSONL file that receives each game's record as it finishes, then "
+                             "the cross-check summary (the evidence of every finding). An "
+                             "existing file is refused unless --resume (continue that run) or "
+                             "--force (start again)."),
+             *BOT_LIMITS),
+    run=_crosscheck, prepare=_crosscheck_prepare, inputs_optional=True)
+
+
+# -- generate --------------------------------------------------------------------------------
+
+def _gen_prepare(p: Params) -> None:
+    crims = bot_list([p.criminals], "criminal")
+    if len(crims) == 1:
+        crims = crims * 2
+    if len(crims) != 2 or any(".py" in c for c in crims):
+        raise UsageError("--criminals: expected two built-in criminal bots")
+    p["criminal_pair"] = tuple(crims)
+    p["candidate_count"] = p.candidates or 10 * p.count
+    if p.candidate_count < p.count:
+        raise UsageError(f"--candidates {p.candidate_count} cannot give {p.count} graphs")
+
+
+def _generate(p: Params, executor: Any, on_attempt: Any):
+    """The widest-gap graphs of the candidates, each with its evidence."""
+    from puzzleproof.formats import deathrun as dfmt
+    from puzzleproof.generate.deathrun import generate
+
+    made = generate(p.count, p.seed, candidates=p.candidate_count, criminals=p.criminal_pair,
+                    jobs=executor, progress=lambda done, total: on_attempt(done, 0))
+    command = (f"puzzleproof generate deathrun -n {p.count} --seed {p.seed}"
+               + (f" --candidates {p.candidates}" if p.candidates else "")
+               + (f" --criminals {p.criminals}" if p.criminals != "toll,toll" else ""))
+    short_of = []
+    for g, ev in made:
+        ev = {"type": "deathrun-gap", "student": "greedy", "students": 8, **ev,
+              "seed": p.seed, "candidates": p.candidate_count, "command": command}
+        name = f"gap-s{p.seed}-{ev['graph_seed'].rsplit(':', 1)[-1]}"
+        text = dfmt.write_graph(g, ev)
+        if ev["gap"] <= 0:
+            short_of.append(name)
+        yield Generated(name, ev, line=text.rstrip("\n"), files={f"{name}.json": text},
+                        note=views.gap_note("{path}" if p.output else name, ev))
+    if short_of:
+        yield views.no_gap_note(short_of)
+
+
+GENERATE = GenerateSpec(
+    help=views.GENERATE_HELP,
+    options=(COUNT.but(help="How many graphs to keep."),
+             SEED.but(help="Seed: candidate i is the contest generator's graph 'SEED:i'."),
+             Opt("candidates", ("--candidates",), "Candidate graphs to measure (default: 10 x "
+                 "count).", kind="int", range=(1, None)),
+             Opt("criminals", ("--criminals",), "The criminal pair the greedy field plays "
+                 "against.", default="toll,toll", show_default=True, metavar="BOT,BOT"),
+             *WHERE),
+    generate=_generate, prepare=_gen_prepare,
+    layout=lambda p: "folder" if p.output or p.count > 1 else "lines", what="kept",
+    shortfall="raise --candidates",
+    output_help="Folder for NAME.json (the graph with its evidence). Without it, one graph "
+                "(-n 1) is printed on stdout.")
+
+
+def _write_graph(g: Any) -> str:
+    from puzzleproof.formats.deathrun import write_graph
+
+    return write_graph(g)
+
 
 PLUGIN = Plugin(
     name="deathrun", title="Death Run", aliases=("death-run", "cmimc"),
@@ -15,26 +383,21 @@ PLUGIN = Plugin(
             "criminals, bots judged in tournaments",
     suffixes=(".json",),
     reader="puzzleproof.formats.deathrun:read_instances",
-    methods=(Method("robust", "exact", "worst-case dynamic program over (vertex, budget "
-                                        "left): a certified bound on a student's cost, and "
-                                        "the student bot that keeps it"),
-             Method("toll-round", "exact", "single-round toll optimum (enumeration, checked "
-                                            "by a MIP): what one raise could earn"),
-             Method("fh-lp", "exact", "Fulkerson-Harding LP: how far a budget can lengthen a "
-                                       "shortest path"),
-             Method("greedy", "heuristic", "student on the current shortest path"),
-             Method("cautious", "heuristic", "student avoiding trap vertices ahead"),
-             Method("random", "heuristic", "a random student or criminal"),
-             Method("toll", "heuristic", "criminal playing the single-round toll optimum with a "
-                                       "budget plan"),
-             Method("gap-toll", "heuristic", "criminal raising the crowded link just below the "
-                                           "students' detour"),
-             Method("crowd", "heuristic", "criminal spending on the crowded link students cannot "
-                                        "avoid")),
-    default_methods=("robust", "greedy", "cautious", "random", "toll", "gap-toll", "crowd"),
+    methods=METHODS,
+    default_methods=(*DEFAULT_STUDENTS, *DEFAULT_CRIMINALS),
+    solve=SOLVE, check=CheckSpec(help=views.CHECK_HELP, options=(), check=_check,
+                                 arguments="[GRAPH] RECORD", nargs=(1, 2)),
+    render=RENDER, crosscheck=CROSSCHECK, generate=GENERATE,
     report=ReportSpec(runs={"deathrun-game": ("Death Run games", views.game_sections)}),
     commands="puzzleproof.cli.deathrun:GROUPS", rank=40, noun="graph",
     written={"deathrun-game": "a Death Run game record",
              "deathrun-crosscheck": "a Death Run cross-check summary",
              "deathrun-tournament": "a Death Run tournament summary"},
+    limits=views.LIMITS,
+    samples={"instances": ["instances/deathrun/graphs/gap-s1-1.json"],
+             "check": [[None, "tests/fuzz_seeds/deathrun-gap-s1-1.record.json"]],
+             "written": ["tests/fuzz_seeds/deathrun-gap-s1-1.record.json"],
+             "hardest": "instances/deathrun/graphs/gap-s1-1.json"},
+    instance_type="puzzleproof.models.deathrun:Graph",
+    write_instance=_write_graph,
 )

@@ -28,7 +28,7 @@ SHARED = (OUTPUT.but(help="JSONL file that receives one record per instance and 
 def build(plugin: Any) -> click.Command:
     spec = plugin.crosscheck
     rows = rows_for(SHARED, spec.options, plugin.reader_options)
-    inputs = click.argument("inputs", nargs=-1, required=True)
+    inputs = click.argument("inputs", nargs=-1, required=not spec.inputs_optional)
     return make_command(plugin.name, spec.help, [inputs], rows,
                         lambda p, ctx: run(plugin, p, ctx))
 
@@ -61,14 +61,13 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
     if spec.prepare is not None:
         spec.prepare(p)
     target = prepare_output(p)
-    g = inputs_of(ctx).gather(p.inputs, plugin, reader_options(plugin, p),
-                              strict=not mixed(ctx))
+    g = _gather(plugin, p, ctx)
     skipped = g.skipped_text()
     if skipped and not mixed(ctx):  # a mixed run says them once, for every puzzle
         say(skipped)
     for _, exc in g.errors:
         say(f"puzzleproof: error: {exc}")
-    if not g.loaded:
+    if not g.loaded and (p.inputs or not spec.inputs_optional):
         raise Exit(2)  # nothing could be read: no table, and no empty -o file left behind
     with progress_bar(p.quiet or p.as_json) as progress:
         bar = progress.add_task("cross-checking", total=None)
@@ -87,6 +86,16 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
         show(outcome.page)
     code = outcome.exit_code
     raise Exit(130 if code == 130 else max(code, 2 if g.errors else 0))
+
+
+def _gather(plugin: Any, p: Params, ctx: click.Context) -> Any:
+    """The instances of the inputs (none when they may be left out and are)."""
+    from puzzleproof.puzzles.inputs import Gathered
+
+    if not p.inputs and plugin.crosscheck.inputs_optional:
+        return Gathered()
+    return inputs_of(ctx).gather(p.inputs, plugin, reader_options(plugin, p),
+                                 strict=not mixed(ctx))
 
 
 def _notes_only(page: Any) -> Any:
