@@ -25,9 +25,22 @@ from puzzleproof.models.hashi import (BridgeLine, Puzzle, check_solution, counts
                                       impossibility_reasons)
 from puzzleproof.result import Result, Status, limit_name, which_limit
 
-__all__ = ["HashiBackend", "upper_bounds", "separate", "blocking_clause", "solve_with", "MODES"]
+__all__ = ["HashiBackend", "upper_bounds", "separate", "blocking_clause", "solve_with", "MODES",
+           "OutOfTime", "check_clock"]
 
 MODES = ("solve", "unique", "all")
+
+
+class OutOfTime(Exception):
+    """The deadline passed while a back end was being built: the answer is UNKNOWN."""
+
+
+def check_clock(deadline: Deadline | None, step: int, every: int = 256) -> None:
+    """Raise :class:`OutOfTime` when ``deadline`` has passed; a model builder calls it at
+    each step (the clock is read every ``every`` steps), so that building the model of a
+    large puzzle is bounded by the same deadline as the search."""
+    if deadline is not None and step % every == 0 and deadline.expired():
+        raise OutOfTime
 
 
 class HashiBackend(Protocol):
@@ -49,11 +62,13 @@ class HashiBackend(Protocol):
     def stats(self) -> dict: ...
 
 
-def upper_bounds(puzzle: Puzzle) -> list[int]:
-    """Most bridges each candidate can carry in any solution (see the module docstring)."""
+def upper_bounds(puzzle: Puzzle, deadline: Deadline | None = None) -> list[int]:
+    """Most bridges each candidate can carry in any solution (see the module docstring);
+    building past ``deadline`` raises :class:`OutOfTime`."""
     many = len(puzzle.islands) > 2
     out = []
-    for br in puzzle.candidates:
+    for e, br in enumerate(puzzle.candidates):
+        check_clock(deadline, e)
         ca, cb = puzzle.islands[br.a].clue, puzzle.islands[br.b].clue
         ub = puzzle.max_bridges
         for c in (ca, cb):
@@ -174,7 +189,14 @@ class _Run:
             return Result("hashi", Status.INFEASIBLE, None, {"reasons": reasons},
                           solver="rules", params=self.params, seed=self.seed,
                           wall_time=time.monotonic() - self.start, instance=self.puzzle.name)
-        backend = make_backend(self.puzzle)
+        try:
+            backend = make_backend(self.puzzle)
+        except OutOfTime:
+            return Result("hashi", Status.UNKNOWN, None,
+                          {"note": f"{self.limit_words()} ran out while the model was built",
+                           "limit": self.limit_label()},
+                          params=self.params, seed=self.seed,
+                          wall_time=time.monotonic() - self.start, instance=self.puzzle.name)
         self.collect(backend)
         status, certificate = self.verdict(backend.name)
         check = {"ok": not self.violations, "violations": self.violations,

@@ -34,7 +34,7 @@ import ortools
 from ortools.sat.python import cp_model, cp_model_helper
 
 from puzzleproof.encoders.cuts import LIMIT, SAT, UNSAT
-from puzzleproof.encoders.hashi_common import blocking_clause, solve_with, upper_bounds
+from puzzleproof.encoders.hashi_common import blocking_clause, check_clock, solve_with, upper_bounds
 from puzzleproof.limits import Deadline
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result
@@ -68,6 +68,7 @@ class CpSatHashi:
         repair_conflicts: conflicts a later round spends following the previous proposal
             (CP-SAT's ``hint_conflict_limit``); 0 gives no hint at all.
         tuning: CP-SAT parameters to set over :attr:`TUNING` (for measurements).
+        deadline: the task's clock; building past it raises :class:`OutOfTime`.
     """
 
     name = "cpsat"
@@ -87,7 +88,8 @@ class CpSatHashi:
 
     def __init__(self, puzzle: Puzzle, workers: int = 1, seed: int = 0,
                  deterministic_limit: float | None = None, guided: bool = True,
-                 repair_conflicts: int | None = None, tuning: dict | None = None) -> None:
+                 repair_conflicts: int | None = None, tuning: dict | None = None,
+                 deadline: Deadline | None = None) -> None:
         self.puzzle = puzzle
         self.workers = check_workers(workers)
         self.seed = seed
@@ -96,8 +98,8 @@ class CpSatHashi:
         self.repair = self.REPAIR_CONFLICTS if repair_conflicts is None else repair_conflicts
         self.tuning = {**self.TUNING, **(tuning or {})}
         self.model = cp_model.CpModel()
-        self.levels = self._add_bridges()
-        self._add_rules()
+        self.levels = self._add_bridges(deadline)
+        self._add_rules(deadline)
         self._index = [[lit.index for lit in lv] for lv in self.levels]
         self._flat = [i for idx in self._index for i in idx]
         self._infeasible = False
@@ -109,20 +111,22 @@ class CpSatHashi:
         self._stats = {"solves": 0, "conflicts": 0, "branches": 0, "deterministic_time": 0.0,
                        "solver_seconds": 0.0, "guided_solves": 0, "guided_misses": 0}
 
-    def _add_bridges(self) -> list[list[cp_model.IntVar]]:
+    def _add_bridges(self, deadline: Deadline | None) -> list[list[cp_model.IntVar]]:
         """``levels[e][k]``: "at least k+1 bridges on candidate e", ordered."""
         levels = []
-        for e, u in enumerate(upper_bounds(self.puzzle)):
+        for e, u in enumerate(upper_bounds(self.puzzle, deadline)):
+            check_clock(deadline, e)
             lits = [self.model.new_bool_var(f"b{e}_{k}") for k in range(1, u + 1)]
             for lo, hi in zip(lits, lits[1:]):
                 self.model.add_implication(hi, lo)
             levels.append(lits)
         return levels
 
-    def _add_rules(self) -> None:
+    def _add_rules(self, deadline: Deadline | None) -> None:
         """Clues (a clueless island needs one bridge) and crossings."""
         p = self.puzzle
         for i, isl in enumerate(p.islands):
+            check_clock(deadline, i)
             lits = [lit for e in p.incident[i] for lit in self.levels[e]]
             if isl.clue is not None:
                 self.model.add(sum(lits) == isl.clue)
@@ -243,6 +247,7 @@ def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
     and ``deadline``. Raises ValueError for a worker count outside 1 to :data:`MAX_WORKERS`.
     """
     check_workers(workers)
+    clock = deadline if deadline is not None else Deadline(time_limit)
     params = {"workers": workers, "deterministic_limit": deterministic_limit,
               "guided": guided}
     if repair_conflicts is not None:
@@ -251,6 +256,6 @@ def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
         params["tuning"] = dict(tuning)
     return solve_with(
         puzzle, lambda p: CpSatHashi(p, workers, seed, deterministic_limit, guided,
-                                     repair_conflicts, tuning),
-        mode=mode, max_solutions=max_solutions, time_limit=time_limit, deadline=deadline,
+                                     repair_conflicts, tuning, clock),
+        mode=mode, max_solutions=max_solutions, deadline=clock,
         params=params, seed=seed, on_round=on_round)

@@ -30,7 +30,8 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from puzzleproof.encoders.cuts import LIMIT, SAT, UNSAT
-from puzzleproof.encoders.hashi_common import blocking_clause, separate, solve_with, upper_bounds
+from puzzleproof.encoders.hashi_common import (OutOfTime, blocking_clause, check_clock, separate,
+                                               solve_with, upper_bounds)
 from puzzleproof.limits import Deadline
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result
@@ -49,6 +50,7 @@ class SatHashi:
         conflict_budget: total conflicts allowed over all solves (None: no budget).
         chunk_conflicts: most conflicts per ``solve_limited`` call between clock checks.
         propagator: add connectivity cuts from inside the search (CaDiCaL 1.9.5 only).
+        deadline: the task's clock; building past it raises :class:`OutOfTime`.
     """
 
     name = "sat"
@@ -60,38 +62,31 @@ class SatHashi:
     FIRST_CHUNK = 1000
     MIN_CHUNK = 100
     CHUNK_SECONDS = 0.05
+    #: Clauses handed to the solver per call while it is loaded (the clock is read between).
+    LOAD_CHUNK = 20000
 
     def __init__(self, puzzle: Puzzle, solver_name: str = DEFAULT_SAT_SOLVER,
                  conflict_budget: int | None = None, chunk_conflicts: int = 20000,
-                 propagator: bool = False) -> None:
+                 propagator: bool = False, deadline: Deadline | None = None) -> None:
         self.puzzle = puzzle
         self.solver_name = solver_name
         self.conflict_budget = conflict_budget
         self.chunk = chunk_conflicts
         self.pool = IDPool()
-        ub = upper_bounds(puzzle)
-        self.levels = [[self.pool.id(("b", e, k)) for k in range(1, u + 1)]
-                       for e, u in enumerate(ub)]
-        clauses: list[list[int]] = []
-        for lv in self.levels:
-            clauses.extend([-hi, lo] for lo, hi in zip(lv, lv[1:]))
-        for i, isl in enumerate(puzzle.islands):
-            lits = [lit for e in puzzle.incident[i] for lit in self.levels[e]]
-            if isl.clue is not None:
-                if isl.clue > len(lits):
-                    clauses.append([])
-                    continue
-                enc = CardEnc.equals(lits=lits, bound=isl.clue, vpool=self.pool,
-                                     encoding=EncType.seqcounter if len(lits) > 1
-                                     else EncType.pairwise)
-                clauses.extend(enc.clauses)
-            elif len(puzzle.islands) > 1:
-                clauses.append([lv[0] for e in puzzle.incident[i] if (lv := self.levels[e])])
-        for h, v in puzzle.crossings:
-            if self.levels[h] and self.levels[v]:
-                clauses.append([-self.levels[h][0], -self.levels[v][0]])
+        self.levels = []
+        for e, u in enumerate(upper_bounds(puzzle, deadline)):
+            check_clock(deadline, e)
+            self.levels.append([self.pool.id(("b", e, k)) for k in range(1, u + 1)])
+        clauses = self._clauses(deadline)
         self._infeasible = any(not c for c in clauses)
-        self.solver = Solver(name=solver_name, bootstrap_with=[c for c in clauses if c])
+        self.solver = Solver(name=solver_name)
+        try:
+            for k in range(0, len(clauses), self.LOAD_CHUNK):  # bounded by the deadline too
+                check_clock(deadline, k // self.LOAD_CHUNK, every=1)
+                self.solver.append_formula([c for c in clauses[k:k + self.LOAD_CHUNK] if c])
+        except OutOfTime:
+            self.solver.delete()
+            raise
         self._stats = {"solves": 0, "conflicts": 0, "decisions": 0, "propagations": 0,
                        "variables": self.pool.top, "clauses": len(clauses),
                        "sat_solver": solver_name}
@@ -106,6 +101,30 @@ class SatHashi:
             for lv in self.levels:
                 if lv:
                     self.solver.observe(lv[0])
+
+    def _clauses(self, deadline: Deadline | None) -> list[list[int]]:
+        """The order, clue and crossing clauses (an empty clause: a clue that cannot fit)."""
+        puzzle = self.puzzle
+        clauses: list[list[int]] = []
+        for lv in self.levels:
+            clauses.extend([-hi, lo] for lo, hi in zip(lv, lv[1:]))
+        for i, isl in enumerate(puzzle.islands):
+            check_clock(deadline, i)
+            lits = [lit for e in puzzle.incident[i] for lit in self.levels[e]]
+            if isl.clue is not None:
+                if isl.clue > len(lits):
+                    clauses.append([])
+                    continue
+                enc = CardEnc.equals(lits=lits, bound=isl.clue, vpool=self.pool,
+                                     encoding=EncType.seqcounter if len(lits) > 1
+                                     else EncType.pairwise)
+                clauses.extend(enc.clauses)
+            elif len(puzzle.islands) > 1:
+                clauses.append([lv[0] for e in puzzle.incident[i] if (lv := self.levels[e])])
+        for h, v in puzzle.crossings:
+            if self.levels[h] and self.levels[v]:
+                clauses.append([-self.levels[h][0], -self.levels[v][0]])
+        return clauses
 
     def add_cuts(self, cuts: Sequence[tuple[int, ...]]) -> None:
         for cut in cuts:
@@ -234,15 +253,17 @@ def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
           propagator: bool = False, seed: int | None = None, on_round=None) -> Result:
     """Solve ``puzzle`` exactly with python-sat; see :func:`hashi_common.solve_with`
     (``deadline``, when given, is the task's clock and replaces ``time_limit``)."""
+    clock = deadline if deadline is not None else Deadline(time_limit)
     made: list[SatHashi] = []
 
     def make(p: Puzzle) -> SatHashi:
-        made.append(SatHashi(p, solver_name, conflict_budget, propagator=propagator))
+        made.append(SatHashi(p, solver_name, conflict_budget, propagator=propagator,
+                             deadline=clock))
         return made[-1]
 
     try:
         return solve_with(puzzle, make, mode=mode, max_solutions=max_solutions,
-                          time_limit=time_limit, deadline=deadline,
+                          deadline=clock,
                           params={"sat_solver": solver_name, "conflict_budget": conflict_budget,
                                   "propagator": propagator},
                           seed=seed, on_round=on_round)
