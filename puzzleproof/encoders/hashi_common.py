@@ -139,8 +139,8 @@ def plural_rounds(n: int) -> str:
 def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *,
                mode: str = "solve", max_solutions: int = 2, time_limit: float | None = None,
                deadline: Deadline | None = None, params: dict | None = None,
-               seed: int | None = None,
-               on_round: Callable[[int, int], None] | None = None) -> Result:
+               seed: int | None = None, on_round: Callable[[int, int], None] | None = None,
+               solver: tuple[str, str] = ("", "")) -> Result:
     """Answer ``mode`` for ``puzzle`` with a back end; every solution is rule-checked.
 
     - ``solve``: SOLVED with a solution, INFEASIBLE, or UNKNOWN.
@@ -153,11 +153,13 @@ def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *
     made from ``time_limit`` now. The cut loop, the blocking re-solves of ``unique`` and
     ``all`` and the rule check of each solution (done as it is found) all run against it, so
     that an enumeration cut short by the limit is UNKNOWN with what it found and checked.
+    ``solver`` (name, version) names the back end in an answer given before it is built.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     clock = deadline if deadline is not None else Deadline(time_limit)
-    return _Run(puzzle, mode, max_solutions, clock, params, seed, on_round).result(make_backend)
+    run = _Run(puzzle, mode, max_solutions, clock, params, seed, on_round)
+    return run.result(make_backend, solver)
 
 
 class _Run:
@@ -183,7 +185,8 @@ class _Run:
         self.violations: list[dict] = []
         self.limit_hit = False
 
-    def result(self, make_backend: Callable[[Puzzle], HashiBackend]) -> Result:
+    def result(self, make_backend: Callable[[Puzzle], HashiBackend],
+               solver: tuple[str, str]) -> Result:
         reasons = impossibility_reasons(self.puzzle)
         if reasons:
             return Result("hashi", Status.INFEASIBLE, None, {"reasons": reasons},
@@ -195,7 +198,8 @@ class _Run:
             return Result("hashi", Status.UNKNOWN, None,
                           {"note": f"{self.limit_words()} ran out while the model was built",
                            "limit": self.limit_label()},
-                          params=self.params, seed=self.seed,
+                          solver=solver[0], solver_version=solver[1], params=self.params,
+                          seed=self.seed,
                           wall_time=time.monotonic() - self.start, instance=self.puzzle.name)
         self.collect(backend)
         status, certificate = self.verdict(backend.name)

@@ -258,4 +258,5 @@ def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
         puzzle, lambda p: CpSatHashi(p, workers, seed, deterministic_limit, guided,
                                      repair_conflicts, tuning, clock),
         mode=mode, max_solutions=max_solutions, deadline=clock,
-        params=params, seed=seed, on_round=on_round)
+        params=params, seed=seed, on_round=on_round,
+        solver=(CpSatHashi.name, CpSatHashi.version))

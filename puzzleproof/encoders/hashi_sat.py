@@ -266,7 +266,8 @@ def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
                           deadline=clock,
                           params={"sat_solver": solver_name, "conflict_budget": conflict_budget,
                                   "propagator": propagator},
-                          seed=seed, on_round=on_round)
+                          seed=seed, on_round=on_round,
+                          solver=(SatHashi.name, SatHashi.version))
     finally:
         for m in made:
             m.close()
