@@ -42,7 +42,8 @@ from puzzleproof.result import Result
 
 __all__ = ["CpSatHashi", "solve", "MAX_WORKERS"]
 
-#: Most CP-SAT workers accepted (CP-SAT itself takes any count, and then fails to build).
+#: Most CP-SAT workers accepted. CP-SAT itself takes up to 10000 (one thread each, on any
+#: machine) and answers MODEL_INVALID above; a solver of one puzzle needs no more than this.
 MAX_WORKERS = 64
 
 _PARAMS = cp_model_helper.SatParameters
