@@ -84,6 +84,21 @@ class TestChecker:
         q = Puzzle.from_rows(["1.2.1"])
         assert check_solution(q, [(0, 0, 4, 0, 1)])[0].kind == "through-island"
 
+    def test_every_rule_in_its_documented_order(self):
+        """Each line's own faults in line order, then too many, crossings, clues (row by
+        row) and disconnection, each naming its line or island."""
+        p = Puzzle.from_rows(["2.3.1", "3...1", "..2.."])
+        lines = [(0, 1, 0, 0, 1), (0, 0, 4, 0, 1), (9, 9, 0, 0, 1), (2, 0, 2, 2, 2),
+                 (0, 1, 4, 1, 1), (0, 0, 0, 1, 2), (1, 1, 1, 1, 1)]
+        got = [(v.kind, v.line, v.island) for v in check_solution(p, lines)]
+        assert got == [("through-island", 1, None), ("not-island", 2, None),
+                       ("not-straight", 2, None), ("not-island", 6, None),
+                       ("not-island", 6, None), ("same-island", 6, None),
+                       ("too-many", 0, None), ("crossing", 3, None),
+                       ("clue", None, (0, 0)), ("clue", None, (2, 0)), ("clue", None, (4, 0)),
+                       ("clue", None, (0, 1)), ("disconnected", None, None)]
+        assert "3 separate groups" in check_solution(p, lines)[-1].message
+
 
 class TestImpossibility:
     def test_reasons_name_the_island(self):

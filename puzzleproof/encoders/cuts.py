@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Generic, Protocol, Sequence, TypeVar
 
+from puzzleproof.limits import Deadline
+
 __all__ = ["Master", "LoopOutcome", "lazy_cut_loop", "SAT", "UNSAT", "LIMIT"]
 
 SAT, UNSAT, LIMIT = "sat", "unsat", "limit"
@@ -23,8 +25,9 @@ C = TypeVar("C")
 class Master(Protocol[A, C]):
     """What the loop needs of a master problem."""
 
-    def solve(self, deadline: float | None) -> tuple[str, A | None]:
-        """Return ``(SAT, assignment)``, ``(UNSAT, None)`` or ``(LIMIT, None)``."""
+    def solve(self, deadline: Deadline) -> tuple[str, A | None]:
+        """Return ``(SAT, assignment)``, ``(UNSAT, None)`` or ``(LIMIT, None)`` (the deadline
+        passed before a verdict)."""
 
     def add_cuts(self, cuts: Sequence[C]) -> None:
         """Add constraints that every acceptable assignment satisfies."""
@@ -40,17 +43,18 @@ class LoopOutcome(Generic[A]):
 
 
 def lazy_cut_loop(master: Master[A, C], separate: Callable[[A], Sequence[C]],
-                  deadline: float | None = None,
+                  deadline: Deadline | None = None,
                   on_round: Callable[[int, int], None] | None = None) -> LoopOutcome[A]:
-    """Run the master/separation loop to a verdict or to the deadline (``time.monotonic()``).
+    """Run the master/separation loop to a verdict or to ``deadline`` (None: no limit).
 
     ``separate(assignment)`` returns the violated cuts (empty: the assignment is acceptable).
     ``on_round(rounds, cuts)`` is called after each master solve, for progress reports.
     """
     start = time.monotonic()
+    deadline = deadline if deadline is not None else Deadline(None)
     rounds = cuts = 0
     while True:
-        if deadline is not None and time.monotonic() >= deadline:
+        if deadline.expired():
             return LoopOutcome(LIMIT, None, rounds, cuts, time.monotonic() - start)
         status, assignment = master.solve(deadline)
         rounds += 1

@@ -20,12 +20,27 @@ import time
 from typing import Any, Callable, Protocol, Sequence
 
 from puzzleproof.encoders.cuts import LIMIT, SAT, UNSAT, lazy_cut_loop
-from puzzleproof.models.hashi import Puzzle, check_solution, counts_to_lines, impossibility_reasons
+from puzzleproof.limits import Deadline
+from puzzleproof.models.hashi import (BridgeLine, Puzzle, check_solution, counts_to_lines,
+                                      impossibility_reasons)
 from puzzleproof.result import Result, Status, limit_name, which_limit
 
-__all__ = ["HashiBackend", "upper_bounds", "separate", "blocking_clause", "solve_with", "MODES"]
+__all__ = ["HashiBackend", "upper_bounds", "separate", "blocking_clause", "solve_with", "MODES",
+           "OutOfTime", "check_clock"]
 
 MODES = ("solve", "unique", "all")
+
+
+class OutOfTime(Exception):
+    """The deadline passed while a back end was being built: the answer is UNKNOWN."""
+
+
+def check_clock(deadline: Deadline | None, step: int, every: int = 256) -> None:
+    """Raise :class:`OutOfTime` when ``deadline`` has passed; a model builder calls it at
+    each step (the clock is read every ``every`` steps), so that building the model of a
+    large puzzle is bounded by the same deadline as the search."""
+    if deadline is not None and step % every == 0 and deadline.expired():
+        raise OutOfTime
 
 
 class HashiBackend(Protocol):
@@ -34,7 +49,9 @@ class HashiBackend(Protocol):
     name: str
     version: str
 
-    def solve(self, deadline: float | None) -> tuple[str, list[int] | None]: ...
+    def solve(self, deadline: Deadline) -> tuple[str, list[int] | None]:
+        """Solve the master within ``deadline``: ``(SAT, counts)``, ``(UNSAT, None)`` or
+        ``(LIMIT, None)``."""
 
     def add_cuts(self, cuts: Sequence[tuple[int, ...]]) -> None:
         """Each cut is a tuple of candidate indices of which at least one must be used."""
@@ -45,11 +62,13 @@ class HashiBackend(Protocol):
     def stats(self) -> dict: ...
 
 
-def upper_bounds(puzzle: Puzzle) -> list[int]:
-    """Most bridges each candidate can carry in any solution (see the module docstring)."""
+def upper_bounds(puzzle: Puzzle, deadline: Deadline | None = None) -> list[int]:
+    """Most bridges each candidate can carry in any solution (see the module docstring);
+    building past ``deadline`` raises :class:`OutOfTime`."""
     many = len(puzzle.islands) > 2
     out = []
-    for br in puzzle.candidates:
+    for e, br in enumerate(puzzle.candidates):
+        check_clock(deadline, e)
         ca, cb = puzzle.islands[br.a].clue, puzzle.islands[br.b].clue
         ub = puzzle.max_bridges
         for c in (ca, cb):
@@ -119,8 +138,9 @@ def plural_rounds(n: int) -> str:
 
 def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *,
                mode: str = "solve", max_solutions: int = 2, time_limit: float | None = None,
-               params: dict | None = None, seed: int | None = None,
-               on_round: Callable[[int, int], None] | None = None) -> Result:
+               deadline: Deadline | None = None, params: dict | None = None,
+               seed: int | None = None, on_round: Callable[[int, int], None] | None = None,
+               solver: tuple[str, str] = ("", "")) -> Result:
     """Answer ``mode`` for ``puzzle`` with a back end; every solution is rule-checked.
 
     - ``solve``: SOLVED with a solution, INFEASIBLE, or UNKNOWN.
@@ -128,90 +148,143 @@ def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *
       solution, if one was found before the limit).
     - ``all``: enumerate up to ``max_solutions``; UNIQUE or MULTIPLE with all found solutions
       in the certificate, and whether the enumeration is complete.
+
+    One clock bounds it all: ``deadline`` when given (a task's :class:`Deadline`), else one
+    made from ``time_limit`` now. The cut loop, the blocking re-solves of ``unique`` and
+    ``all`` and the rule check of each solution (done as it is found) all run against it, so
+    that an enumeration cut short by the limit is UNKNOWN with what it found and checked.
+    ``solver`` (name, version) names the back end in an answer given before it is built.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
-    start = time.monotonic()
-    deadline = start + time_limit if time_limit is not None else None
-    params = dict(params or {})
-    params.update({"mode": mode, "time_limit": time_limit})
-    if mode == "all":
-        params["max_solutions"] = max_solutions
+    clock = deadline if deadline is not None else Deadline(time_limit)
+    run = _Run(puzzle, mode, max_solutions, clock, params, seed, on_round)
+    return run.result(make_backend, solver)
 
-    reasons = impossibility_reasons(puzzle)
-    if reasons:
-        return Result("hashi", Status.INFEASIBLE, None, {"reasons": reasons},
-                      solver="rules", params=params, seed=seed,
-                      wall_time=time.monotonic() - start, instance=puzzle.name)
 
-    backend = make_backend(puzzle)
-    rounds = cuts = 0
-    solutions: list[list[int]] = []
-    limit_hit = False
-    want = {"solve": 1, "unique": 2, "all": max(1, max_solutions)}[mode]
+class _Run:
+    """One answer to one mode: the steps of :func:`solve_with`, each named."""
 
-    def count_round(r: int, c: int) -> None:
-        if on_round:
-            on_round(rounds + r, cuts + c)
-
-    while len(solutions) < want:
-        out = lazy_cut_loop(backend, lambda cnt: separate(puzzle, cnt), deadline, count_round)
-        rounds += out.rounds
-        cuts += out.cuts
-        if out.status == LIMIT:
-            limit_hit = True
-            break
-        if out.status == UNSAT:
-            break
-        assert out.status == SAT and out.assignment is not None
-        solutions.append(list(out.assignment))
-        if len(solutions) < want:
-            backend.block(out.assignment)
-
-    lines = [counts_to_lines(puzzle, s) for s in solutions]
-    violations = [v.to_dict() for sol in lines for v in check_solution(puzzle, sol)]
-    check = {"ok": not violations, "violations": violations, "checked": len(lines),
-             "by": "puzzleproof.models.hashi.check_solution"} if lines else None
-    stats = {"cut_rounds": rounds, "cuts": cuts, **backend.stats()}
-
-    certificate: dict | None = None
-    if not solutions:
-        status = Status.UNKNOWN if limit_hit else Status.INFEASIBLE
-        if status is Status.INFEASIBLE:
-            certificate = {"proof": f"{backend.name}: no connected solution after {rounds} "
-                                    f"cut rounds and {cuts} cuts"}
-        else:
-            certificate = {"note": f"{which_limit(time_limit, deadline, params)} ran out "
-                                   f"after {plural_rounds(rounds)}", "limit": limit_name(
-                                       deadline, params)}
-    elif mode == "solve":
-        status = Status.SOLVED
-    elif limit_hit:
-        status = Status.UNKNOWN
-        certificate = {"note": f"{len(solutions)} solution(s) found and checked; the "
-                               f"{which_limit(time_limit, deadline, params)} ran out after "
-                               f"{plural_rounds(rounds)} before the "
-                               f"{'uniqueness' if mode == 'unique' else 'enumeration'} "
-                               "question was settled",
-                       "solutions_found": len(solutions),
-                       "limit": limit_name(deadline, params)}
+    def __init__(self, puzzle: Puzzle, mode: str, max_solutions: int, deadline: Deadline,
+                 params: dict | None, seed: int | None,
+                 on_round: Callable[[int, int], None] | None) -> None:
+        self.start = time.monotonic()
+        self.puzzle = puzzle
+        self.mode = mode
+        self.deadline = deadline
+        self.seed = seed
+        self.on_round = on_round
+        self.params = dict(params or {})
+        self.params.update({"mode": mode, "time_limit": deadline.limit})
         if mode == "all":
-            certificate["solutions"] = lines
-    else:
-        complete = len(solutions) < want  # the master ran out of solutions before the cap
-        if len(solutions) >= 2:
+            self.params["max_solutions"] = max_solutions
+        self.want = {"solve": 1, "unique": 2, "all": max(1, max_solutions)}[mode]
+        self.rounds = self.cuts = 0
+        self.solutions: list[list[int]] = []
+        self.lines: list[list[BridgeLine]] = []
+        self.violations: list[dict] = []
+        self.limit_hit = False
+
+    def result(self, make_backend: Callable[[Puzzle], HashiBackend],
+               solver: tuple[str, str]) -> Result:
+        reasons = impossibility_reasons(self.puzzle)
+        if reasons:
+            return Result("hashi", Status.INFEASIBLE, None, {"reasons": reasons},
+                          solver="rules", params=self.params, seed=self.seed,
+                          wall_time=time.monotonic() - self.start, instance=self.puzzle.name)
+        try:
+            backend = make_backend(self.puzzle)
+        except OutOfTime:
+            return Result("hashi", Status.UNKNOWN, None,
+                          {"note": f"{self.limit_words()} ran out while the model was built",
+                           "limit": self.limit_label()},
+                          solver=solver[0], solver_version=solver[1], params=self.params,
+                          seed=self.seed,
+                          wall_time=time.monotonic() - self.start, instance=self.puzzle.name)
+        self.collect(backend)
+        status, certificate = self.verdict(backend.name)
+        check = {"ok": not self.violations, "violations": self.violations,
+                 "checked": len(self.lines),
+                 "by": "puzzleproof.models.hashi.check_solution"} if self.lines else None
+        return Result("hashi", status, self.lines[0] if self.lines else None, certificate,
+                      solver=backend.name, solver_version=backend.version, params=self.params,
+                      seed=self.seed, wall_time=time.monotonic() - self.start,
+                      stats={"cut_rounds": self.rounds, "cuts": self.cuts, **backend.stats()},
+                      check=check, instance=self.puzzle.name)
+
+    def collect(self, backend: HashiBackend) -> None:
+        """Run the cut loop until ``want`` solutions, no more, or the deadline; block each
+        solution found and rule-check it at once (the check runs on the same clock)."""
+        while len(self.solutions) < self.want:
+            out = lazy_cut_loop(backend, lambda cnt: separate(self.puzzle, cnt),
+                                self.deadline, self.count_round)
+            self.rounds += out.rounds
+            self.cuts += out.cuts
+            if out.status == LIMIT:
+                self.limit_hit = True
+                return
+            if out.status == UNSAT:
+                return
+            assert out.status == SAT and out.assignment is not None
+            self.keep(list(out.assignment))
+            if len(self.solutions) < self.want:
+                if self.deadline.expired():
+                    self.limit_hit = True
+                    return
+                backend.block(out.assignment)
+
+    def count_round(self, r: int, c: int) -> None:
+        if self.on_round:
+            self.on_round(self.rounds + r, self.cuts + c)
+
+    def keep(self, counts: list[int]) -> None:
+        lines = counts_to_lines(self.puzzle, counts)
+        self.solutions.append(counts)
+        self.lines.append(lines)
+        self.violations.extend(v.to_dict() for v in check_solution(self.puzzle, lines))
+
+    def verdict(self, name: str) -> tuple[Status, dict | None]:
+        """The status the search earned, and the certificate that says why."""
+        if not self.solutions:
+            if self.limit_hit:
+                return Status.UNKNOWN, {"note": f"{self.limit_words()} ran out after "
+                                                f"{plural_rounds(self.rounds)}",
+                                        "limit": self.limit_label()}
+            return Status.INFEASIBLE, {"proof": f"{name}: no connected solution after "
+                                                f"{self.rounds} cut rounds and {self.cuts} cuts"}
+        if self.mode == "solve":
+            return Status.SOLVED, None
+        if self.limit_hit:
+            return Status.UNKNOWN, self.unsettled()
+        complete = len(self.solutions) < self.want  # the master ran out before the cap
+        if len(self.solutions) >= 2:
             status = Status.MULTIPLE
         else:
             status = Status.UNIQUE if complete else Status.SOLVED
-        if mode == "unique":
-            certificate = ({"second": lines[1]} if status is Status.MULTIPLE else
-                           {"proof": f"{backend.name}: no other connected solution after "
-                                     f"blocking the first ({rounds} cut rounds)"})
-        else:
-            certificate = {"count": len(solutions), "complete": complete, "solutions": lines}
-            if status is Status.UNIQUE:
-                certificate["proof"] = f"{backend.name}: enumeration complete"
-    return Result("hashi", status, lines[0] if lines else None, certificate,
-                  solver=backend.name, solver_version=backend.version, params=params, seed=seed,
-                  wall_time=time.monotonic() - start, stats=stats, check=check,
-                  instance=puzzle.name)
+        if self.mode == "unique":
+            return status, ({"second": self.lines[1]} if status is Status.MULTIPLE else
+                            {"proof": f"{name}: no other connected solution after blocking "
+                                      f"the first ({self.rounds} cut rounds)"})
+        certificate = {"count": len(self.solutions), "complete": complete,
+                       "solutions": self.lines}
+        if status is Status.UNIQUE:
+            certificate["proof"] = f"{name}: enumeration complete"
+        return status, certificate
+
+    def unsettled(self) -> dict:
+        """The certificate of an UNKNOWN that found solutions before the limit."""
+        question = "uniqueness" if self.mode == "unique" else "enumeration"
+        certificate = {"note": f"{len(self.solutions)} solution(s) found and checked; the "
+                               f"{self.limit_words()} ran out after "
+                               f"{plural_rounds(self.rounds)} before the {question} question "
+                               "was settled",
+                       "solutions_found": len(self.solutions), "limit": self.limit_label()}
+        if self.mode == "all":
+            certificate["solutions"] = self.lines
+        return certificate
+
+    def limit_words(self) -> str:
+        return which_limit(self.deadline.limit, self.deadline.at, self.params)
+
+    def limit_label(self) -> str:
+        return limit_name(self.deadline.at, self.params)

@@ -12,9 +12,10 @@ Coelho 400-island set it is no faster than re-solving (the incremental solver ke
 learnt either way, and the callback crosses into Python), so re-solving is the default; the
 benchmark's ``--sat-propagator`` flag repeats the comparison.
 
-Limits: the solver runs in chunks of ``chunk_conflicts`` conflicts (``solve_limited`` with a
-conflict budget) and the clock is checked between chunks, so the limit works for every
-python-sat solver, CaDiCaL included (it ignores ``interrupt``).
+Limits: under a deadline or a conflict budget the solver runs in chunks (``solve_limited`` with
+a conflict budget, sized from the measured conflict rate to last about 0.05 s) and the clock
+is checked between chunks, so the limit works for every python-sat solver, CaDiCaL included
+(it ignores ``interrupt``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from puzzleproof.encoders.cuts import LIMIT, SAT, UNSAT
-from puzzleproof.encoders.hashi_common import blocking_clause, separate, solve_with, upper_bounds
+from puzzleproof.encoders.hashi_common import (OutOfTime, blocking_clause, check_clock, separate,
+                                               solve_with, upper_bounds)
+from puzzleproof.limits import Deadline
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result
 
@@ -45,28 +48,68 @@ class SatHashi:
         puzzle: the puzzle.
         solver_name: a python-sat solver name (``cd19`` CaDiCaL 1.9.5, ``g4`` Glucose 4, ...).
         conflict_budget: total conflicts allowed over all solves (None: no budget).
-        chunk_conflicts: conflicts per ``solve_limited`` call between clock checks.
+        chunk_conflicts: most conflicts per ``solve_limited`` call between clock checks.
         propagator: add connectivity cuts from inside the search (CaDiCaL 1.9.5 only).
+        deadline: the task's clock; building past it raises :class:`OutOfTime`.
     """
 
     name = "sat"
     version = f"python-sat {pysat.__version__}"
 
+    #: Under a deadline, conflicts per ``solve_limited`` call: the first call's, and the
+    #: fewest; later calls get what the measured rate fits in ``CHUNK_SECONDS`` (and in the
+    #: time left), never more than ``chunk_conflicts``.
+    FIRST_CHUNK = 1000
+    MIN_CHUNK = 100
+    CHUNK_SECONDS = 0.05
+    #: Clauses handed to the solver per call while it is loaded (the clock is read between).
+    LOAD_CHUNK = 20000
+
     def __init__(self, puzzle: Puzzle, solver_name: str = DEFAULT_SAT_SOLVER,
                  conflict_budget: int | None = None, chunk_conflicts: int = 20000,
-                 propagator: bool = False) -> None:
+                 propagator: bool = False, deadline: Deadline | None = None) -> None:
         self.puzzle = puzzle
         self.solver_name = solver_name
         self.conflict_budget = conflict_budget
         self.chunk = chunk_conflicts
         self.pool = IDPool()
-        ub = upper_bounds(puzzle)
-        self.levels = [[self.pool.id(("b", e, k)) for k in range(1, u + 1)]
-                       for e, u in enumerate(ub)]
+        self.levels = []
+        for e, u in enumerate(upper_bounds(puzzle, deadline)):
+            check_clock(deadline, e)
+            self.levels.append([self.pool.id(("b", e, k)) for k in range(1, u + 1)])
+        clauses = self._clauses(deadline)
+        self._infeasible = any(not c for c in clauses)
+        self.solver = Solver(name=solver_name)
+        try:
+            for k in range(0, len(clauses), self.LOAD_CHUNK):  # bounded by the deadline too
+                check_clock(deadline, k // self.LOAD_CHUNK, every=1)
+                self.solver.append_formula([c for c in clauses[k:k + self.LOAD_CHUNK] if c])
+        except OutOfTime:
+            self.solver.delete()
+            raise
+        self._stats = {"solves": 0, "conflicts": 0, "decisions": 0, "propagations": 0,
+                       "variables": self.pool.top, "clauses": len(clauses),
+                       "sat_solver": solver_name}
+        self._conflicts_used = 0
+        self._search_seconds = 0.0
+        self.propagator: ConnectivityPropagator | None = None
+        if propagator:
+            if solver_name != "cd19":
+                raise ValueError("the connectivity propagator needs CaDiCaL 1.9.5 ('cd19')")
+            self.propagator = ConnectivityPropagator(puzzle, self.levels)
+            self.solver.connect_propagator(self.propagator)
+            for lv in self.levels:
+                if lv:
+                    self.solver.observe(lv[0])
+
+    def _clauses(self, deadline: Deadline | None) -> list[list[int]]:
+        """The order, clue and crossing clauses (an empty clause: a clue that cannot fit)."""
+        puzzle = self.puzzle
         clauses: list[list[int]] = []
         for lv in self.levels:
             clauses.extend([-hi, lo] for lo, hi in zip(lv, lv[1:]))
         for i, isl in enumerate(puzzle.islands):
+            check_clock(deadline, i)
             lits = [lit for e in puzzle.incident[i] for lit in self.levels[e]]
             if isl.clue is not None:
                 if isl.clue > len(lits):
@@ -81,21 +124,7 @@ class SatHashi:
         for h, v in puzzle.crossings:
             if self.levels[h] and self.levels[v]:
                 clauses.append([-self.levels[h][0], -self.levels[v][0]])
-        self._infeasible = any(not c for c in clauses)
-        self.solver = Solver(name=solver_name, bootstrap_with=[c for c in clauses if c])
-        self._stats = {"solves": 0, "conflicts": 0, "decisions": 0, "propagations": 0,
-                       "variables": self.pool.top, "clauses": len(clauses),
-                       "sat_solver": solver_name}
-        self._conflicts_used = 0
-        self.propagator: ConnectivityPropagator | None = None
-        if propagator:
-            if solver_name != "cd19":
-                raise ValueError("the connectivity propagator needs CaDiCaL 1.9.5 ('cd19')")
-            self.propagator = ConnectivityPropagator(puzzle, self.levels)
-            self.solver.connect_propagator(self.propagator)
-            for lv in self.levels:
-                if lv:
-                    self.solver.observe(lv[0])
+        return clauses
 
     def add_cuts(self, cuts: Sequence[tuple[int, ...]]) -> None:
         for cut in cuts:
@@ -112,34 +141,52 @@ class SatHashi:
         else:
             self.solver.add_clause(lits)
 
-    def solve(self, deadline: float | None) -> tuple[str, list[int] | None]:
+    def solve(self, deadline: Deadline) -> tuple[str, list[int] | None]:
         if self._infeasible:
             return UNSAT, None
         self._stats["solves"] += 1
         while True:
-            budget = self.chunk
-            if self.conflict_budget is not None:
-                budget = min(budget, self.conflict_budget - self._conflicts_used)
-                if budget <= 0:
-                    return LIMIT, None
-            if deadline is None and self.conflict_budget is None:
+            budget = self._chunk_budget(deadline)
+            if budget is not None and budget <= 0:
+                return LIMIT, None
+            began = time.monotonic()
+            if budget is None:
                 res = self.solver.solve()
             else:
                 self.solver.conf_budget(budget)
                 res = self.solver.solve_limited()
-            acc = self.solver.accum_stats() or {}
-            used = acc.get("conflicts", 0)
-            self._conflicts_used = used
-            for k in ("conflicts", "decisions", "propagations"):
-                self._stats[k] = acc.get(k, 0)
+            self._search_seconds += time.monotonic() - began
+            self._count_stats()
             if res is True:
                 model = self.solver.get_model()
                 val = set(lit for lit in model if lit > 0)
                 return SAT, [sum(1 for lit in lv if lit in val) for lv in self.levels]
             if res is False:
                 return UNSAT, None
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline.expired():
                 return LIMIT, None
+
+    def _chunk_budget(self, deadline: Deadline) -> int | None:
+        """Conflicts for the next ``solve_limited`` call (None: solve without a limit; 0 or
+        less: the conflict budget is spent). With a deadline the chunk is sized from the
+        rate measured so far so that one chunk fits in the time left (CaDiCaL ignores
+        ``interrupt``, so the clock is only seen between chunks)."""
+        budget: int | None = None
+        if self.conflict_budget is not None:
+            budget = self.conflict_budget - self._conflicts_used
+        left = deadline.left()
+        if left is not None:
+            rate = self._conflicts_used / self._search_seconds if self._search_seconds else 0
+            fit = int(rate * min(left, self.CHUNK_SECONDS)) if rate else self.FIRST_CHUNK
+            step = max(self.MIN_CHUNK, min(self.chunk, fit))
+            budget = step if budget is None else min(budget, step)
+        return budget
+
+    def _count_stats(self) -> None:
+        acc = self.solver.accum_stats() or {}
+        self._conflicts_used = acc.get("conflicts", 0)
+        for k in ("conflicts", "decisions", "propagations"):
+            self._stats[k] = acc.get(k, 0)
 
     def stats(self) -> dict:
         out = dict(self._stats)
@@ -201,22 +248,26 @@ class ConnectivityPropagator(Propagator):
 
 
 def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
-          time_limit: float | None = None, solver_name: str = DEFAULT_SAT_SOLVER,
-          conflict_budget: int | None = None, propagator: bool = False,
-          seed: int | None = None, on_round=None) -> Result:
-    """Solve ``puzzle`` exactly with python-sat; see :func:`hashi_common.solve_with`."""
+          time_limit: float | None = None, deadline: Deadline | None = None,
+          solver_name: str = DEFAULT_SAT_SOLVER, conflict_budget: int | None = None,
+          propagator: bool = False, seed: int | None = None, on_round=None) -> Result:
+    """Solve ``puzzle`` exactly with python-sat; see :func:`hashi_common.solve_with`
+    (``deadline``, when given, is the task's clock and replaces ``time_limit``)."""
+    clock = deadline if deadline is not None else Deadline(time_limit)
     made: list[SatHashi] = []
 
     def make(p: Puzzle) -> SatHashi:
-        made.append(SatHashi(p, solver_name, conflict_budget, propagator=propagator))
+        made.append(SatHashi(p, solver_name, conflict_budget, propagator=propagator,
+                             deadline=clock))
         return made[-1]
 
     try:
         return solve_with(puzzle, make, mode=mode, max_solutions=max_solutions,
-                          time_limit=time_limit,
+                          deadline=clock,
                           params={"sat_solver": solver_name, "conflict_budget": conflict_budget,
                                   "propagator": propagator},
-                          seed=seed, on_round=on_round)
+                          seed=seed, on_round=on_round,
+                          solver=(SatHashi.name, SatHashi.version))
     finally:
         for m in made:
             m.close()

@@ -242,96 +242,132 @@ def check_solution(puzzle: Puzzle, lines: Sequence[BridgeLine]) -> list[Violatio
     """Check bridge lines against every rule; return every violation found (empty = solved).
 
     Recomputes each bridge's cells from its end points, so it trusts nothing an encoder built.
+    The violations come in this order: each line's own (in line order), pairs joined by too
+    many bridges, crossings (by cell), clues (island by island, row by row), disconnection.
     """
-    islands = {(isl.x, isl.y): isl for isl in puzzle.islands}
-    out: list[Violation] = []
-    pair_total: dict[tuple[tuple[int, int], tuple[int, int]], int] = defaultdict(int)
-    pair_first_line: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
-    # cell -> (orientation, pair, line) of the bridges passing over it
-    over: dict[tuple[int, int], list[tuple[bool, tuple, int]]] = defaultdict(list)
-    for ln, (x1, y1, x2, y2, n) in enumerate(lines):
+    layout = _Layout(puzzle)
+    for ln, line in enumerate(lines):
+        layout.place(ln, line)
+    return (layout.out + layout.too_many() + layout.crossings() + layout.clues()
+            + layout.disconnection())
+
+
+class _Layout:
+    """The bridges of an answer laid on the grid, one line at a time, and the rules that
+    need all of them (the steps of :func:`check_solution`)."""
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        self.puzzle = puzzle
+        self.islands = {(isl.x, isl.y): isl for isl in puzzle.islands}
+        self.out: list[Violation] = []
+        self.pair_total: dict[tuple[tuple[int, int], tuple[int, int]], int] = defaultdict(int)
+        self.pair_first_line: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
+        # cell -> (orientation, pair, line) of the bridges passing over it
+        self.over: dict[tuple[int, int], list[tuple[bool, tuple, int]]] = defaultdict(list)
+
+    def place(self, ln: int, line: BridgeLine) -> None:
+        """Check one line's own geometry; when it is a real bridge, lay it down."""
+        x1, y1, x2, y2, n = line
         p, q = (x1, y1), (x2, y2)
-        bad = False
-        for end in (p, q):
-            if end not in islands:
-                what = ("outside the grid" if not (0 <= end[0] < puzzle.width
-                                                   and 0 <= end[1] < puzzle.height)
-                        else "on water")
-                out.append(Violation("not-island", f"bridge end ({end[0]}, {end[1]}) is {what}, "
-                                     "expected an island", ln))
-                bad = True
-        if p == q:
-            out.append(Violation("same-island", f"bridge joins island ({x1}, {y1}) to itself", ln))
-            bad = True
-        elif x1 != x2 and y1 != y2:
-            out.append(Violation("not-straight", f"bridge ({x1}, {y1})-({x2}, {y2}) is neither "
-                                 "horizontal nor vertical", ln))
-            bad = True
-        if not isinstance(n, int) or not 1 <= n <= puzzle.max_bridges:
-            out.append(Violation("count", f"bridge ({x1}, {y1})-({x2}, {y2}) has {n} bridges, "
-                                 f"expected 1 to {puzzle.max_bridges}", ln))
-            bad = True
-        if bad:
-            continue
+        if self._malformed(ln, p, q, n):
+            return
         horizontal = y1 == y2
         lo, hi = min(p, q), max(p, q)
         cells = ([(x, y1) for x in range(lo[0] + 1, hi[0])] if horizontal
                  else [(x1, y) for y in range(lo[1] + 1, hi[1])])
-        blocked = [c for c in cells if c in islands]
+        blocked = [c for c in cells if c in self.islands]
         if blocked:
-            out.append(Violation("through-island", f"bridge ({x1}, {y1})-({x2}, {y2}) passes "
-                                 f"over the island at ({blocked[0][0]}, {blocked[0][1]})", ln))
-            continue
+            self.out.append(Violation("through-island", f"bridge ({x1}, {y1})-({x2}, {y2}) "
+                                      f"passes over the island at ({blocked[0][0]}, "
+                                      f"{blocked[0][1]})", ln))
+            return
         pair = (lo, hi)
-        pair_total[pair] += n
-        pair_first_line.setdefault(pair, ln)
-        if pair_total[pair] - n == 0:
+        self.pair_total[pair] += n
+        self.pair_first_line.setdefault(pair, ln)
+        if self.pair_total[pair] - n == 0:
             for c in cells:
-                over[c].append((horizontal, pair, ln))
+                self.over[c].append((horizontal, pair, ln))
 
-    for pair, total in pair_total.items():
-        if total > puzzle.max_bridges:
-            (ax, ay), (bx, by) = pair
-            out.append(Violation("too-many", f"{total} bridges join ({ax}, {ay}) and ({bx}, {by}), "
-                                 f"at most {puzzle.max_bridges} allowed", pair_first_line[pair]))
+    def _malformed(self, ln: int, p: tuple[int, int], q: tuple[int, int], n) -> bool:
+        """Record what makes line ``ln`` no bridge at all; True when something does."""
+        puzzle, bad = self.puzzle, False
+        for end in (p, q):
+            if end not in self.islands:
+                what = ("outside the grid" if not (0 <= end[0] < puzzle.width
+                                                   and 0 <= end[1] < puzzle.height)
+                        else "on water")
+                self.out.append(Violation("not-island", f"bridge end ({end[0]}, {end[1]}) is "
+                                          f"{what}, expected an island", ln))
+                bad = True
+        if p == q:
+            self.out.append(Violation("same-island", f"bridge joins island ({p[0]}, {p[1]}) "
+                                      "to itself", ln))
+            bad = True
+        elif p[0] != q[0] and p[1] != q[1]:
+            self.out.append(Violation("not-straight", f"bridge ({p[0]}, {p[1]})-({q[0]}, "
+                                      f"{q[1]}) is neither horizontal nor vertical", ln))
+            bad = True
+        if not isinstance(n, int) or not 1 <= n <= puzzle.max_bridges:
+            self.out.append(Violation("count", f"bridge ({p[0]}, {p[1]})-({q[0]}, {q[1]}) has "
+                                      f"{n} bridges, expected 1 to {puzzle.max_bridges}", ln))
+            bad = True
+        return bad
 
-    reported: set[tuple] = set()
-    for cell, uses in sorted(over.items()):
-        hs = [u for u in uses if u[0]]
-        vs = [u for u in uses if not u[0]]
-        for _, hp, hl in hs:
-            for _, vp, vl in vs:
-                if (hp, vp) in reported:
-                    continue
-                reported.add((hp, vp))
-                out.append(Violation("crossing", f"bridges {_pair_str(hp)} and {_pair_str(vp)} "
-                                     f"cross at ({cell[0]}, {cell[1]})", vl))
+    def too_many(self) -> list[Violation]:
+        top = self.puzzle.max_bridges
+        return [Violation("too-many", f"{total} bridges join ({ax}, {ay}) and ({bx}, {by}), "
+                          f"at most {top} allowed", self.pair_first_line[pair])
+                for pair, total in self.pair_total.items() if total > top
+                for (ax, ay), (bx, by) in [pair]]
 
-    degree: dict[tuple[int, int], int] = defaultdict(int)
-    adj: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
-    for (a, b), total in pair_total.items():
-        degree[a] += total
-        degree[b] += total
-        adj[a].append(b)
-        adj[b].append(a)
-    for pos, isl in sorted(islands.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        if isl.clue is not None and degree[pos] != isl.clue:
-            out.append(Violation("clue", f"island ({pos[0]}, {pos[1]}) has {degree[pos]} "
-                                 f"bridges, its clue is {isl.clue}", island=pos))
-        elif isl.clue is None and degree[pos] == 0 and len(islands) > 1:
-            out.append(Violation("clue", f"island ({pos[0]}, {pos[1]}) has no bridge",
-                                 island=pos))
+    def crossings(self) -> list[Violation]:
+        out, reported = [], set()
+        for cell, uses in sorted(self.over.items()):
+            hs = [u for u in uses if u[0]]
+            vs = [u for u in uses if not u[0]]
+            for _, hp, hl in hs:
+                for _, vp, vl in vs:
+                    if (hp, vp) in reported:
+                        continue
+                    reported.add((hp, vp))
+                    out.append(Violation("crossing", f"bridges {_pair_str(hp)} and "
+                                         f"{_pair_str(vp)} cross at ({cell[0]}, {cell[1]})", vl))
+        return out
 
-    if islands:
-        groups = _components(list(islands), adj)
-        if len(groups) > 1:
-            sizes = sorted((len(g) for g in groups), reverse=True)
-            reps = ", ".join(f"({min(g, key=lambda c: (c[1], c[0]))[0]}, "
-                             f"{min(g, key=lambda c: (c[1], c[0]))[1]})" for g in groups[:4])
-            out.append(Violation("disconnected", f"islands form {len(groups)} separate groups "
-                                 f"(sizes {sizes[:6]}{'...' if len(sizes) > 6 else ''}; "
-                                 f"groups containing {reps}{'...' if len(groups) > 4 else ''})"))
-    return out
+    def _degrees(self) -> dict[tuple[int, int], int]:
+        degree: dict[tuple[int, int], int] = defaultdict(int)
+        for (a, b), total in self.pair_total.items():
+            degree[a] += total
+            degree[b] += total
+        return degree
+
+    def clues(self) -> list[Violation]:
+        out, degree = [], self._degrees()
+        for pos, isl in sorted(self.islands.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+            if isl.clue is not None and degree[pos] != isl.clue:
+                out.append(Violation("clue", f"island ({pos[0]}, {pos[1]}) has {degree[pos]} "
+                                     f"bridges, its clue is {isl.clue}", island=pos))
+            elif isl.clue is None and degree[pos] == 0 and len(self.islands) > 1:
+                out.append(Violation("clue", f"island ({pos[0]}, {pos[1]}) has no bridge",
+                                     island=pos))
+        return out
+
+    def disconnection(self) -> list[Violation]:
+        if not self.islands:
+            return []
+        adj: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
+        for a, b in self.pair_total:
+            adj[a].append(b)
+            adj[b].append(a)
+        groups = _components(list(self.islands), adj)
+        if len(groups) <= 1:
+            return []
+        sizes = sorted((len(g) for g in groups), reverse=True)
+        firsts = [min(g, key=lambda c: (c[1], c[0])) for g in groups[:4]]
+        reps = ", ".join(f"({x}, {y})" for x, y in firsts)
+        return [Violation("disconnected", f"islands form {len(groups)} separate groups "
+                          f"(sizes {sizes[:6]}{'...' if len(sizes) > 6 else ''}; "
+                          f"groups containing {reps}{'...' if len(groups) > 4 else ''})")]
 
 
 def _pair_str(pair: tuple) -> str:
