@@ -49,12 +49,6 @@ VERBS = {
 }
 
 
-def _legacy(verb: str) -> dict:
-    from puzzleproof.cli.legacy import VERBS as LEGACY
-
-    return LEGACY[verb].commands if verb in LEGACY else {}
-
-
 def _builder(verb: str):
     return importlib.import_module(f"puzzleproof.cli.verbs.{verb}").build
 
@@ -79,7 +73,7 @@ class PuzzleVerb(click.Group):
     def _has(self, plugin) -> bool:
         if self.attr is None:
             return plugin.name in self.commands
-        return getattr(plugin, self.attr, None) is not None or plugin.name in _legacy(self.verb)
+        return getattr(plugin, self.attr, None) is not None
 
     def get_command(self, ctx: click.Context, name: str):  # aliases: 'solve bridges'
         try:
@@ -89,10 +83,7 @@ class PuzzleVerb(click.Group):
         if not self._has(plugin):
             return None
         if plugin.name not in self.commands:
-            if getattr(plugin, self.attr, None) is not None:
-                self.commands[plugin.name] = _builder(self.verb)(plugin)
-            else:
-                self.commands[plugin.name] = _legacy(self.verb)[plugin.name]
+            self.commands[plugin.name] = _builder(self.verb)(plugin)
         return self.commands[plugin.name]
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
