@@ -82,11 +82,14 @@ def params_for(options: Sequence[Any], given: dict[str, Any], what: str) -> Para
 
 
 def _rows(plugin: Any, spec: Any, shared: Sequence[Any]) -> list[Any]:
+    """A verb's option rows as its command has them: the puzzle's own first (a row of the
+    same name elsewhere does not replace it), then the shared ones and the reader's."""
     from puzzleproof.puzzles.options import JSON, QUIET
 
-    names = {o.name for o in spec.options}
-    return [*spec.options, *[o for o in shared if o.name not in names],
-            *plugin.reader_options, QUIET.but(default=True), JSON]
+    rows: dict[str, Any] = {}
+    for row in [*spec.options, *shared, *plugin.reader_options, QUIET.but(default=True), JSON]:
+        rows.setdefault(row.name, row)
+    return list(rows.values())
 
 
 def _spec(plugin: Any, verb: str) -> Any:

@@ -108,14 +108,20 @@ def test_every_readme_command_runs(command, capsys):
         assert first.strip() in out or first.strip() in err, (command, first, out[:500])
 
 
-def test_python_api_example_in_readme_runs():
+def test_python_api_example_in_readme_runs(capsys):
+    """The README's Python example runs, one example a puzzle, and prints what its
+    ``# => ...`` comments say."""
+    shared_path("instances/skynet/ep2")
     code = README.split("```python\n", 1)[1].split("```", 1)[0]
+    expected = [ln.split("# => ", 1)[1].strip() for ln in code.splitlines() if "# => " in ln]
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
         exec(compile(code, "README", "exec"), {})
     finally:
         os.chdir(cwd)
+    printed = [ln.strip() for ln in capsys.readouterr().out.splitlines() if ln.strip()]
+    assert printed == expected
 
 
 # -- detection ----------------------------------------------------------------------------
