@@ -84,7 +84,9 @@ class Opt:
 
     def _one(self, value: Any) -> Any:
         if self.parse is not None and isinstance(value, str):
-            return self.parse(value)
+            value = self.parse(value)
+            # a custom parse still answers to the row's range
+            return self._number(value) if self.kind in ("int", "float", "seconds") else value
         kind = self.kind
         if kind == "flag":
             if isinstance(value, bool):
