@@ -19,12 +19,9 @@ def _layout(m: CityMap, seed: int = 1) -> list[tuple[float, float]]:
         lat0 = sum(c[0] for c in m.coords) / m.n
         k = math.cos(math.radians(lat0)) if abs(lat0) <= 90 else 1.0
         return [(lng * k, -lat) for lat, lng in m.coords]
-    import networkx as nx
+    from puzzleproof.formats.layout import layout
 
-    g = nx.Graph()
-    g.add_nodes_from(range(m.n))
-    g.add_edges_from(m.links)
-    pos = nx.spring_layout(g, seed=seed)
+    pos = layout(m.n, m.links, seed=seed)
     return [(float(pos[i][0]), -float(pos[i][1])) for i in range(m.n)]
 
 

@@ -480,33 +480,6 @@ def read_strategy(text: str, source: str = "<string>", m: SkynetMap | None = Non
         raise exc.located(source) from None
 
 
-def _ring_layout(m: SkynetMap) -> dict[int, tuple[float, float]]:
-    """Nodes on rings by their distance from the start (node 0 without one), each ring in
-    the order its nodes were reached; unreached nodes on an outer ring. Pure Python: large
-    maps are drawn without scipy."""
-    import math
-
-    root = m.start if m.start is not None else 0
-    dist = {root: 0}
-    order = [root]
-    for u in order:
-        for v in m.neighbours[u]:
-            if v not in dist:
-                dist[v] = dist[u] + 1
-                order.append(v)
-    outer = max(dist.values()) + 1
-    order += [v for v in range(m.n) if v not in dist]
-    rings: dict[int, list[int]] = {}
-    for v in order:
-        rings.setdefault(dist.get(v, outer), []).append(v)
-    pos = {}
-    for r, members in rings.items():
-        for k, v in enumerate(members):
-            angle = 2 * math.pi * k / len(members)
-            pos[v] = (r * math.cos(angle), r * math.sin(angle))
-    return pos
-
-
 def _close_spacing(pos: dict[int, tuple[float, float]]) -> float:
     """The distance between the two closest distinct nodes (0 for fewer than two), in layout
     units; a grid of buckets keeps it near-linear."""
@@ -622,14 +595,9 @@ def _positions(m: SkynetMap) -> dict[int, tuple[float, float]]:
     ring layout from 500 nodes on, where networkx's needs scipy)."""
     if m.coords is not None:
         return {i: m.coords[i] for i in range(m.n)}
-    if m.n >= 500:
-        return _ring_layout(m)
-    import networkx as nx
+    from puzzleproof.formats.layout import layout
 
-    g = nx.Graph()
-    g.add_nodes_from(range(m.n))
-    g.add_edges_from(m.links)
-    return {k: (float(x), float(y)) for k, (x, y) in nx.spring_layout(g, seed=1).items()}
+    return layout(m.n, m.links, m.start if m.start is not None else 0)
 
 
 def _game_marks(record: GameRecord | None) -> tuple[dict[tuple[int, int], int], list[int]]:

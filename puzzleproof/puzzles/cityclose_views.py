@@ -354,14 +354,20 @@ def check_page(map_name: str, which: str, v: dict, rules: Any, from_file: bool,
     return page
 
 
+#: the largest map whose text listing states its Wiener number (a search from every city)
+LISTING_WIENER = 1000
+
+
 def text_listing(m: Any, order: Sequence[str] | None, title: str) -> str:
     """The map as text: each city with its links (and closing step, given an order)."""
     from puzzleproof.formats.cityclose_draw import closing_steps
     from puzzleproof.models.cityclose import wiener
 
     step = closing_steps(m, order)
-    lines = [f"{title}: {map_size(m)}, Wiener number {wiener(m)}"
-             + (" (coordinates given)" if m.coords else "")]
+    # one breadth-first search a city: quadratic, so a very large map's is not drawn here
+    w = f"Wiener number {wiener(m)}" if m.n <= LISTING_WIENER else \
+        f"Wiener number not computed above {LISTING_WIENER:,} cities"
+    lines = [f"{title}: {map_size(m)}, {w}" + (" (coordinates given)" if m.coords else "")]
     width = max(len(nm) for nm in m.names)
     for i, nm in enumerate(m.names):
         closed = "" if order is None else (f"closed at step {step[i]}" if i in step
