@@ -327,6 +327,28 @@ def _crosscheck(recs: list[dict], plugin: Any, found: _Instances) -> list[Sectio
     return sections
 
 
+def _run_summary(recs: list[dict]) -> Section | None:
+    """What the command said at the end of the run (its ``run-summary`` line): the counts,
+    the exit status, the agents and rules of a referee's games, as the terminal gave them."""
+    from puzzleproof.verify.records import COUNT_NAMES, counts_text
+
+    last = next((r for r in reversed(recs) if r.get("type") == "run-summary"), None)
+    if last is None or not isinstance(last.get("counts"), dict):
+        return None
+    counts = last["counts"]
+    rows = [[name.replace("_", " "), counts[name]] for name in COUNT_NAMES if name in counts]
+    rows.append(["exit status", last.get("exit_status")])
+    summary = last.get("summary") if isinstance(last.get("summary"), dict) else {}
+    for part in summary.get("parts") or [summary]:
+        for key in ("agents", "rules"):
+            if part.get(key):
+                rows.append([key, ", ".join(map(str, part[key]))])
+    return Section("Run summary", [
+        f"As the command reported it ({last.get('verb')}): "
+        + counts_text(counts, last.get("exit_status")) + ".",
+        Table(["what", "count"], rows, "The run's counts and exit status")])
+
+
 def build(path: str | Path, inputs: Sequence[str] = (), puzzle: str | None = None) -> Report:
     """The report of the run in ``path`` (instances for drawings found as the module
     docstring says)."""
@@ -343,6 +365,9 @@ def build(path: str | Path, inputs: Sequence[str] = (), puzzle: str | None = Non
     else:
         title, make = plugin.report.runs[kind]
         sections = make(recs, str(path))
+    summary = _run_summary(recs)
+    if summary is not None:
+        sections.insert(0, summary)
     return Report(title, [f"Run: {Path(path).name} ({len(recs)} line(s))."], sections)
 
 

@@ -15,6 +15,7 @@ from puzzleproof.cli.common import (Exit, check_output, cores, deliver, emit, ex
                                     named_commands, progress_bar, say, show)
 from puzzleproof.cli.options import option
 from puzzleproof.cli.verbs.build import inputs_of, usage_errors
+from puzzleproof.cli.verbs.crosscheck import finish, prepare_output
 from puzzleproof.errors import InputError
 from puzzleproof.puzzles.base import Page, Params
 from puzzleproof.puzzles.options import (BOT_CMD, FORCE, INIT_TIMEOUT, JSON, MEMORY_LIMIT,
@@ -175,9 +176,7 @@ def skynet_referee(maps: tuple[str, ...], **values: Any) -> None:
     bots = split_names(p.bot_names, BOTS, "bot") if p.bot_names else []
     externals = _externals(p, bots)
     agents = split_names(p.agent_names, KNOWN_AGENTS, "agent")
-    check_output(p.output, p.force or p.resume)
-    if p.resume and not p.output:
-        raise click.UsageError("--resume needs -o, the file of the run to continue")
+    prepare_output(p)
     loaded, starts = _maps_and_starts(p, bots)
     games = [(m, st, who, a) for m in loaded for st in starts[m.name or ""]
              for who in bots + list(externals) for a in agents]
@@ -238,12 +237,10 @@ def _batch(p: Params, loaded: list, starts: dict, bots: list[str], agents: list[
                               program_limits(p), worst=worst_options(p),
                               progress=lambda d, t, label: progress.update(bar, completed=d,
                                                                            total=t))
-    if p.as_json:
-        emit(batch.record())
-    else:
-        show(batch_page(batch, target))
     if batch.report.interrupted:
         say("interrupted" + (f"; rerun with --resume to finish {target}" if target else ""))
+    finish("skynet", "skynet referee", batch.record(), batch_page(batch, target), batch.code,
+           target, bool(p.as_json))
     return batch.code
 
 

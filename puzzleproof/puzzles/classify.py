@@ -28,6 +28,7 @@ GENERIC_WRITTEN = {
     "result": "solver results",
     "check": "a check verdict",
     "error": "an error record",
+    "run-summary": "a run's summary",
 }
 
 #: Files a folder walk never treats as instances.

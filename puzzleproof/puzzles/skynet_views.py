@@ -418,9 +418,21 @@ def draw_game(d: dict, k: Any) -> list[Any]:
         game = record_from_json(json.dumps(rec))
     except InputError as exc:
         return [f"(the game record cannot be drawn: {exc})"]
-    return [Figure(f"disagreement-{k}", "svg", render_svg(game.map, game),
-                   f"{d['methods'][0]} against the worst-case agent: cut links dashed and "
-                   f"numbered by turn, the agent's winning line in blue ({game.reason})")]
+    agent = rec.get("agent") or "worst"
+    against = "the worst-case agent" if agent in ("worst", "worst-case") else \
+        f"the agent model '{agent}'"
+    blocks: list[Any] = [Figure(
+        f"disagreement-{k}", "svg", render_svg(game.map, game),
+        f"{d['methods'][0]} against {against} ({game.rule}, start {game.start}): cut links "
+        f"dashed and numbered by turn, the agent's winning line in blue ({game.reason})")]
+    from puzzleproof.verify.skynet_methods import lost_game_lines
+
+    blocks.append("Losing line: " + line_text(lost_game_lines(rec)))
+    tail = [x for x in str(rec.get("stderr") or "").splitlines() if x.strip()][-5:]
+    if tail:
+        blocks.append("The program's stderr (last lines): " + " | ".join(tail))
+    return blocks
+
 
 def game_of(answer: Any) -> dict | None:
     """The game record in a Skynet record's answer (a referee batch's game, or the game a

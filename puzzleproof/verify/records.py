@@ -83,3 +83,65 @@ class Disagreement:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# -- one run's counts, as the terminal says them and the report shows them ------------------
+
+#: the counts a run's summary states, in the order they are shown
+COUNT_NAMES = ("instances", "games", "lost", "lost_winnable", "defects", "disagreements",
+               "failed_checks", "unknown", "not_sent", "findings_confirmed",
+               "findings_broken")
+
+
+def summary_counts(record: dict) -> dict[str, int]:
+    """The counts of a run from its ``--json`` summary (a cross-check, a referee batch, a
+    run of several parts, a tournament): the one function the terminal's last line and the
+    report's summary both come from, so they cannot tell two stories."""
+    counts = dict.fromkeys(COUNT_NAMES, 0)
+    for part in record.get("parts") or [record]:
+        for name, n in _part_counts(part).items():
+            counts[name] += n
+    return {k: v for k, v in counts.items() if v or k in ("disagreements", "failed_checks")}
+
+
+def _part_counts(part: dict) -> dict[str, int]:
+    kind = part.get("type")
+    if kind == "crosscheck":
+        rows = part.get("summary") or []
+        return {"instances": int(part.get("instances") or 0),
+                "disagreements": len(part.get("disagreements") or []),
+                "failed_checks": sum(int(r.get("failed") or 0) for r in rows),
+                "unknown": sum(int(r.get("unknown") or 0) for r in rows),
+                "not_sent": sum(int(r.get("not_sent") or 0) for r in rows),
+                "findings_confirmed": len(part.get("confirmed_findings") or []),
+                "findings_broken": len(part.get("broken_findings") or [])}
+    if kind == "skynet-batch":
+        judged = part.get("judged") or []
+        worst = (part.get("worst_case") or {}).get("summary") or {}
+        return {"games": int(part.get("games") or 0), "lost": len(part.get("lost") or [])
+                + sum(int(r.get("BEATEN", 0)) for r in worst.values()),
+                "lost_winnable": sum(j.get("verdict") == "lost-proved-winnable"
+                                     for j in judged),
+                "defects": sum(bool(j.get("defect")) for j in judged),
+                "disagreements": len(part.get("disagreements") or []),
+                "unknown": sum(int(r.get("UNKNOWN", 0)) for r in worst.values())}
+    if kind == "skynet-ep1-cuts-table":
+        return {"findings_broken": len(part.get("failures") or [])}
+    counts = part.get("counts")
+    return dict(counts) if isinstance(counts, dict) else {}
+
+
+def counts_text(counts: dict[str, int], exit_status: int | None = None) -> str:
+    """The counts in one line: ``games 24, lost 3, ...; exit 1``."""
+    words = {"lost_winnable": "lost on winnable starts", "failed_checks": "failed checks",
+             "not_sent": "not sent", "findings_confirmed": "known findings confirmed",
+             "findings_broken": "findings broken"}
+    text = ", ".join(f"{words.get(k, k)} {v}" for k, v in counts.items())
+    return text + ("" if exit_status is None else f"; exit {exit_status}")
+
+
+def run_summary(puzzle: str, verb: str, record: dict, exit_status: int) -> dict:
+    """The last line of a run's JSONL file: what the command said, and how it exited."""
+    return {"type": "run-summary", "schema_version": SCHEMA_VERSION, "puzzle": puzzle,
+            "verb": verb, "exit_status": exit_status, "counts": summary_counts(record),
+            "summary": record}

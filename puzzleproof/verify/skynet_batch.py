@@ -48,6 +48,11 @@ class Batch:
     def record(self) -> dict:
         """The ``--json`` summary (``"type": "skynet-batch"``)."""
         rec = {"type": "skynet-batch", "games": len(self.report.records),
+               "agents": sorted({m.rsplit("/", 1)[-1] for m in self.methods}),
+               "rules": sorted({str(((r.get("answer") or {}).get("rule")
+                                     if isinstance(r.get("answer"), dict) else None)
+                                    or (r.get("stats") or {}).get("rule") or "ep2")
+                                for r in self.report.records}),
                "summary": self.report.summary(),
                "lost": [{"game": r["instance"], "method": r["method"], "status": r["status"],
                          "reason": (r.get("stats") or {}).get("reason"),

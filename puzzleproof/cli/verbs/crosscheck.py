@@ -6,12 +6,13 @@ under ``--json``) and its code is the exit code (1 a disagreement, 130 interrupt
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import click
 
-from puzzleproof.cli.common import (Exit, emit, executor_for, mixed, named_commands,
+from puzzleproof.cli.common import (Exit, emit, executor_for, mixed, named_commands, out,
                                     progress_bar, say, short, show)
 from puzzleproof.cli.verbs.build import inputs_of, make_command, reader_options, rows_for
 from puzzleproof.errors import InputError, UsageError
@@ -79,13 +80,28 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
         env = CrosscheckEnv(executor_for(p.jobs, ctx), target, bool(p.resume), tick,
                             bool(p.quiet))
         outcome = spec.run(g.loaded, p, env)
-    if p.as_json:
-        emit(outcome.record)
-        show(_notes_only(outcome.page))
-    else:
-        show(outcome.page)
     code = outcome.exit_code
-    raise Exit(130 if code == 130 else max(code, 2 if g.errors else 0))
+    code = 130 if code == 130 else max(code, 2 if g.errors else 0)
+    finish(plugin.name, "crosscheck", outcome.record, outcome.page, code, target, p.as_json)
+    raise Exit(code)
+
+
+def finish(puzzle: str, verb: str, record: dict, page: Any, code: int, target: Path | None,
+           as_json: bool) -> None:
+    """A batch's end, the same for every puzzle: the page (or the ``--json`` summary), the
+    run's counts in one last line, and in the JSONL file a last ``run-summary`` line with
+    the same counts and the exit status, which ``report`` states as they are."""
+    from puzzleproof.verify.records import counts_text, run_summary, summary_counts
+
+    if as_json:
+        emit(record)
+        show(_notes_only(page))
+    else:
+        show(page)
+        out.print(counts_text(summary_counts(record), code), markup=False)
+    if target is not None and target.exists():
+        with open(target, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(run_summary(puzzle, verb, record, code)) + "\n")
 
 
 def _gather(plugin: Any, p: Params, ctx: click.Context) -> Any:
