@@ -88,9 +88,9 @@ class Disagreement:
 # -- one run's counts, as the terminal says them and the report shows them ------------------
 
 #: the counts a run's summary states, in the order they are shown
-COUNT_NAMES = ("instances", "games", "lost", "lost_winnable", "defects", "disagreements",
-               "failed_checks", "unknown", "not_sent", "findings_confirmed",
-               "findings_broken")
+COUNT_NAMES = ("instances", "games", "lost", "lost_winnable", "defects", "above_bound",
+               "invalid_moves", "disagreements", "failed_checks", "unknown", "not_sent",
+               "findings_confirmed", "findings_broken")
 
 
 def summary_counts(record: dict) -> dict[str, int]:
@@ -127,6 +127,16 @@ def _part_counts(part: dict) -> dict[str, int]:
                 "unknown": sum(int(r.get("UNKNOWN", 0)) for r in worst.values())}
     if kind == "skynet-ep1-cuts-table":
         return {"findings_broken": len(part.get("failures") or [])}
+    if kind == "deathrun-crosscheck":
+        known = part.get("known_findings") or []
+        return {"games": int(part.get("games") or 0),
+                "above_bound": len(part.get("exploitable") or []),
+                "failed_checks": len(part.get("failures") or []),
+                "findings_confirmed": sum(bool(k.get("holds")) for k in known),
+                "findings_broken": sum(not k.get("holds") for k in known)}
+    if kind == "deathrun-tournament":
+        return {"games": int(part.get("games") or 0),
+                "invalid_moves": len(part.get("invalid_moves") or [])}
     counts = part.get("counts")
     return dict(counts) if isinstance(counts, dict) else {}
 
@@ -134,6 +144,7 @@ def _part_counts(part: dict) -> dict[str, int]:
 def counts_text(counts: dict[str, int], exit_status: int | None = None) -> str:
     """The counts in one line: ``games 24, lost 3, ...; exit 1``."""
     words = {"lost_winnable": "lost on winnable starts", "failed_checks": "failed checks",
+             "above_bound": "games above the robust bound", "invalid_moves": "invalid moves",
              "not_sent": "not sent", "findings_confirmed": "known findings confirmed",
              "findings_broken": "findings broken"}
     text = ", ".join(f"{words.get(k, k)} {v}" for k, v in counts.items())
