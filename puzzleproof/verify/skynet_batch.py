@@ -94,8 +94,20 @@ def referee_batch(maps: list, starts_of: dict, bots: list[str], agents: list[str
                   and not r["method"].endswith("/worst")]
     if batch.lost and not report.interrupted:
         batch.judged = judge_lost_games(report.records, instances, time_limit=time_limit,
-                                        known=known)
+                                        known=known, executor=executor, progress=progress)
+        _append(target, batch.judged)
     return batch
+
+
+def _append(target: Path | None, items: list[dict]) -> None:
+    """The judged lost games go to the run's file too: the report reads them there."""
+    if target is None or not items:
+        return
+    import json
+
+    with open(target, "a", encoding="utf-8") as fh:
+        for item in items:
+            fh.write(json.dumps(item) + "\n")
 
 
 def worst_counts(searched: list[dict]) -> dict[str, dict]:

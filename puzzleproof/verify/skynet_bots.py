@@ -403,9 +403,12 @@ class ExactBot(Ep2SlackBot):
 
     name = "exact"
 
-    def __init__(self, rule: str = "ep2") -> None:
+    def __init__(self, rule: str = "ep2", seconds: float | None = None) -> None:
         self.rule = rule
         self.name = "exact" if rule == "ep2" else f"exact-{rule}"
+        #: the time its first turn may take to decide (None: no limit); past it, the bot
+        #: plays as from a lost position
+        self.seconds = seconds
 
     def reset(self, m: SkynetMap) -> None:
         super().reset(m)
@@ -423,7 +426,10 @@ class ExactBot(Ep2SlackBot):
             if not red.threat:
                 self.proved = True
                 return super().choose(agent)
-            d = decide(red, red.K, False, Budget())
+            import time
+
+            d = decide(red, red.K, False, Budget(
+                deadline=None if self.seconds is None else time.monotonic() + self.seconds))
             self.proved = d.status == HOLDS
             if self.proved:
                 self.plan = PlayerStrategy(red, d.proposer, d.candidate or {})

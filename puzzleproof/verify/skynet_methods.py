@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import Any
+from typing import Any, Callable
 
 from puzzleproof.formats.skynet import record_from_json, record_to_json
 from puzzleproof.models.skynet import SkynetMap, replay
@@ -305,10 +305,13 @@ def proved_verdicts(records: list[dict], rule: str) -> dict[tuple[str, str], Res
 
 def judge_lost_games(records: list[dict], instances: list[Instance], *,
                      time_limit: float | None = 30.0, strategy: bool = False,
-                     known: dict[tuple[str, str], Result] | None = None) -> list[dict]:
+                     known: dict[tuple[str, str], Result] | None = None,
+                     executor: Any = None,
+                     progress: Callable[[int, int, str], None] | None = None) -> list[dict]:
     """For every lost game among the harness ``records`` (``run_crosscheck(...).records``
     of a :func:`games_kind`), decide its start with the exact SAT solver (once per map,
-    start and rule) and say what the loss means. One dict per lost game:
+    start and rule, each within ``time_limit``; in the pool of ``executor`` when given) and
+    say what the loss means. One dict per lost game:
 
     - ``"verdict"``: ``"lost-proved-winnable"`` (the exact solver proved a strategy that
       contains every agent from this start: the bot lost a game it could have won),
@@ -326,53 +329,122 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
 
     ``known``: verdicts already proved (:func:`proved_verdicts`), not solved again.
     """
-    from puzzleproof.encoders.skynet_sat import SolverCache, solve
+    from puzzleproof import executor as ex
 
     by_id = {i.id: i for i in instances}
-    lost = [r for r in records if r.get("type", "record") == "record"
-            and r.get("status") == "LOSS" and r.get("instance") in by_id
-            and (r.get("answer") or {}).get("type") != "skynet-adversary"]
-    proved: dict[tuple, Result] = dict(known or {})
-    out = []
-    with SolverCache() as cache:
-        for r in lost:
-            m, start = by_id[r["instance"]].data
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in records:
+        if r.get("type", "record") == "record" and r.get("status") == "LOSS" \
+                and r.get("instance") in by_id \
+                and (r.get("answer") or {}).get("type") != "skynet-adversary":
             answer = r.get("answer") or {}
             rule = answer.get("rule") or (r.get("stats") or {}).get("rule") or "ep2"
-            key = (r["instance"], rule)
-            if key not in proved:
-                proved[key] = solve(m, rule, start, time_limit=time_limit, cache=cache)
-            res = proved[key]
-            status = res.status.value if res.check_ok else "UNKNOWN"
-            verdict = {"WIN": "lost-proved-winnable", "LOSS": "lost-proved-lost"}.get(
-                status, "lost-unproved")
-            reason = answer.get("reason") or (r.get("stats") or {}).get("reason")
-            item: dict[str, Any] = {
-                "type": "lost-game", "game": r["instance"], "method": r["method"],
-                "map": m.name, "start": start, "rule": rule, "verdict": verdict,
-                "reason": reason, "defect": reason not in BY_PLAY,  # whatever the start
-                "detail": answer.get("detail") or r.get("error"),
-                "stderr": answer.get("stderr"), "losing_line": lost_game_lines(answer),
-                "record": answer or None,
-                "solver": f"{res.solver} {res.solver_version}".strip(),
-                "solver_seconds": round(res.wall_time, 3)}
-            if verdict == "lost-proved-winnable":
-                agent = r["method"].rsplit("/", 1)[-1]
-                st = r.get("stats") or {}
-                try:
-                    bot = make_bot("exact" if rule == "ep2" else f"exact-{rule}")
-                    win = play(m, rule, bot, make_agent(agent, st.get("tiebreak") or "low",
-                                                        st.get("seed", 0)), start)
-                    item["winning_game"] = record_to_json(win)
-                    item["winning_line"] = lost_game_lines(item["winning_game"])
-                except ValueError:  # an agent model this process does not know
-                    pass
-                if strategy:
-                    item["strategy"] = res.certificate
-            elif verdict == "lost-unproved":
-                item["note"] = f"the exact solver's limit ran out ({time_limit} s)"
-            out.append(item)
+            groups.setdefault((r["instance"], rule), []).append(r)
+    # one task a map and rule: its starts share the solver's cache
+    tasks: dict[tuple[str, str], list] = {}
+    for (i, rule), recs in groups.items():
+        m = by_id[i].data[0]
+        tasks.setdefault((m.name or "", rule), []).append(
+            (by_id[i].data, rule, recs, time_limit, strategy, (known or {}).get((i, rule))))
+    return _judge_all(list(tasks.values()), executor, time_limit, progress)
+
+
+def _judge_all(tasks: list[list], executor: Any, time_limit: float | None,
+               progress: Any) -> list[dict]:
+    from puzzleproof import executor as ex
+
+    out: list[dict] = []
+    if executor is None:
+        for t in tasks:
+            out += judge_map(t)
+        return out
+    hang = ex.hang_limit_for(None if time_limit is None else time_limit * max(map(len, tasks)))
+    done = 0
+    with ex.open_pool(ex.as_spec(executor)) as pool:
+        for task, items in pool.stream(judge_map, tasks, hang_limit=hang,
+                                       name=lambda t: f"judging {t[0][0][0].name}"):
+            if isinstance(items, ex.TaskFailure):
+                items = [_unjudged(start, r, items.message) for start in task
+                         for r in start[2]]
+            out += items
+            done += 1
+            if progress is not None:
+                progress(done, len(tasks), f"judging lost games on {task[0][0][0].name}")
     return out
+
+
+def judge_map(starts: list[tuple]) -> list[dict]:
+    """The lost games of one map's starts under one rule (a pool task): the starts share
+    the solver's cache."""
+    from puzzleproof.encoders.skynet_sat import SolverCache
+
+    out: list[dict] = []
+    with SolverCache() as cache:
+        for start in starts:
+            out += judge_start(*start, cache=cache)
+    return out
+
+
+def _unjudged(task: tuple, r: dict, why: str) -> dict:
+    (m, start), rule = task[0], task[1]  # one start's task: (data, rule, lost games, ...)
+    return {"type": "lost-game", "game": r["instance"], "method": r["method"], "map": m.name,
+            "start": start, "rule": rule, "verdict": "lost-unproved", "note": why}
+
+
+def judge_start(data: tuple[SkynetMap, int], rule: str, lost: list[dict],
+                time_limit: float | None, strategy: bool = False,
+                known: Result | None = None, cache: Any = None) -> list[dict]:
+    """The lost games of one start and rule, judged (see :func:`judge_lost_games`): the
+    start's verdict solved once (or ``known``), then each game's item."""
+    from puzzleproof.encoders.skynet_sat import solve
+
+    m, start = data
+    res = known if known is not None else solve(m, rule, start, time_limit=time_limit,
+                                                 cache=cache)
+    status = res.status.value if res.check_ok else "UNKNOWN"
+    verdict = {"WIN": "lost-proved-winnable", "LOSS": "lost-proved-lost"}.get(
+        status, "lost-unproved")
+    out = []
+    for r in lost:
+        answer = r.get("answer") or {}
+        reason = answer.get("reason") or (r.get("stats") or {}).get("reason")
+        item: dict[str, Any] = {
+            "type": "lost-game", "game": r["instance"], "method": r["method"],
+            "map": m.name, "start": start, "rule": rule, "verdict": verdict,
+            "reason": reason, "defect": reason not in BY_PLAY,  # whatever the start
+            "detail": answer.get("detail") or r.get("error"),
+            "stderr": answer.get("stderr"), "losing_line": lost_game_lines(answer),
+            "record": answer or None,
+            "solver": f"{res.solver} {res.solver_version}".strip(),
+            "solver_seconds": round(res.wall_time, 3)}
+        if verdict == "lost-proved-winnable":
+            item.update(_winning_game(m, start, rule, r, time_limit))
+            if strategy:
+                item["strategy"] = res.certificate
+        elif verdict == "lost-unproved":
+            item["note"] = f"the exact solver's limit ran out ({time_limit} s)"
+        out.append(item)
+    return out
+
+
+def _winning_game(m: SkynetMap, start: int, rule: str, r: dict,
+                  time_limit: float | None) -> dict:
+    """Our exact bot against the lost game's agent model from the same start (within
+    ``time_limit``): the replayable record of a game that is won."""
+    from puzzleproof.verify.skynet_bots import ExactBot
+
+    agent = r["method"].rsplit("/", 1)[-1]
+    st = r.get("stats") or {}
+    try:
+        agent_model = make_agent(agent, st.get("tiebreak") or "low", st.get("seed", 0))
+    except ValueError:  # an agent model this process does not know
+        return {}
+    bot = ExactBot(rule, seconds=time_limit)
+    win = play(m, rule, bot, agent_model, start)
+    if win.result != "WIN":
+        return {}
+    game = record_to_json(win)
+    return {"winning_game": game, "winning_line": lost_game_lines(game)}
 
 
 # -- Skynet's methods, as the plugin lists them and the verbs run them -----------------------
