@@ -41,7 +41,7 @@ class TestAgainstTheDP:
         infeasible = 0
         for m, rules in cases:
             ref = H.dp(m, rules)
-            res = cityclose_ilp.solve(m, rules, width=1, backend=backend)
+            res = cityclose_ilp.solve(m, rules, backend=backend)
             assert res.solver == res.certificate["method"] == f"ilp-{backend}"
             assert res.status == ref.status, (m.links, rules)
             assert _total(res) == _total(ref), (m.links, rules)

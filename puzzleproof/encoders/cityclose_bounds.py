@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from puzzleproof.encoders.cityclose_exact import _DEBRUIJN, _ctz, _popcount, _wiener, njit
+from puzzleproof.encoders.cityclose_bits import _DEBRUIJN, _ctz, _popcount, _wiener, njit
 
 __all__ = ["min_wiener_by_size", "distance_matrix"]
 
@@ -99,6 +99,42 @@ def _greedy_upper(adj, dist, n, size, db):
 
 
 @njit(cache=True)
+def _grown_bound(sumf, rings, maxd, allowed, q, pairs, keys, db):
+    """A lower bound on the Wiener number of a set ``T`` grown from ``F`` by ``q`` more cities
+    among ``allowed`` (see the module docstring): the pairs within ``F`` (``pairs``) plus the
+    ``q`` least terms ``d(x, F) + half the sum of the q - 1 nearest allowed cities of x``
+    (``sumf[x] = d(x, F)``). A huge value when fewer than ``q`` cities can join."""
+    rest = allowed
+    cnt = 0
+    while rest != np.uint64(0):
+        low = rest & (~rest + np.uint64(1))
+        rest ^= low
+        x = _ctz(low, db)
+        # the q - 1 nearest other allowed cities of x (its partners in X)
+        need = q - 1
+        part = np.int64(0)
+        d = 1
+        while need > 0 and d <= maxd:
+            c = _popcount(rings[x, d] & allowed)
+            if c > need:
+                c = need
+            part += c * d
+            need -= c
+            d += 1
+        if need > 0:
+            continue
+        keys[cnt] = 2 * sumf[x] + part
+        cnt += 1
+    if cnt < q:
+        return np.int64(1) << 60
+    keys[:cnt].sort()
+    lb2 = 2 * pairs
+    for a in range(q):
+        lb2 += keys[a]
+    return (lb2 + 1) // 2
+
+
+@njit(cache=True)
 def _bnb(adj, dist, rings, maxd, n, size, best, cap, db):
     """Branch and bound for the least Wiener number of a connected set of ``size`` cities
     below ``best`` (returns ``best`` unchanged when none is lower). Returns (best, nodes,
@@ -150,37 +186,9 @@ def _bnb(adj, dist, rings, maxd, n, size, best, cap, db):
                 if w < best:
                     best = w
                 continue
-            q = size - f
             # bound: pairs within F plus the q least terms over the allowed cities
-            allowed = ~ban & ~s & full
-            rest = allowed
-            cnt = 0
-            while rest != np.uint64(0):
-                low = rest & (~rest + np.uint64(1))
-                rest ^= low
-                x = _ctz(low, db)
-                # the q - 1 nearest other allowed cities of x (its partners in X)
-                need = q - 1
-                part = np.int64(0)
-                d = 1
-                while need > 0 and d <= maxd:
-                    c = _popcount(rings[x, d] & allowed)
-                    if c > need:
-                        c = need
-                    part += c * d
-                    need -= c
-                    d += 1
-                if need > 0:
-                    continue
-                keys[cnt] = 2 * sumf[dep, x] + part
-                cnt += 1
-            if cnt < q:
-                continue
-            keys[:cnt].sort()
-            lb2 = 2 * pairs
-            for a in range(q):
-                lb2 += keys[a]
-            if (lb2 + 1) // 2 >= best:
+            if _grown_bound(sumf[dep], rings, maxd, ~ban & ~s & full, size - f, pairs, keys,
+                            db) >= best:
                 continue
             # branch: take each extension city in turn, banning the earlier ones; a child's
             # pairs are its parent's plus the new city's distance to the parent's set

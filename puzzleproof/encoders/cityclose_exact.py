@@ -14,7 +14,8 @@ The method (``--method exact``, the default of ``solve``):
   its cities' neighbour masks. They run in numba-compiled loops, in parallel over the states
   of a layer (``prange``, 2 threads here); inserting into the next layer's table is serial.
 - Pruning (admissible, so the result stays exact): a state is dropped when
-  ``f(S) + h(S) > UB``, where ``UB`` is the total of the merged-beam order (the incumbent) and
+  ``f(S) + h(S) > UB``, where ``UB`` is the total of the incumbent order (the caller's: the
+  command passes its merged beam; without one the compiled greedy order) and
   ``h(S)`` is a lower bound on the Wiener numbers still to come, a sum over every later size
   ``i`` of the largest of these bounds on the least Wiener number of a connected ``T`` of
   ``i`` cities inside ``S``:
@@ -95,121 +96,22 @@ from __future__ import annotations
 
 import resource
 import time
-from typing import Any
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from puzzleproof.models.cityclose import CityMap, Rules, score_order
+from puzzleproof.encoders.cityclose_bits import (_DEBRUIJN, HAVE_NUMBA, U1, _connected,  # noqa: F401
+                                                _ctz, _edges, _is_path, _popcount, _reach,
+                                                _wiener, njit, prange)
+from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
+from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
+                                          score_order)
 from puzzleproof.result import Result, Status
 
-__all__ = ["solve", "MAX_EXACT_CITIES"]
+__all__ = ["solve", "greedy_order", "MAX_EXACT_CITIES", "Incumbent"]
 
 #: masks are 64-bit words
 MAX_EXACT_CITIES = 63
-
-try:  # numba is a declared dependency; the pure-numpy fallback would be far too slow
-    from numba import njit, prange
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover
-    HAVE_NUMBA = False
-
-    def njit(*a, **k):  # type: ignore[no-redef]
-        def wrap(f):
-            return f
-        return wrap(a[0]) if a and callable(a[0]) else wrap
-
-    prange = range  # type: ignore[assignment]
-
-U1 = np.uint64(1)
-_DEBRUIJN = np.array([0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59,
-                      36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5, 63, 47, 56, 27, 60,
-                      41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11, 46, 26, 40, 15, 34, 20, 31,
-                      10, 25, 14, 19, 9, 13, 8, 7, 6], dtype=np.int64)
-_DB_MAGIC = np.uint64(0x03F79D71B4CB0A89)
-
-
-@njit(cache=True, inline="always")
-def _ctz(b, db):
-    # index of the single set bit of b (b != 0, a power of two)
-    return db[np.int64((b * np.uint64(0x03F79D71B4CB0A89)) >> np.uint64(58))]
-
-
-@njit(cache=True, inline="always")
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@njit(cache=True, inline="always")
-def _reach(adj, frontier, db):
-    """The cities linked to some city of ``frontier`` (the OR of their neighbour masks)."""
-    nb = np.uint64(0)
-    f = frontier
-    while f != np.uint64(0):
-        b = f & (~f + np.uint64(1))
-        nb |= adj[_ctz(b, db)]
-        f ^= b
-    return nb
-
-
-@njit(cache=True)
-def _connected(adj, mask, db):
-    if mask == np.uint64(0):
-        return False
-    seen = mask & (~mask + np.uint64(1))
-    frontier = seen
-    while frontier != np.uint64(0):
-        frontier = _reach(adj, frontier, db) & mask & ~seen
-        seen |= frontier
-    return seen == mask
-
-
-@njit(cache=True)
-def _wiener(adj, mask, db):
-    # Wiener number of a connected mask (sum over ordered pairs / 2)
-    total = np.int64(0)
-    rest = mask
-    while rest != np.uint64(0):
-        low = rest & (~rest + np.uint64(1))
-        rest ^= low
-        seen = low
-        frontier = low
-        d = np.int64(0)
-        while frontier != np.uint64(0):
-            d += 1
-            frontier = _reach(adj, frontier, db) & mask & ~seen
-            seen |= frontier
-            total += d * _popcount(frontier)
-    return total // 2
-
-
-@njit(cache=True)
-def _is_path(adj, mask, db):
-    size = _popcount(mask)
-    degsum = np.int64(0)
-    rest = mask
-    while rest != np.uint64(0):
-        low = rest & (~rest + np.uint64(1))
-        rest ^= low
-        d = _popcount(adj[_ctz(low, db)] & mask)
-        if d > 2:
-            return False
-        degsum += d
-    return degsum // 2 == size - 1
-
-
-@njit(cache=True)
-def _edges(adj, mask, db):
-    s = np.int64(0)
-    rest = mask
-    while rest != np.uint64(0):
-        low = rest & (~rest + np.uint64(1))
-        rest ^= low
-        s += _popcount(adj[_ctz(low, db)] & mask)
-    return s // 2
-
 
 @njit(cache=True, inline="always")
 def _size_bound(i, m, size, emax, p2max, lbmin):
@@ -497,8 +399,6 @@ def _bound_tables(m: CityMap, rules: Rules, minima: bool, known: np.ndarray | No
     lbmin = np.zeros(n + 1, dtype=np.int64)
     stats: dict[int, tuple[int, float, bool]] = {}
     if minima and n >= 2:
-        from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
-
         table, stats = min_wiener_by_size(m.adj, max(1, rules.final_size), n - 1,
                                           deadline=deadline, known=known)
         lbmin = np.maximum(table, 0)
@@ -509,182 +409,286 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
-          incumbent: list[int] | None = None, width: int = 10, max_states: int = 12_000_000,
-          minima: bool = True, bound: str = "dist", seed: int = 0) -> Result:
-    """The proved optimal order of ``m`` under ``rules`` (see the module docstring).
+#: an incumbent: an order (city indices), or a callable given the deadline of its share of the
+#: limit (a ``time.monotonic()`` value or None) that returns one or None
+Incumbent = Union[Sequence[int], Callable[[Optional[float]], Optional[Sequence[int]]], None]
 
-    ``incumbent`` (city indices) replaces the merged beam of ``width`` as the first upper
-    bound; ``max_states`` caps the states of one layer (memory: about 40 bytes a state while a
-    layer is made); ``minima`` searches the exact least Wiener number of every size first;
-    ``bound`` is ``"dist"`` (the distance bounds of the module docstring) or ``"simple"``
-    (link counts and per-size minima only, as measured before). Returns OPTIMAL, INFEASIBLE
-    (proved: no order keeps the rules) or UNKNOWN with the best order and both bounds.
-    """
-    from puzzleproof.verify.cityclose_heuristics import answer_of, greedy, merged_beam, prepare
 
-    if bound not in ("dist", "simple"):
-        raise ValueError(f"bound must be 'dist' or 'simple', not {bound!r}")
-    use_dist = bound == "dist"
-    extra: dict[str, Any] = {}
+@njit(cache=True)
+def _greedy_order(adj, full, keep, closings, no_paths, final_not_path, db):
+    """The article's greedy closing in compiled code (the city whose closing keeps the map
+    connected and within the shape rules and gives the least Wiener number; the last such
+    city on ties): the encoder's own incumbent when the caller gives none. Returns the order,
+    shorter than ``closings`` when greedy got stuck."""
+    order = np.full(closings, -1, dtype=np.int64)
+    s = full
+    for step in range(closings):
+        size = _popcount(s) - 1
+        final = step == closings - 1
+        best_w = np.int64(-1)
+        best_v = -1
+        rest = s & ~keep
+        while rest != np.uint64(0):
+            low = rest & (~rest + np.uint64(1))
+            rest ^= low
+            child = s ^ low
+            if not _connected(adj, child, db):
+                continue
+            if no_paths > 0 and size >= no_paths and _is_path(adj, child, db):
+                continue
+            if final and final_not_path and size >= 3 and _is_path(adj, child, db):
+                continue
+            w = _wiener(adj, child, db)
+            if best_v < 0 or w <= best_w:
+                best_w = w
+                best_v = _ctz(low, db)
+        if best_v < 0:
+            return order[:step]
+        order[step] = best_v
+        s ^= np.uint64(1) << np.uint64(best_v)
+    return order
 
-    rules = rules or Rules()
-    t0 = time.monotonic()
-    keep_mask, closings = prepare(m, rules)
-    params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": time_limit,
-                              "max_states": max_states, "width": width, "bound": bound,
-                              "minima": minima}
-    if m.n > MAX_EXACT_CITIES:
-        return Result("cityclose", Status.UNKNOWN, None, None, solver="exact-dp",
-                      params=params, stats={"reason": f"more than {MAX_EXACT_CITIES} cities"},
-                      instance=m.name)
-    # incumbent
-    ub_order: list[int] | None = None
-    ub = None
-    if incumbent is not None:
-        chk = score_order(m, list(incumbent), rules)
-        if chk.ok:
-            ub_order, ub = list(incumbent), chk.total
-    # the set-up takes about half of a time limit: the incumbent a quarter, the bound tables
-    # (the per-size minima: the bound that matters) the rest of that half
-    share = None if time_limit is None else time_limit / 4
-    if ub_order is None:
-        mb = merged_beam(m, rules, width=width, time_limit=share)
-        if mb.answer is None:  # out of its share: the greedy order (fast) as incumbent
-            mb = greedy(m, rules)
-        if mb.answer is not None:
-            ub_order = [m.index(c) for c in mb.answer["order"]]  # type: ignore[misc]
-            ub = mb.answer["total"]
-    ub_val = ub if ub is not None else (1 << 62)
-    extra["setup_s"] = {"incumbent": round(time.monotonic() - t0, 2)}
-    known = None
-    if ub_order is not None:  # the incumbent's maps are connected sets of every size
-        known = np.full(m.n + 1, -1, dtype=np.int64)
-        for t, w in enumerate(_wseq(m, ub_order)):
-            known[m.n - t] = w
-    minima_deadline = None
-    if time_limit is not None:  # at least an eighth of the limit even after a slow incumbent
-        minima_deadline = min(max(t0 + time_limit / 2, time.monotonic() + time_limit / 8),
-                              t0 + 0.9 * time_limit)
-    emax, p2max, lbmin, minima_stats = _bound_tables(m, rules, minima, known, minima_deadline)
-    extra["minima"] = {"sizes_done": sum(1 for v in minima_stats.values() if v[2]),
-                       "nodes": sum(v[0] for v in minima_stats.values())}
-    extra["setup_s"]["bounds"] = round(time.monotonic() - t0, 2)
-    db = _DEBRUIJN
-    adj = np.array(m.adj, dtype=np.uint64)
-    keep = np.uint64(keep_mask)
-    k = rules.final_size
-    no_paths = rules.no_paths or 0
-    fnp = bool(rules.final_not_path)
-    full = np.uint64(m.full_mask)
-    w0 = int(_wiener(adj, full, db))
-    states = 1
-    pruned = 0
-    layer_peak = 1
-    layers: list[tuple[np.ndarray, np.ndarray]] = []
-    # the full map's own shape
-    from puzzleproof.models.cityclose import forbidden_shape
-    if forbidden_shape(m.adj, m.full_mask, rules, final=closings == 0):
-        return _done(m, rules, Status.INFEASIBLE, None, t0, params, states, 0, 1, None, None,
-                     "the full map breaks a shape rule", extra=extra)
-    keys = np.array([full], dtype=np.uint64)
-    vals = np.array([w0], dtype=np.int64)
-    # compile (or load) every loop now, so that no layer's time, which predicts the next
-    # one's, includes compiling
-    for cl, fi in ((_closable_ser, _finish_ser), (_closable_par, _finish_par)):
-        cl(adj, keys, keep, db)
-        fi(adj, keys, vals, m.n, k, no_paths, fnp, -1, emax, p2max, lbmin, db, use_dist)
-    _insert_all(keys, vals, np.zeros(1, dtype=np.uint64), np.zeros(1 << 10, dtype=np.uint64),
-                np.zeros(1 << 10, dtype=np.int64), 0, 10)
-    h0 = _root_h(adj, full, m.n, k, emax, p2max, lbmin, db, use_dist)
-    root_bound = w0 + h0
-    layers.append((keys, vals))
-    deadline = None if time_limit is None else t0 + time_limit
-    stopped = None
-    live_lb = None
-    rate: float | None = None  # seconds per child state in the last layer
-    fan = 1.0  # children per parent in the last layer
-    trace: list[tuple[int, int, float, int]] = []  # per layer: closing, kept, seconds, bound
-    extra["layers"] = trace
-    prev_count = 1
-    for step in range(1, closings + 1):
-        size = m.n - step
-        now = time.monotonic()
-        # the next layer's time, predicted from the last one's time per child and children
-        # per parent
-        if deadline is not None and (now > deadline or (
-                rate is not None and now + rate * fan * keys.shape[0] > deadline)):
-            stopped = f"time limit before closing {step}"
-            break
-        layer_t0 = now
-        closable = _closable(adj, keys, keep, db)
+
+def greedy_order(m: CityMap, rules: Rules) -> list[int] | None:
+    """The compiled greedy order of ``m`` under ``rules`` (city indices), or None when greedy
+    gets stuck (see :func:`_greedy_order`)."""
+    keep, closings = prepare(m, rules)
+    if closings == 0:
+        return []
+    order = _greedy_order(np.array(m.adj, dtype=np.uint64), np.uint64(m.full_mask),
+                          np.uint64(keep), closings, rules.no_paths or 0,
+                          bool(rules.final_not_path), _DEBRUIJN)
+    return [int(v) for v in order] if order.shape[0] == closings else None
+
+
+class _Layers:
+    """The layers kept to trace the optimal order back, and the counts the proof reports."""
+
+    def __init__(self, keys: np.ndarray, vals: np.ndarray) -> None:
+        self.stored: list[tuple[np.ndarray, np.ndarray]] = [(keys, vals)]
+        self.states = 1
+        self.pruned = 0
+        self.peak = 1
+        #: per layer: closing, states kept, seconds, bound
+        self.trace: list[tuple[int, int, float, int]] = []
+
+
+class _ExactRun:
+    """One run of the layered DP (see the module docstring), in named steps: the incumbent,
+    the bound tables, compiling, the layers, the result."""
+
+    def __init__(self, m: CityMap, rules: Rules, time_limit: float | None, max_states: int,
+                 minima: bool, bound: str) -> None:
+        if bound not in ("dist", "simple"):
+            raise ValueError(f"bound must be 'dist' or 'simple', not {bound!r}")
+        self.m, self.rules = m, rules
+        self.t0 = time.monotonic()
+        self.time_limit = time_limit
+        self.max_states = max_states
+        self.minima = minima
+        self.use_dist = bound == "dist"
+        self.keep_mask, self.closings = prepare(m, rules)
+        self.params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": time_limit,
+                                       "max_states": max_states, "bound": bound,
+                                       "minima": minima}
+        self.extra: dict[str, Any] = {}
+        self.ub_order: list[int] | None = None
+        self.ub: int | None = None
+        self.root_bound: int | None = None
+
+    # -- set-up ------------------------------------------------------------------------------
+
+    def incumbent(self, incumbent: Incumbent) -> None:
+        """The first upper bound: the given order, else the callable's (within a quarter of
+        the limit), else the compiled greedy order."""
+        m, rules = self.m, self.rules
+        order = incumbent
+        if callable(incumbent):
+            share = None if self.time_limit is None else self.t0 + self.time_limit / 4
+            order = incumbent(share)
+        if order is not None:
+            chk = score_order(m, list(order), rules)
+            if chk.ok:
+                self.ub_order, self.ub = [int(v) for v in order], chk.total
+        if self.ub_order is None:
+            order = greedy_order(m, rules)
+            if order is not None:
+                self.ub_order, self.ub = order, score_order(m, order, rules).total
+        self.extra["setup_s"] = {"incumbent": round(time.monotonic() - self.t0, 2)}
+
+    def bound_tables(self) -> None:
+        """The bound tables, within the rest of the first half of the limit (at least an
+        eighth of it)."""
+        m = self.m
+        known = None
+        if self.ub_order is not None:  # the incumbent's maps are connected sets of every size
+            known = np.full(m.n + 1, -1, dtype=np.int64)
+            for t, w in enumerate(_wseq(m, self.ub_order)):
+                known[m.n - t] = w
+        until = None
+        if self.time_limit is not None:
+            tl, t0 = self.time_limit, self.t0
+            until = min(max(t0 + tl / 2, time.monotonic() + tl / 8), t0 + 0.9 * tl)
+        self.emax, self.p2max, self.lbmin, stats = _bound_tables(m, self.rules, self.minima,
+                                                                 known, until)
+        self.extra["minima"] = {"sizes_done": sum(1 for v in stats.values() if v[2]),
+                                "nodes": sum(v[0] for v in stats.values())}
+        self.extra["setup_s"]["bounds"] = round(time.monotonic() - self.t0, 2)
+
+    def tables(self) -> tuple:
+        """The bound arguments of :func:`_finish`, in its order."""
+        return self.emax, self.p2max, self.lbmin, _DEBRUIJN, self.use_dist
+
+    def compile(self, adj: np.ndarray, keys: np.ndarray, vals: np.ndarray) -> None:
+        """Compile (or load) every loop now, so that no layer's time, which predicts the
+        next one's, includes compiling."""
+        keep = np.uint64(self.keep_mask)
+        for cl, fi in ((_closable_ser, _finish_ser), (_closable_par, _finish_par)):
+            cl(adj, keys, keep, _DEBRUIJN)
+            fi(adj, keys, vals, self.m.n, self.rules.final_size, self.rules.no_paths or 0,
+               bool(self.rules.final_not_path), -1, *self.tables())
+        _insert_all(keys, vals, np.zeros(1, dtype=np.uint64),
+                    np.zeros(1 << 10, dtype=np.uint64), np.zeros(1 << 10, dtype=np.int64), 0,
+                    10)
+
+    # -- the layers --------------------------------------------------------------------------
+
+    def layer(self, adj: np.ndarray, keys: np.ndarray, vals: np.ndarray, size: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The next layer of ``(keys, vals)``: its states (sorted), their ``f``, their
+        ``f + h``, and the number of children made before the bound pruned."""
+        closable = _closable(adj, keys, np.uint64(self.keep_mask), _DEBRUIJN)
         bits = 10
-        expect = int(min(max(keys.shape[0] * 2, 1024), max_states * 2))
+        expect = int(min(max(keys.shape[0] * 2, 1024), self.max_states * 2))
         while (1 << bits) < 2 * expect:
             bits += 1
         tkeys = np.zeros(1 << bits, dtype=np.uint64)
         tvals = np.zeros(1 << bits, dtype=np.int64)
-        tkeys, tvals, fill, bits = _insert_all(keys, vals, closable, tkeys, tvals, 0, bits)
+        tkeys, tvals, _, bits = _insert_all(keys, vals, closable, tkeys, tvals, 0, bits)
         del closable
         occ = tkeys != 0
-        ckeys = tkeys[occ]
-        n_children = int(ckeys.shape[0])
-        cvals = tvals[occ]
+        ckeys, cvals = tkeys[occ], tvals[occ]
         del tkeys, tvals, occ
-        newv, est = _finish(adj, ckeys, cvals, size, k, no_paths, fnp, ub_val, emax, p2max,
-                            lbmin, db, use_dist)
+        ub = self.ub if self.ub is not None else (1 << 62)
+        newv, est = _finish(adj, ckeys, cvals, size, self.rules.final_size,
+                            self.rules.no_paths or 0, bool(self.rules.final_not_path), ub,
+                            *self.tables())
         keepit = newv >= 0
-        pruned += int(np.count_nonzero(newv == -2))
-        keys = ckeys[keepit]
-        vals = newv[keepit]
-        live_est = est[keepit]
-        del ckeys, cvals, newv, est, keepit
-        states += int(keys.shape[0])
-        layer_peak = max(layer_peak, int(keys.shape[0]))
-        if keys.shape[0] == 0:
-            break
-        order_ix = np.argsort(keys)
-        keys = keys[order_ix]
-        vals = vals[order_ix]
-        live_est = live_est[order_ix]
-        layers.append((keys, vals))
-        live_lb = int(live_est.min())
-        spent = time.monotonic() - layer_t0
-        trace.append((step, int(keys.shape[0]), round(spent, 2), min(live_lb, ub_val)))
-        rate = spent / max(n_children, 1)
-        fan = n_children / max(prev_count, 1)
-        prev_count = int(keys.shape[0])
-        if keys.shape[0] > max_states:
-            stopped = f"layer {step} holds {keys.shape[0]} states (cap {max_states})"
-            break
-    if stopped is None and len(layers) == closings + 1 and keys.shape[0] > 0:
-        # complete: the least f of the last layer (anything pruned was worse than ub)
-        j = int(np.argmin(vals))
-        best = int(vals[j])
-        if ub is not None and ub <= best:
-            order = ub_order
-        else:
-            order = _trace(adj, layers, j, db, m.n)
-        assert order is not None
-        wseq = _wseq(m, order)
-        total = sum(wseq)
-        return _done(m, rules, Status.OPTIMAL, answer_of(m, order, wseq), t0, params, states,
-                     pruned, layer_peak, total, total, None, root_bound, extra=extra)
-    if stopped is None:
-        # every state died: pruned ones were worse than the incumbent, the rest broke rules
-        if ub is not None:
-            wseq = _wseq(m, ub_order)  # type: ignore[arg-type]
-            return _done(m, rules, Status.OPTIMAL, answer_of(m, ub_order, wseq), t0, params,
-                         states, pruned, layer_peak, ub, ub, None, root_bound, extra=extra)
-        return _done(m, rules, Status.INFEASIBLE, None, t0, params, states, pruned,
-                     layer_peak, None, None, "no order keeps the rules", root_bound, extra=extra)
-    lb = root_bound if live_lb is None else min(live_lb, ub_val)
-    lb = max(lb, root_bound) if live_lb is None else lb
-    answer = None
-    if ub_order is not None:
-        answer = answer_of(m, ub_order, _wseq(m, ub_order))
-    return _done(m, rules, Status.UNKNOWN, answer, t0, params, states, pruned, layer_peak,
-                 lb, ub, stopped, root_bound, extra=extra)
+        self.layers.pruned += int(np.count_nonzero(newv == -2))
+        keys, vals, est = ckeys[keepit], newv[keepit], est[keepit]
+        ix = np.argsort(keys)
+        return keys[ix], vals[ix], est[ix], int(ckeys.shape[0])
+
+    def search(self) -> str | None:
+        """Make the layers one by one; the reason it stopped early, or None."""
+        m = self.m
+        adj = np.array(m.adj, dtype=np.uint64)
+        full = np.uint64(m.full_mask)
+        keys = np.array([full], dtype=np.uint64)
+        vals = np.array([int(_wiener(adj, full, _DEBRUIJN))], dtype=np.int64)
+        self.compile(adj, keys, vals)
+        self.root_bound = int(vals[0]) + _root_h(adj, full, m.n, self.rules.final_size,
+                                                 self.emax, self.p2max, self.lbmin,
+                                                 _DEBRUIJN, self.use_dist)
+        self.layers = L = _Layers(keys, vals)
+        self.live_lb: int | None = None
+        deadline = None if self.time_limit is None else self.t0 + self.time_limit
+        rate: float | None = None  # seconds per child state in the last layer
+        fan = 1.0  # children per parent in the last layer
+        for step in range(1, self.closings + 1):
+            now = time.monotonic()
+            # the next layer's time, predicted from the last one's time per child and
+            # children per parent
+            if deadline is not None and (now > deadline or (
+                    rate is not None and now + rate * fan * keys.shape[0] > deadline)):
+                return f"time limit before closing {step}"
+            parents = keys.shape[0]
+            keys, vals, est, children = self.layer(adj, keys, vals, m.n - step)
+            L.states += int(keys.shape[0])
+            L.peak = max(L.peak, int(keys.shape[0]))
+            if keys.shape[0] == 0:
+                return None
+            L.stored.append((keys, vals))
+            self.live_lb = int(est.min())
+            spent = time.monotonic() - now
+            L.trace.append((step, int(keys.shape[0]), round(spent, 2),
+                            min(self.live_lb, self.ub if self.ub is not None else 1 << 62)))
+            rate = spent / max(children, 1)
+            fan = children / max(parents, 1)
+            if keys.shape[0] > self.max_states:
+                return f"layer {step} holds {keys.shape[0]} states (cap {self.max_states})"
+        return None
+
+    # -- the result --------------------------------------------------------------------------
+
+    def result(self, stopped: str | None) -> Result:
+        """OPTIMAL when every layer was made (or everything better than the incumbent was
+        pruned), INFEASIBLE when every state broke a rule, else UNKNOWN with both bounds."""
+        m, L = self.m, self.layers
+        keys, vals = L.stored[-1]
+        if stopped is None and len(L.stored) == self.closings + 1 and keys.shape[0] > 0:
+            # complete: the least f of the last layer (anything pruned was worse than ub)
+            j = int(np.argmin(vals))
+            if self.ub is not None and self.ub <= int(vals[j]):
+                order = self.ub_order
+            else:
+                order = _trace(np.array(m.adj, dtype=np.uint64), L.stored, j, _DEBRUIJN, m.n)
+            total = sum(_wseq(m, order))
+            return self.done(Status.OPTIMAL, order, total, total, None)
+        if stopped is None:
+            # every state died: pruned ones were worse than the incumbent, the rest broke rules
+            if self.ub is not None:
+                return self.done(Status.OPTIMAL, self.ub_order, self.ub, self.ub, None)
+            return self.done(Status.INFEASIBLE, None, None, None, "no order keeps the rules")
+        ub_val = self.ub if self.ub is not None else (1 << 62)
+        lb = self.root_bound if self.live_lb is None else min(self.live_lb, ub_val)
+        return self.done(Status.UNKNOWN, self.ub_order, lb, self.ub, stopped)
+
+    def done(self, status: Status, order: list[int] | None, lb: int | None, ub: int | None,
+             reason: str | None) -> Result:
+        m = self.m
+        L = getattr(self, "layers", None) or _Layers(np.zeros(0, np.uint64),
+                                                     np.zeros(0, np.int64))
+        answer = None if order is None else answer_of(m, order, _wseq(m, order))
+        gap = None
+        if lb is not None and ub is not None and ub > 0:
+            gap = (ub - lb) / ub
+        cert = {"method": "exact-dp", "lower_bound": lb, "upper_bound": ub, "gap": gap,
+                "states": L.states, "pruned": L.pruned, "layer_peak": L.peak,
+                "root_bound": self.root_bound}
+        stats: dict[str, Any] = {"states": L.states, "pruned": L.pruned, "layer_peak": L.peak,
+                                 "peak_rss_mb": round(_peak_rss_mb(), 1)}
+        if reason:
+            stats["reason"] = reason
+        stats.update(self.extra)
+        stats["layers"] = L.trace
+        return Result("cityclose", status, answer, cert, solver="exact-dp",
+                      solver_version=_numba_version(), params=self.params,
+                      wall_time=time.monotonic() - self.t0, stats=stats, instance=m.name)
+
+
+def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
+          incumbent: Incumbent = None, max_states: int = 12_000_000, minima: bool = True,
+          bound: str = "dist", seed: int = 0) -> Result:
+    """The proved optimal order of ``m`` under ``rules`` (see the module docstring).
+
+    ``incumbent`` is the first upper bound: an order (city indices), or a callable that
+    returns one (the caller's heuristic, given the ``time.monotonic()`` deadline of its share
+    of the limit); without one, or when it fails, the compiled greedy order. ``max_states``
+    caps the states of one layer (memory: about 40 bytes a state while a layer is made);
+    ``minima`` searches the exact least Wiener number of every size first; ``bound`` is
+    ``"dist"`` (the distance bounds of the module docstring) or ``"simple"`` (link counts
+    and per-size minima only, as measured before). Returns OPTIMAL, INFEASIBLE (proved: no
+    order keeps the rules) or UNKNOWN with the best order and both bounds.
+    """
+    run = _ExactRun(m, rules or Rules(), time_limit, max_states, minima, bound)
+    if m.n > MAX_EXACT_CITIES:
+        return run.done(Status.UNKNOWN, None, None, None, f"more than {MAX_EXACT_CITIES} cities")
+    run.incumbent(incumbent)
+    run.bound_tables()
+    if forbidden_shape(m.adj, m.full_mask, run.rules, final=run.closings == 0):
+        return run.done(Status.INFEASIBLE, None, None, None, "the full map breaks a shape rule")
+    return run.result(run.search())
 
 
 def _root_h(adj, mask, size, final_size, emax, p2max, lbmin, db, use_dist) -> int:
@@ -725,24 +729,6 @@ def _trace(adj, layers, j, db, n) -> list[int]:
         order.append(v)
     order.reverse()
     return order
-
-
-def _done(m, rules, status, answer, t0, params, states, pruned, layer_peak, lb, ub, reason,
-          root_bound=None, extra=None) -> Result:
-    gap = None
-    if lb is not None and ub is not None and ub > 0:
-        gap = (ub - lb) / ub
-    cert = {"method": "exact-dp", "lower_bound": lb, "upper_bound": ub, "gap": gap,
-            "states": states, "pruned": pruned, "layer_peak": layer_peak,
-            "root_bound": root_bound}
-    stats = {"states": states, "pruned": pruned, "layer_peak": layer_peak,
-             "peak_rss_mb": round(_peak_rss_mb(), 1)}
-    if reason:
-        stats["reason"] = reason
-    stats.update(extra or {})
-    return Result("cityclose", status, answer, cert, solver="exact-dp",
-                  solver_version=_numba_version(), params=params,
-                  wall_time=time.monotonic() - t0, stats=stats, instance=m.name)
 
 
 def _numba_version() -> str:

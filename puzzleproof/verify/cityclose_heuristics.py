@@ -32,7 +32,8 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 
-from puzzleproof.models.cityclose import CityMap, Rules, forbidden_shape, wiener_mask
+from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
+                                          wiener_mask)
 from puzzleproof.result import Result, Status
 
 __all__ = ["greedy", "beam", "merged_beam", "dp", "answer_of", "TIEBREAKS", "prepare",
@@ -41,27 +42,6 @@ __all__ = ["greedy", "beam", "merged_beam", "dp", "answer_of", "TIEBREAKS", "pre
 TIEBREAKS = ("last", "first")
 #: The plain-Python DP refuses larger maps (it would not finish).
 DP_MAX_CITIES = 26
-
-
-def prepare(m: CityMap, rules: Rules) -> tuple[int, int]:
-    """``(keep_mask, closings)``; raises InputError for an unknown kept city or a final size
-    larger than the map."""
-    from puzzleproof.errors import InputError
-
-    keep = rules.keep_mask(m)
-    if rules.final_size > m.n:
-        raise InputError(f"the final size {rules.final_size} exceeds the map's {m.n} cities")
-    return keep, m.n - rules.final_size
-
-
-def answer_of(m: CityMap, order: Sequence[int], wseq: Sequence[int]) -> dict[str, Any]:
-    """The answer object of an order given as city indices, with its Wiener numbers."""
-    closed = 0
-    for i in order:
-        closed |= 1 << i
-    left = [m.names[i] for i in range(m.n) if not closed >> i & 1]
-    return {"order": [m.names[i] for i in order], "left": left, "wiener": list(wseq),
-            "total": int(sum(wseq))}
 
 
 def _ok_child(m: CityMap, rules: Rules, child: int, final: bool) -> int | None:

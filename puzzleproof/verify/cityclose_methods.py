@@ -43,7 +43,7 @@ from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind
 
 __all__ = ["METHODS", "EXACT_METHODS", "run", "check_answer", "check_order", "OrderVerdict",
            "crosscheck_kind", "cityclose_disagreements", "gaps", "DP_REVERIFY_MAX",
-           "warm_exact"]
+           "warm_exact", "merged_beam_incumbent"]
 
 #: ``check_order`` re-proves optimality with the independent DP up to this many cities.
 DP_REVERIFY_MAX = 20
@@ -71,12 +71,28 @@ def warm_exact() -> float:
     return time.monotonic() - t0
 
 
+def merged_beam_incumbent(m: CityMap, rules: Rules, width: int) -> Callable[..., Any]:
+    """The incumbent the exact encoders start from: the merged beam of ``width``, run until
+    the deadline the encoder gives (a ``time.monotonic()`` value, or None); its order as city
+    indices, or None when it found none in time."""
+    def incumbent(until: float | None) -> list[int] | None:
+        import time
+
+        limit = None if until is None else max(0.0, until - time.monotonic())
+        mb = H.merged_beam(m, rules, width=width, time_limit=limit)
+        if mb.answer is None:
+            return None
+        return [m.index(c) for c in mb.answer["order"]]  # type: ignore[misc]
+    return incumbent
+
+
 def _exact(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
            ) -> Result:
     from puzzleproof.encoders import cityclose_exact
 
     warm = warm_exact()
-    res = cityclose_exact.solve(m, rules, time_limit=time_limit, width=width or 10, seed=seed)
+    res = cityclose_exact.solve(m, rules, time_limit=time_limit, seed=seed,
+                                incumbent=merged_beam_incumbent(m, rules, width or 10))
     if warm:
         res.stats["warm_up_s"] = round(warm, 3)
     return res
@@ -88,7 +104,8 @@ def _ilp_with(backend: str) -> Callable[..., Result]:
         from puzzleproof.encoders import cityclose_ilp
 
         return cityclose_ilp.solve(m, rules, time_limit=time_limit, seed=seed,
-                                   width=width or 10, backend=backend)
+                                   incumbent=merged_beam_incumbent(m, rules, width or 10),
+                                   backend=backend)
     return solve
 
 
