@@ -104,11 +104,13 @@ from puzzleproof.encoders.cityclose_bits import (_DEBRUIJN, HAVE_NUMBA, U1, _con
                                                 _ctz, _edges, _is_path, _popcount, _reach,
                                                 _wiener, njit, prange)
 from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
+from puzzleproof.encoders.cityclose_graph import greedy_order
+from puzzleproof.limits import Deadline
 from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
                                           score_order)
 from puzzleproof.result import Result, Status
 
-__all__ = ["solve", "greedy_order", "MAX_EXACT_CITIES", "Incumbent"]
+__all__ = ["solve", "first_order", "MAX_EXACT_CITIES", "Incumbent"]
 
 #: masks are 64-bit words
 MAX_EXACT_CITIES = 63
@@ -369,6 +371,10 @@ _closable_ser = njit(cache=True)(_closable_py)
 _finish_par = njit(cache=True, parallel=True)(_finish_py)
 _finish_ser = njit(cache=True)(_finish_py)
 _PARALLEL_FROM = 20_000
+#: states handled between two looks at the clock, at most
+_SLICE = 1 << 17
+#: seconds a slice should take
+_SLICE_S = 0.05
 
 
 def _closable(adj, keys, keep, db):
@@ -376,13 +382,35 @@ def _closable(adj, keys, keep, db):
     return f(adj, keys, keep, db)
 
 
-def _finish(adj, keys, *args):
-    f = _finish_par if keys.shape[0] >= _PARALLEL_FROM else _finish_ser
+def _finish(adj, keys, *args, parallel: bool = False):
+    f = _finish_par if parallel or keys.shape[0] >= _PARALLEL_FROM else _finish_ser
     return f(adj, keys, *args)
 
 
+class _Slicer:
+    """Slices of a layer sized so that each takes about :data:`_SLICE_S` seconds (measured on
+    the slices before), so that the clock is read often whatever a state costs."""
+
+    def __init__(self) -> None:
+        self.per_state: float | None = None
+
+    def slices(self, total: int, deadline: Deadline):
+        """``(lo, hi)`` slices of ``range(total)``; stops early (the caller sees
+        ``deadline.expired()``) when the deadline passes."""
+        lo = 0
+        while lo < total:
+            if deadline.expired():
+                return
+            size = 256 if self.per_state is None else int(_SLICE_S / max(self.per_state, 1e-9))
+            hi = min(total, lo + max(64, min(size, _SLICE)))
+            t = time.monotonic()
+            yield lo, hi
+            self.per_state = (time.monotonic() - t) / (hi - lo)
+            lo = hi
+
+
 def _bound_tables(m: CityMap, rules: Rules, minima: bool, known: np.ndarray | None,
-                  deadline: float | None = None
+                  deadline: Deadline | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
     """Bound tables: link counts, two-link paths and the exact least Wiener number of a
     connected set of each size (:mod:`puzzleproof.encoders.cityclose_bounds`, searched
@@ -410,55 +438,26 @@ def _peak_rss_mb() -> float:
 
 
 #: an incumbent: an order (city indices), or a callable given the deadline of its share of the
-#: limit (a ``time.monotonic()`` value or None) that returns one or None
-Incumbent = Union[Sequence[int], Callable[[Optional[float]], Optional[Sequence[int]]], None]
+#: limit that returns one or None
+Incumbent = Union[Sequence[int], Callable[[Deadline], Optional[Sequence[int]]], None]
 
 
-@njit(cache=True)
-def _greedy_order(adj, full, keep, closings, no_paths, final_not_path, db):
-    """The article's greedy closing in compiled code (the city whose closing keeps the map
-    connected and within the shape rules and gives the least Wiener number; the last such
-    city on ties): the encoder's own incumbent when the caller gives none. Returns the order,
-    shorter than ``closings`` when greedy got stuck."""
-    order = np.full(closings, -1, dtype=np.int64)
-    s = full
-    for step in range(closings):
-        size = _popcount(s) - 1
-        final = step == closings - 1
-        best_w = np.int64(-1)
-        best_v = -1
-        rest = s & ~keep
-        while rest != np.uint64(0):
-            low = rest & (~rest + np.uint64(1))
-            rest ^= low
-            child = s ^ low
-            if not _connected(adj, child, db):
-                continue
-            if no_paths > 0 and size >= no_paths and _is_path(adj, child, db):
-                continue
-            if final and final_not_path and size >= 3 and _is_path(adj, child, db):
-                continue
-            w = _wiener(adj, child, db)
-            if best_v < 0 or w <= best_w:
-                best_w = w
-                best_v = _ctz(low, db)
-        if best_v < 0:
-            return order[:step]
-        order[step] = best_v
-        s ^= np.uint64(1) << np.uint64(best_v)
-    return order
-
-
-def greedy_order(m: CityMap, rules: Rules) -> list[int] | None:
-    """The compiled greedy order of ``m`` under ``rules`` (city indices), or None when greedy
-    gets stuck (see :func:`_greedy_order`)."""
-    keep, closings = prepare(m, rules)
-    if closings == 0:
-        return []
-    order = _greedy_order(np.array(m.adj, dtype=np.uint64), np.uint64(m.full_mask),
-                          np.uint64(keep), closings, rules.no_paths or 0,
-                          bool(rules.final_not_path), _DEBRUIJN)
-    return [int(v) for v in order] if order.shape[0] == closings else None
+def first_order(m: CityMap, rules: Rules, incumbent: Incumbent, deadline: Deadline
+                ) -> tuple[list[int] | None, int | None]:
+    """The first upper bound of an exact search and its total: the given order, else the
+    callable's (given a quarter of the time left), else the compiled greedy order (within a
+    quarter of what is left then); ``(None, None)`` when none keeps the rules in time."""
+    order = incumbent(deadline.share(0.25)) if callable(incumbent) else incumbent
+    if order is not None:
+        chk = score_order(m, list(order), rules)
+        if chk.ok:
+            return [int(v) for v in order], chk.total
+    order = greedy_order(m, rules, deadline.share(0.25))
+    if order is not None:
+        chk = score_order(m, order, rules)
+        if chk.ok:
+            return order, chk.total
+    return None, None
 
 
 class _Layers:
@@ -475,62 +474,47 @@ class _Layers:
 
 class _ExactRun:
     """One run of the layered DP (see the module docstring), in named steps: the incumbent,
-    the bound tables, compiling, the layers, the result."""
+    the bound tables, compiling, the layers, the result. Everything runs against one
+    :class:`~puzzleproof.limits.Deadline`."""
 
-    def __init__(self, m: CityMap, rules: Rules, time_limit: float | None, max_states: int,
+    def __init__(self, m: CityMap, rules: Rules, deadline: Deadline, max_states: int,
                  minima: bool, bound: str) -> None:
         if bound not in ("dist", "simple"):
             raise ValueError(f"bound must be 'dist' or 'simple', not {bound!r}")
         self.m, self.rules = m, rules
         self.t0 = time.monotonic()
-        self.time_limit = time_limit
+        self.dl = deadline
         self.max_states = max_states
         self.minima = minima
         self.use_dist = bound == "dist"
         self.keep_mask, self.closings = prepare(m, rules)
-        self.params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": time_limit,
+        self.params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": deadline.limit,
                                        "max_states": max_states, "bound": bound,
                                        "minima": minima}
         self.extra: dict[str, Any] = {}
         self.ub_order: list[int] | None = None
         self.ub: int | None = None
         self.root_bound: int | None = None
+        self.live_lb: int | None = None
+        self.expand, self.finish = _Slicer(), _Slicer()
 
     # -- set-up ------------------------------------------------------------------------------
 
     def incumbent(self, incumbent: Incumbent) -> None:
-        """The first upper bound: the given order, else the callable's (within a quarter of
-        the limit), else the compiled greedy order."""
-        m, rules = self.m, self.rules
-        order = incumbent
-        if callable(incumbent):
-            share = None if self.time_limit is None else self.t0 + self.time_limit / 4
-            order = incumbent(share)
-        if order is not None:
-            chk = score_order(m, list(order), rules)
-            if chk.ok:
-                self.ub_order, self.ub = [int(v) for v in order], chk.total
-        if self.ub_order is None:
-            order = greedy_order(m, rules)
-            if order is not None:
-                self.ub_order, self.ub = order, score_order(m, order, rules).total
+        """The first upper bound (:func:`first_order`)."""
+        self.ub_order, self.ub = first_order(self.m, self.rules, incumbent, self.dl)
         self.extra["setup_s"] = {"incumbent": round(time.monotonic() - self.t0, 2)}
 
     def bound_tables(self) -> None:
-        """The bound tables, within the rest of the first half of the limit (at least an
-        eighth of it)."""
+        """The bound tables, within a third of the time left."""
         m = self.m
         known = None
         if self.ub_order is not None:  # the incumbent's maps are connected sets of every size
             known = np.full(m.n + 1, -1, dtype=np.int64)
             for t, w in enumerate(_wseq(m, self.ub_order)):
                 known[m.n - t] = w
-        until = None
-        if self.time_limit is not None:
-            tl, t0 = self.time_limit, self.t0
-            until = min(max(t0 + tl / 2, time.monotonic() + tl / 8), t0 + 0.9 * tl)
-        self.emax, self.p2max, self.lbmin, stats = _bound_tables(m, self.rules, self.minima,
-                                                                 known, until)
+        self.emax, self.p2max, self.lbmin, stats = _bound_tables(
+            m, self.rules, self.minima, known, self.dl.share(1 / 3))
         self.extra["minima"] = {"sizes_done": sum(1 for v in stats.values() if v[2]),
                                 "nodes": sum(v[0] for v in stats.values())}
         self.extra["setup_s"]["bounds"] = round(time.monotonic() - self.t0, 2)
@@ -540,8 +524,7 @@ class _ExactRun:
         return self.emax, self.p2max, self.lbmin, _DEBRUIJN, self.use_dist
 
     def compile(self, adj: np.ndarray, keys: np.ndarray, vals: np.ndarray) -> None:
-        """Compile (or load) every loop now, so that no layer's time, which predicts the
-        next one's, includes compiling."""
+        """Compile (or load) every loop now, before the first layer."""
         keep = np.uint64(self.keep_mask)
         for cl, fi in ((_closable_ser, _finish_ser), (_closable_par, _finish_par)):
             cl(adj, keys, keep, _DEBRUIJN)
@@ -553,26 +536,46 @@ class _ExactRun:
 
     # -- the layers --------------------------------------------------------------------------
 
-    def layer(self, adj: np.ndarray, keys: np.ndarray, vals: np.ndarray, size: int
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """The next layer of ``(keys, vals)``: its states (sorted), their ``f``, their
-        ``f + h``, and the number of children made before the bound pruned."""
-        closable = _closable(adj, keys, np.uint64(self.keep_mask), _DEBRUIJN)
+    def children(self, adj: np.ndarray, keys: np.ndarray, vals: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Every child of the layer with its least parent value, made in slices between
+        looks at the clock; None when the deadline passed first."""
         bits = 10
         expect = int(min(max(keys.shape[0] * 2, 1024), self.max_states * 2))
         while (1 << bits) < 2 * expect:
             bits += 1
         tkeys = np.zeros(1 << bits, dtype=np.uint64)
         tvals = np.zeros(1 << bits, dtype=np.int64)
-        tkeys, tvals, _, bits = _insert_all(keys, vals, closable, tkeys, tvals, 0, bits)
-        del closable
+        fill = 0
+        keep = np.uint64(self.keep_mask)
+        for lo, hi in self.expand.slices(keys.shape[0], self.dl):
+            closable = _closable(adj, keys[lo:hi], keep, _DEBRUIJN)
+            tkeys, tvals, fill, bits = _insert_all(keys[lo:hi], vals[lo:hi], closable,
+                                                   tkeys, tvals, fill, bits)
+        if self.dl.expired():
+            return None
         occ = tkeys != 0
-        ckeys, cvals = tkeys[occ], tvals[occ]
-        del tkeys, tvals, occ
+        return tkeys[occ], tvals[occ]
+
+    def layer(self, adj: np.ndarray, keys: np.ndarray, vals: np.ndarray, size: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+        """The next layer of ``(keys, vals)``: its states (sorted), their ``f``, their
+        ``f + h``, and the number of children; None when the deadline passed first."""
+        made = self.children(adj, keys, vals)
+        if made is None:
+            return None
+        ckeys, cvals = made
         ub = self.ub if self.ub is not None else (1 << 62)
-        newv, est = _finish(adj, ckeys, cvals, size, self.rules.final_size,
-                            self.rules.no_paths or 0, bool(self.rules.final_not_path), ub,
-                            *self.tables())
+        parts = []
+        for lo, hi in self.finish.slices(ckeys.shape[0], self.dl):
+            parts.append(_finish(adj, ckeys[lo:hi], cvals[lo:hi], size,
+                                 self.rules.final_size, self.rules.no_paths or 0,
+                                 bool(self.rules.final_not_path), ub, *self.tables(),
+                                 parallel=hi - lo >= 2048))
+        if self.dl.expired():
+            return None
+        newv = np.concatenate([p[0] for p in parts]) if parts else cvals
+        est = np.concatenate([p[1] for p in parts]) if parts else cvals
         keepit = newv >= 0
         self.layers.pruned += int(np.count_nonzero(newv == -2))
         keys, vals, est = ckeys[keepit], newv[keepit], est[keepit]
@@ -591,30 +594,20 @@ class _ExactRun:
                                                  self.emax, self.p2max, self.lbmin,
                                                  _DEBRUIJN, self.use_dist)
         self.layers = L = _Layers(keys, vals)
-        self.live_lb: int | None = None
-        deadline = None if self.time_limit is None else self.t0 + self.time_limit
-        rate: float | None = None  # seconds per child state in the last layer
-        fan = 1.0  # children per parent in the last layer
         for step in range(1, self.closings + 1):
             now = time.monotonic()
-            # the next layer's time, predicted from the last one's time per child and
-            # children per parent
-            if deadline is not None and (now > deadline or (
-                    rate is not None and now + rate * fan * keys.shape[0] > deadline)):
-                return f"time limit before closing {step}"
-            parents = keys.shape[0]
-            keys, vals, est, children = self.layer(adj, keys, vals, m.n - step)
+            made = self.layer(adj, keys, vals, m.n - step)
+            if made is None:
+                return f"time limit while closing {step}"
+            keys, vals, est, _ = made
             L.states += int(keys.shape[0])
             L.peak = max(L.peak, int(keys.shape[0]))
             if keys.shape[0] == 0:
                 return None
             L.stored.append((keys, vals))
             self.live_lb = int(est.min())
-            spent = time.monotonic() - now
-            L.trace.append((step, int(keys.shape[0]), round(spent, 2),
+            L.trace.append((step, int(keys.shape[0]), round(time.monotonic() - now, 2),
                             min(self.live_lb, self.ub if self.ub is not None else 1 << 62)))
-            rate = spent / max(children, 1)
-            fan = children / max(parents, 1)
             if keys.shape[0] > self.max_states:
                 return f"layer {step} holds {keys.shape[0]} states (cap {self.max_states})"
         return None
@@ -668,20 +661,24 @@ class _ExactRun:
 
 
 def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
-          incumbent: Incumbent = None, max_states: int = 12_000_000, minima: bool = True,
-          bound: str = "dist", seed: int = 0) -> Result:
+          deadline: Deadline | None = None, incumbent: Incumbent = None,
+          max_states: int = 12_000_000, minima: bool = True, bound: str = "dist",
+          seed: int = 0) -> Result:
     """The proved optimal order of ``m`` under ``rules`` (see the module docstring).
 
-    ``incumbent`` is the first upper bound: an order (city indices), or a callable that
-    returns one (the caller's heuristic, given the ``time.monotonic()`` deadline of its share
-    of the limit); without one, or when it fails, the compiled greedy order. ``max_states``
-    caps the states of one layer (memory: about 40 bytes a state while a layer is made);
-    ``minima`` searches the exact least Wiener number of every size first; ``bound`` is
-    ``"dist"`` (the distance bounds of the module docstring) or ``"simple"`` (link counts
-    and per-size minima only, as measured before). Returns OPTIMAL, INFEASIBLE (proved: no
-    order keeps the rules) or UNKNOWN with the best order and both bounds.
+    ``time_limit`` (seconds) or ``deadline`` (a :class:`~puzzleproof.limits.Deadline` made
+    when the task started) bounds everything the run does. ``incumbent`` is the first upper
+    bound: an order (city indices), or a callable that returns one (the caller's heuristic,
+    given the deadline of its share: a quarter of the time left); without one, or when it
+    fails, the compiled greedy order. ``max_states`` caps the states of one layer (memory:
+    about 40 bytes a state while a layer is made); ``minima`` searches the exact least Wiener
+    number of every size first; ``bound`` is ``"dist"`` (the distance bounds of the module
+    docstring) or ``"simple"`` (link counts and per-size minima only). Returns OPTIMAL,
+    INFEASIBLE (proved: no order keeps the rules) or UNKNOWN with the best order and both
+    bounds.
     """
-    run = _ExactRun(m, rules or Rules(), time_limit, max_states, minima, bound)
+    dl = deadline if deadline is not None else Deadline(time_limit)
+    run = _ExactRun(m, rules or Rules(), dl, max_states, minima, bound)
     if m.n > MAX_EXACT_CITIES:
         return run.done(Status.UNKNOWN, None, None, None, f"more than {MAX_EXACT_CITIES} cities")
     run.incumbent(incumbent)

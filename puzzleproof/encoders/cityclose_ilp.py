@@ -74,6 +74,7 @@ from typing import Any, Callable, NamedTuple
 
 from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
                                           score_order, wiener_mask)
+from puzzleproof.limits import Deadline
 from puzzleproof.result import Result, Status
 
 __all__ = ["solve", "build_model", "BACKENDS"]
@@ -510,59 +511,61 @@ def _not_a_path(model, m: CityMap, p, t: int, s: int) -> tuple[Any, dict[int, An
     return many, deg3
 
 
-def _hint(built: Built, m: CityMap, order: list[int]) -> None:
+def _open_distances(m: CityMap, mk: int) -> dict[int, dict[int, int]]:
+    """The distances within the map of the open cities ``mk`` (BFS from each)."""
+    d = {}
+    for s in (v for v in range(m.n) if mk >> v & 1):
+        seen = {s: 0}
+        fr = [s]
+        while fr:
+            nx_ = []
+            for u in fr:
+                for w in m.neighbours(u):
+                    if mk >> w & 1 and w not in seen:
+                        seen[w] = seen[u] + 1
+                        nx_.append(w)
+            fr = nx_
+        d[s] = seen
+    return d
+
+
+def _hint(built: Built, m: CityMap, order: list[int], deadline: float | None = None) -> None:
     """The order as a complete solution hint: ``x``, ``p``, ``y`` at their true values and the
-    path-rule Booleans at what the maps satisfy."""
+    path-rule Booleans at what the maps satisfy; raises ``_OutOfTime`` past ``deadline``
+    (the clock is read every few thousand variables)."""
     model = built.model
     mask = m.full_mask
     masks = [mask]
     for v in order:
         mask &= ~(1 << v)
         masks.append(mask)
+
+    def tick(i: int) -> None:
+        if i % 4096 == 0 and deadline is not None and time.monotonic() > deadline:
+            raise _OutOfTime
+
     for t, mk in enumerate(masks):
+        tick(0)
         for v in range(m.n):
             model.hint(built.x[v, t], bool(mk >> v & 1))
-        # distances in map t
-        sub = [v for v in range(m.n) if mk >> v & 1]
-        d = {}
-        for s in sub:
-            seen = {s: 0}
-            fr = [s]
-            while fr:
-                nx_ = []
-                for u in fr:
-                    for w in m.neighbours(u):
-                        if mk >> w & 1 and w not in seen:
-                            seen[w] = seen[u] + 1
-                            nx_.append(w)
-                fr = nx_
-            d[s] = seen
-        for (u, v, tt), var in built.p.items():
-            if tt == t:
-                model.hint(var, bool(mk >> u & 1 and mk >> v & 1))
-        for (lv, u, v, tt), var in built.y.items():
-            if tt == t:
-                model.hint(var, bool(mk >> u & 1 and mk >> v & 1
-                                     and d[u].get(v, 10**9) <= lv))
         if t in built.shapes:
             many, deg3 = built.shapes[t]
             open_links = sum(1 for a, b in m.links if mk >> a & 1 and mk >> b & 1)
-            model.hint(many, open_links >= len(sub))
+            model.hint(many, open_links >= bin(mk).count("1"))
             for v, g in deg3.items():
                 model.hint(g, bool(mk >> v & 1) and sum(
                     1 for u in m.neighbours(v) if mk >> u & 1) >= 3)
-
-
-def _first_order(m: CityMap, rules: Rules, incumbent: Any, until: float | None
-                 ) -> list[int] | None:
-    """The warm start: the given order, or the callable's (given ``until``, the deadline of
-    its share), else the compiled greedy order; None when none keeps the rules."""
-    from puzzleproof.encoders.cityclose_exact import greedy_order
-
-    order = incumbent(until) if callable(incumbent) else incumbent
-    if order is not None and score_order(m, list(order), rules).ok:
-        return [int(v) for v in order]
-    return greedy_order(m, rules)
+    for i, ((u, v, t), var) in enumerate(built.p.items()):
+        tick(i)
+        model.hint(var, bool(masks[t] >> u & 1 and masks[t] >> v & 1))
+    dists: dict[int, dict[int, dict[int, int]]] = {}
+    for i, ((lv, u, v, t), var) in enumerate(built.y.items()):
+        tick(i)
+        mk = masks[t]
+        both = bool(mk >> u & 1 and mk >> v & 1)
+        if both and t not in dists:
+            dists[t] = _open_distances(m, mk)
+        model.hint(var, both and dists[t][u].get(v, 10**9) <= lv)
 
 
 class _Finish:
@@ -617,42 +620,45 @@ def _read_solution(m: CityMap, rules: Rules, built: Built, out: _Outcome, ub_ord
 
 
 def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
-          seed: int = 0, workers: int = 1, incumbent: Any = None,
-          backend: str = "cp-sat") -> Result:
+          deadline: Deadline | None = None, seed: int = 0, workers: int = 1,
+          incumbent: Any = None, backend: str = "cp-sat") -> Result:
     """Solve by the integer program (see the module docstring) with ``backend``: ``"cp-sat"``
     (the default), or a MIP solver through MathOpt, ``"scip"`` or ``"highs"``. ``incumbent``
     is the warm start: an order (city indices), or a callable given the ``time.monotonic()``
     deadline of its share of the limit (a quarter) that returns one; the compiled greedy
-    order otherwise. Wall time stays within the limit: model building is counted, and the
+    order otherwise. ``time_limit`` (seconds) or ``deadline`` (made when the task started)
+    bounds everything: the warm start, model building and the hint are counted, and the
     solver gets what is left."""
+    from puzzleproof.encoders.cityclose_exact import first_order
+
     t0 = time.monotonic()
+    dl = deadline if deadline is not None else Deadline(time_limit)
+    time_limit = dl.limit
     method = _method(backend)  # refused before any work
     rules = rules or Rules()
     keep, closings = prepare(m, rules)
     params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": time_limit,
                               "workers": workers, "seed": seed, "backend": backend}
     finish = _Finish(m, rules, method, params, seed, t0)
-    ub_order = _first_order(m, rules, incumbent,
-                            None if time_limit is None else t0 + time_limit / 4)
-    ub = None if ub_order is None else score_order(m, ub_order, rules).total
+    ub_order, ub = first_order(m, rules, incumbent, dl)
     if forbidden_shape(m.adj, m.full_mask, rules, final=closings == 0):
         return finish(Status.INFEASIBLE, None, None, {}, "the full map breaks a shape rule")
     if closings == 0:
         return finish(Status.OPTIMAL, [], score_order(m, [], rules).total, {})
     trivial = (wiener_mask(m.adj, m.full_mask) or 0) + sum(
         (m.n - t) * (m.n - t - 1) // 2 for t in range(1, closings + 1))
-    deadline = None if time_limit is None else t0 + time_limit - 0.1
+    until = None if dl.at is None else dl.at - 0.1
     try:
-        built = build_model(m, rules, ub, deadline, backend)
+        built = build_model(m, rules, ub, until, backend)
         if ub_order is not None:
-            _hint(built, m, ub_order)
+            _hint(built, m, ub_order, until)
     except _OutOfTime:
         return finish(Status.UNKNOWN, ub_order, trivial, {},
                       "the time limit ran out while building the model")
     build = time.monotonic() - t0
     left = None
-    if time_limit is not None:
-        left = time_limit - (time.monotonic() - t0) - 0.05
+    if dl.at is not None:
+        left = dl.left() - 0.05
         if left <= 0.01:
             return finish(Status.UNKNOWN, ub_order, trivial, {"build_time": round(build, 3)},
                           "the time limit ran out while building the model")

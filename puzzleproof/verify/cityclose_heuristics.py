@@ -34,6 +34,7 @@ from typing import Any, Sequence
 
 from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
                                           wiener_mask)
+from puzzleproof.limits import Deadline
 from puzzleproof.result import Result, Status
 
 __all__ = ["greedy", "beam", "merged_beam", "dp", "answer_of", "TIEBREAKS", "prepare",
@@ -101,7 +102,7 @@ def greedy(m: CityMap, rules: Rules | None = None, *, tiebreak: str = "last") ->
 
 
 def _beam_search(m: CityMap, rules: Rules, width: int, merged: bool, name: str,
-                 time_limit: float | None) -> Result:
+                 deadline: Deadline) -> Result:
     if width < 1:
         raise ValueError(f"the beam width must be at least 1, found {width}")
     t0 = time.monotonic()
@@ -119,6 +120,10 @@ def _beam_search(m: CityMap, rules: Rules, width: int, merged: bool, name: str,
         cands: list[tuple[int, int, list[int], list[int]]] = []
         best_of: dict[int, int] = {}
         for total, mask, order, wseq in beams:
+            if deadline.expired():  # read between beams: a huge width cannot overrun it
+                return _result(m, rules, name, Status.UNKNOWN, None, t0, params,
+                               {"stopped_at_step": step, "expanded": expanded,
+                                "reason": f"time limit while closing {step}"})
             for v in range(m.n):
                 if not mask >> v & 1 or keep >> v & 1:
                     continue
@@ -146,27 +151,27 @@ def _beam_search(m: CityMap, rules: Rules, width: int, merged: bool, name: str,
         # all beams have the same length: the average ranks as the sum (stable sort)
         cands.sort(key=lambda c: c[0])
         beams = cands[:width]
-        cache = {k: v for k, v in cache.items() if k in {c[1] for c in cands}} \
+        del cands
+        cache = {k: v for k, v in cache.items() if k in {b[1] for b in beams}} \
             if len(cache) > 200_000 else cache
-        if time_limit is not None and time.monotonic() - t0 > time_limit:
-            return _result(m, rules, name, Status.UNKNOWN, None, t0, params,
-                           {"stopped_at_step": step, "expanded": expanded,
-                            "reason": f"time limit before closing {step + 1}"})
     total, mask, order, wseq = beams[0]
     return _result(m, rules, name, Status.SOLVED, answer_of(m, order, wseq), t0, params,
                    {"expanded": expanded})
 
 
 def beam(m: CityMap, rules: Rules | None = None, *, width: int = 10,
-         time_limit: float | None = None) -> Result:
-    """The article's beam search (width 10 by default)."""
-    return _beam_search(m, rules or Rules(), width, False, "beam", time_limit)
+         time_limit: float | None = None, deadline: Deadline | None = None) -> Result:
+    """The article's beam search (width 10 by default), within ``time_limit`` seconds or
+    ``deadline``."""
+    dl = deadline if deadline is not None else Deadline(time_limit)
+    return _beam_search(m, rules or Rules(), width, False, "beam", dl)
 
 
 def merged_beam(m: CityMap, rules: Rules | None = None, *, width: int = 10,
-                time_limit: float | None = None) -> Result:
+                time_limit: float | None = None, deadline: Deadline | None = None) -> Result:
     """Beam search with sequences that reach the same open set merged."""
-    return _beam_search(m, rules or Rules(), width, True, "merged-beam", time_limit)
+    dl = deadline if deadline is not None else Deadline(time_limit)
+    return _beam_search(m, rules or Rules(), width, True, "merged-beam", dl)
 
 
 def dp(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None) -> Result:

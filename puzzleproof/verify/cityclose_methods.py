@@ -37,6 +37,7 @@ from functools import partial
 from typing import Any, Callable, Sequence
 
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
+from puzzleproof.limits import Deadline
 from puzzleproof.result import Result, Status
 from puzzleproof.verify import cityclose_heuristics as H
 from puzzleproof.verify.crosscheck import Instance, Method, PuzzleKind
@@ -73,13 +74,10 @@ def warm_exact() -> float:
 
 def merged_beam_incumbent(m: CityMap, rules: Rules, width: int) -> Callable[..., Any]:
     """The incumbent the exact encoders start from: the merged beam of ``width``, run until
-    the deadline the encoder gives (a ``time.monotonic()`` value, or None); its order as city
-    indices, or None when it found none in time."""
-    def incumbent(until: float | None) -> list[int] | None:
-        import time
-
-        limit = None if until is None else max(0.0, until - time.monotonic())
-        mb = H.merged_beam(m, rules, width=width, time_limit=limit)
+    the deadline the encoder gives it; its order as city indices, or None when it found none
+    in time."""
+    def incumbent(deadline: Deadline) -> list[int] | None:
+        mb = H.merged_beam(m, rules, width=width, deadline=deadline)
         if mb.answer is None:
             return None
         return [m.index(c) for c in mb.answer["order"]]  # type: ignore[misc]
@@ -90,8 +88,8 @@ def _exact(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tie
            ) -> Result:
     from puzzleproof.encoders import cityclose_exact
 
-    warm = warm_exact()
-    res = cityclose_exact.solve(m, rules, time_limit=time_limit, seed=seed,
+    warm = warm_exact()  # loading the compiled loops is start-up, before the clock starts
+    res = cityclose_exact.solve(m, rules, deadline=Deadline(time_limit), seed=seed,
                                 incumbent=merged_beam_incumbent(m, rules, width or 10))
     if warm:
         res.stats["warm_up_s"] = round(warm, 3)
@@ -103,7 +101,9 @@ def _ilp_with(backend: str) -> Callable[..., Result]:
               tiebreak="last") -> Result:
         from puzzleproof.encoders import cityclose_ilp
 
-        return cityclose_ilp.solve(m, rules, time_limit=time_limit, seed=seed,
+        warm_exact()  # the compiled greedy order is the fallback warm start
+        dl = Deadline(time_limit)  # the import above is start-up, before the clock starts
+        return cityclose_ilp.solve(m, rules, deadline=dl, seed=seed,
                                    incumbent=merged_beam_incumbent(m, rules, width or 10),
                                    backend=backend)
     return solve
