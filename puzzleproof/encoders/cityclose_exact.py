@@ -103,288 +103,30 @@ import numpy as np
 from puzzleproof.encoders.cityclose_bits import (_DEBRUIJN, HAVE_NUMBA, U1, _connected,  # noqa: F401
                                                 _ctz, _edges, _is_path, _popcount, _reach,
                                                 _wiener, njit, prange)
-from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
+from puzzleproof.encoders.cityclose_bounds import (_h_dist_links, _h_links, _size_bound,  # noqa: F401
+                                                  min_wiener_by_size)
 from puzzleproof.encoders.cityclose_graph import greedy_order
+from puzzleproof.encoders.cityclose_wide import WideKernels
+from puzzleproof.encoders.cityclose_wide_minima import min_wiener_by_size_wide
+from puzzleproof.encoders.cityclose_word import WordKernels, _root_h  # noqa: F401
 from puzzleproof.limits import Deadline
 from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
                                           score_order)
 from puzzleproof.result import Result, Status
 
-__all__ = ["solve", "first_order", "MAX_EXACT_CITIES", "Incumbent"]
+__all__ = ["solve", "first_order", "twin_blocks", "MAX_WORD_CITIES", "Incumbent", "ENGINES"]
 
-#: masks are 64-bit words
-MAX_EXACT_CITIES = 63
+#: the kernels ``solve(engine=...)`` runs on: word sets up to 63 cities and wide sets beyond
+#: (``"auto"``), or either one on every map it can take
+ENGINES = ("auto", "word", "wide")
 
-@njit(cache=True, inline="always")
-def _size_bound(i, m, size, emax, p2max, lbmin):
-    """The least Wiener number of a later map of ``i`` cities by its links alone (unlinked
-    pairs are 2 apart or more, pairs not within two links 3 or more), or the exact least
-    Wiener number of that size in ``lbmin``, whichever is larger."""
-    pairs = i * (i - 1) // 2
-    e = m - (size - i)
-    if e > emax[i]:
-        e = emax[i]
-    if e > pairs:
-        e = pairs
-    if e < i - 1:
-        e = i - 1
-    b2 = 2 * pairs - e
-    p = p2max[i]
-    if p > pairs - e:
-        p = pairs - e
-    b3 = 3 * pairs - 2 * e - p
-    b = b2 if b2 > b3 else b3
-    if lbmin[i] > b:
-        b = lbmin[i]
-    return b
+#: the word-set kernels take maps of up to this many cities; wider maps use the wide-set ones
+MAX_WORD_CITIES = 63
 
-
-@njit(cache=True)
-def _h(adj, mask, size, final_size, emax, p2max, lbmin, db):
-    """Admissible lower bound on the Wiener numbers of the maps after ``mask`` (sizes
-    final_size .. size-1)."""
-    m = _edges(adj, mask, db)
-    total = np.int64(0)
-    for i in range(final_size, size):
-        b = _size_bound(i, m, size, emax, p2max, lbmin)
-        total += b
-    return total
-
-
-@njit(cache=True)
-def _wiener_pref(adj, mask, db, pref):
-    """Wiener number of a connected mask by BFS from every city; fills ``pref[a, j]``, the
-    sum of the ``j`` smallest distances from the ``a``-th city of ``mask`` (in bit order) to
-    the other cities of ``mask`` (``j`` = 0 .. size - 1)."""
-    total = np.int64(0)
-    rest = mask
-    a = 0
-    while rest != np.uint64(0):
-        low = rest & (~rest + np.uint64(1))
-        rest ^= low
-        seen = low
-        frontier = low
-        d = np.int64(0)
-        j = 0
-        acc = np.int64(0)
-        pref[a, 0] = 0
-        while frontier != np.uint64(0):
-            d += 1
-            frontier = _reach(adj, frontier, db) & mask & ~seen
-            seen |= frontier
-            c = _popcount(frontier)
-            for _ in range(c):
-                j += 1
-                acc += d
-                pref[a, j] = acc
-        total += acc
-        a += 1
-    return total // 2
-
-
-@njit(cache=True)
-def _h_dist(adj, mask, size, final_size, emax, p2max, lbmin, pref, order, key, order2, key2,
-            w, db):
-    """The bound of :func:`_h`, raised size by size by the distances of ``mask``
-    (``pref`` as filled by :func:`_wiener_pref`): a connected ``T`` inside ``mask`` has
-    ``d_T >= d_mask``, so a city of ``T`` (``i`` cities) is at total distance at least the sum
-    of its ``i - 1`` nearest cities of ``mask`` from the others, and ``W(T)`` is at least
-    half the sum of the ``i`` least such sums. And from the other side: ``T`` is ``mask``
-    less a set ``R`` of ``r = size - i`` cities, so ``W(T) >= w - sum_R status(x) + (the
-    distances within R)``, where ``w`` is the Wiener number of ``mask``, a city's status is
-    its total distance and the distances within ``R`` are at least half the sum over ``x`` in
-    ``R`` of its ``r - 1`` nearest: ``W(T) >= w - (the r largest of status(x) - half that)``.
-    ``order``, ``key``, ``order2`` and ``key2`` are scratch arrays of ``size`` entries."""
-    m = _edges(adj, mask, db)
-    total = np.int64(0)
-    for a in range(size):
-        order[a] = a
-        order2[a] = a
-    for i in range(size - 1, final_size - 1, -1):
-        b = _size_bound(i, m, size, emax, p2max, lbmin)
-        # the i least of pref[., i - 1]: insertion sort from the last size's order (the order
-        # barely changes from one size to the next)
-        for a in range(size):
-            key[a] = pref[order[a], i - 1]
-        for a in range(1, size):
-            ka = key[a]
-            oa = order[a]
-            q = a - 1
-            while q >= 0 and key[q] > ka:
-                key[q + 1] = key[q]
-                order[q + 1] = order[q]
-                q -= 1
-            key[q + 1] = ka
-            order[q + 1] = oa
-        sd = np.int64(0)
-        for a in range(i):
-            sd += key[a]
-        bd = (sd + 1) // 2
-        if bd > b:
-            b = bd
-        # the r largest of 2 status(x) - pref[x, r - 1] (doubled to stay in integers)
-        r = size - i
-        for a in range(size):
-            x = order2[a]
-            key2[a] = 2 * pref[x, size - 1] - pref[x, r - 1]
-        for a in range(1, size):
-            ka = key2[a]
-            oa = order2[a]
-            q = a - 1
-            while q >= 0 and key2[q] < ka:
-                key2[q + 1] = key2[q]
-                order2[q + 1] = order2[q]
-                q -= 1
-            key2[q + 1] = ka
-            order2[q + 1] = oa
-        sc = 2 * w
-        for a in range(r):
-            sc -= key2[a]
-        bc = (sc + 1) // 2
-        if bc > b:
-            b = bc
-        total += b
-    return total
-
-
-def _closable_py(adj, keys, keep, db):
-    """For every state, the mask of cities whose closing keeps it connected (kept excluded)."""
-    out = np.zeros(keys.shape[0], dtype=np.uint64)
-    for t in prange(keys.shape[0]):
-        s = keys[t]
-        rest = s & ~keep
-        res = np.uint64(0)
-        while rest != np.uint64(0):
-            low = rest & (~rest + np.uint64(1))
-            rest ^= low
-            if _connected(adj, s ^ low, db):
-                res |= low
-        out[t] = res
-    return out
-
-
-@njit(cache=True)
-def _hash(key, shift):
-    return np.int64((key * np.uint64(0x9E3779B97F4A7C15)) >> shift)
-
-
-@njit(cache=True)
-def _insert_all(keys, vals, closable, tkeys, tvals, fill, bits):
-    """Push every child of the layer (keys, vals) into the table (tkeys, tvals): a child keeps
-    its least parent value. Returns (tkeys, tvals, fill, bits), grown as needed."""
-    for t in range(keys.shape[0]):
-        s = keys[t]
-        f = vals[t]
-        rest = closable[t]
-        while rest != np.uint64(0):
-            low = rest & (~rest + np.uint64(1))
-            rest ^= low
-            child = s ^ low
-            cap = np.int64(1) << bits
-            if 2 * (fill + 1) > cap:
-                nb = bits + 1
-                nk = np.zeros(np.int64(1) << nb, dtype=np.uint64)
-                nv = np.zeros(np.int64(1) << nb, dtype=np.int64)
-                mask_ = (np.int64(1) << nb) - 1
-                sh = np.uint64(64 - nb)
-                for q in range(cap):
-                    k = tkeys[q]
-                    if k != np.uint64(0):
-                        h = _hash(k, sh)
-                        while nk[h] != np.uint64(0):
-                            h = (h + 1) & mask_
-                        nk[h] = k
-                        nv[h] = tvals[q]
-                tkeys, tvals, bits = nk, nv, nb
-                cap = np.int64(1) << bits
-            msk = cap - 1
-            h = _hash(child, np.uint64(64 - bits))
-            while True:
-                k = tkeys[h]
-                if k == child:
-                    if f < tvals[h]:
-                        tvals[h] = f
-                    break
-                if k == np.uint64(0):
-                    tkeys[h] = child
-                    tvals[h] = f
-                    fill += 1
-                    break
-                h = (h + 1) & msk
-    return tkeys, tvals, fill, bits
-
-
-def _finish_py(adj, keys, vals, size, final_size, no_paths, final_not_path, ub, emax, p2max,
-               lbmin, db, use_dist):
-    """Add each state's Wiener number, apply the shape rules and the bound. Returns the new
-    values (-1: dropped by a rule, -2: pruned by the bound) and each state's f + h."""
-    n = keys.shape[0]
-    out = np.empty(n, dtype=np.int64)
-    est = np.empty(n, dtype=np.int64)
-    final = size == final_size
-    for t in prange(n):
-        s = keys[t]
-        bad = False
-        if no_paths > 0 and size >= no_paths:
-            if _is_path(adj, s, db):
-                bad = True
-        if final and final_not_path and size >= 3:
-            if _is_path(adj, s, db):
-                bad = True
-        if bad:
-            out[t] = -1
-            est[t] = -1
-            continue
-        hh = _h(adj, s, size, final_size, emax, p2max, lbmin, db)
-        # a cheap bound on the state's own Wiener number first: skip the BFS when it prunes
-        wl = size * (size - 1) - _edges(adj, s, db)
-        if lbmin[size] > wl:
-            wl = lbmin[size]
-        if vals[t] + wl + hh > ub:
-            out[t] = -2
-            est[t] = vals[t] + wl + hh
-            continue
-        if use_dist:
-            pref = np.empty((size, size), dtype=np.int64)
-            order = np.empty(size, dtype=np.int64)
-            key = np.empty(size, dtype=np.int64)
-            order2 = np.empty(size, dtype=np.int64)
-            key2 = np.empty(size, dtype=np.int64)
-            w = _wiener_pref(adj, s, db, pref)
-            v = vals[t] + w
-            hh = _h_dist(adj, s, size, final_size, emax, p2max, lbmin, pref, order, key,
-                         order2, key2, w, db)
-        else:
-            v = vals[t] + _wiener(adj, s, db)
-        e = v + hh
-        est[t] = e
-        if e > ub:
-            out[t] = -2
-        else:
-            out[t] = v
-    return out, est
-
-
-# each loop twice: threads pay off on big layers, and cost ~10 ms a call on small ones
-_closable_par = njit(cache=True, parallel=True)(_closable_py)
-_closable_ser = njit(cache=True)(_closable_py)
-_finish_par = njit(cache=True, parallel=True)(_finish_py)
-_finish_ser = njit(cache=True)(_finish_py)
-_PARALLEL_FROM = 20_000
 #: states handled between two looks at the clock, at most
 _SLICE = 1 << 17
 #: seconds a slice should take
 _SLICE_S = 0.05
-
-
-def _closable(adj, keys, keep, db):
-    f = _closable_par if keys.shape[0] >= _PARALLEL_FROM else _closable_ser
-    return f(adj, keys, keep, db)
-
-
-def _finish(adj, keys, *args, parallel: bool = False):
-    f = _finish_par if parallel or keys.shape[0] >= _PARALLEL_FROM else _finish_ser
-    return f(adj, keys, *args)
 
 
 class _Slicer:
@@ -426,15 +168,44 @@ def _bound_tables(m: CityMap, rules: Rules, minima: bool, known: np.ndarray | No
         p2max[i] = sum(d * (d - 1) // 2 for d in deg[:i])
     lbmin = np.zeros(n + 1, dtype=np.int64)
     stats: dict[int, tuple[int, float, bool]] = {}
-    if minima and n >= 2:
+    if minima and 2 <= n <= MAX_WORD_CITIES:
         table, stats = min_wiener_by_size(m.adj, max(1, rules.final_size), n - 1,
                                           deadline=deadline, known=known)
         lbmin = np.maximum(table, 0)
+    elif minima and n > MAX_WORD_CITIES:  # unfinished sizes keep the bound of their open nodes
+        _, lbmin, stats = min_wiener_by_size_wide(m.adj, max(1, rules.final_size), n - 1,
+                                                  deadline=deadline, known=known)
     return emax, p2max, lbmin, stats
 
 
 def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def twin_blocks(m: CityMap, keep: int = 0) -> list[int]:
+    """Symmetry: per city, the twins of lower index it must wait for (a bit mask).
+
+    Twins are cities with the same neighbours (besides each other): swapping two twins maps
+    the map onto itself, and every sequence of maps onto an equally good one. So among a class
+    of twins an optimal order may close them in index order, and a twin is not closed while
+    a twin of lower index is still open. Kept cities are nobody's twins (the rule tells them
+    apart); the shape rules do not (they look at shapes only). A star's leaves and a
+    complete map's cities are such classes: their search becomes a line.
+
+    >>> twin_blocks(CityMap(("hub", "a", "b", "c"), ((0, 1), (0, 2), (0, 3))))
+    [0, 0, 2, 6]
+    """
+    adj = m.adj
+    out = [0] * m.n
+    for v in range(m.n):
+        if keep >> v & 1:
+            continue
+        for u in range(v):
+            if keep >> u & 1:
+                continue
+            if adj[u] & ~(1 << v) == adj[v] & ~(1 << u):
+                out[v] |= 1 << u
+    return out
 
 
 #: an incumbent: an order (city indices), or a callable given the deadline of its share of the
@@ -478,7 +249,7 @@ class _ExactRun:
     :class:`~puzzleproof.limits.Deadline`."""
 
     def __init__(self, m: CityMap, rules: Rules, deadline: Deadline, max_states: int,
-                 minima: bool, bound: str) -> None:
+                 minima: bool, bound: str, engine: str = "auto") -> None:
         if bound not in ("dist", "simple"):
             raise ValueError(f"bound must be 'dist' or 'simple', not {bound!r}")
         self.m, self.rules = m, rules
@@ -497,6 +268,11 @@ class _ExactRun:
         self.root_bound: int | None = None
         self.live_lb: int | None = None
         self.expand, self.finish = _Slicer(), _Slicer()
+        wide = engine == "wide" or (engine == "auto" and m.n > MAX_WORD_CITIES)
+        kernels = WideKernels if wide else WordKernels
+        self.k = kernels(m, rules, self.keep_mask, twin_blocks(m, self.keep_mask))
+        #: keep only this many states a layer (the best by f + h): a heuristic, not a proof
+        self.beam: int | None = None
 
     # -- set-up ------------------------------------------------------------------------------
 
@@ -518,25 +294,11 @@ class _ExactRun:
         self.extra["minima"] = {"sizes_done": sum(1 for v in stats.values() if v[2]),
                                 "nodes": sum(v[0] for v in stats.values())}
         self.extra["setup_s"]["bounds"] = round(time.monotonic() - self.t0, 2)
-
-    def tables(self) -> tuple:
-        """The bound arguments of :func:`_finish`, in its order."""
-        return self.emax, self.p2max, self.lbmin, _DEBRUIJN, self.use_dist
-
-    def compile(self, adj: np.ndarray, keys: np.ndarray, vals: np.ndarray) -> None:
-        """Compile (or load) every loop now, before the first layer."""
-        keep = np.uint64(self.keep_mask)
-        for cl, fi in ((_closable_ser, _finish_ser), (_closable_par, _finish_par)):
-            cl(adj, keys, keep, _DEBRUIJN)
-            fi(adj, keys, vals, self.m.n, self.rules.final_size, self.rules.no_paths or 0,
-               bool(self.rules.final_not_path), -1, *self.tables())
-        _insert_all(keys, vals, np.zeros(1, dtype=np.uint64),
-                    np.zeros(1 << 10, dtype=np.uint64), np.zeros(1 << 10, dtype=np.int64), 0,
-                    10)
+        self.k.set_bounds(self.emax, self.p2max, self.lbmin, self.use_dist)
 
     # -- the layers --------------------------------------------------------------------------
 
-    def children(self, adj: np.ndarray, keys: np.ndarray, vals: np.ndarray
+    def children(self, keys: np.ndarray, vals: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray] | None:
         """Every child of the layer with its least parent value, made in slices between
         looks at the clock; None when the deadline passed first."""
@@ -544,34 +306,26 @@ class _ExactRun:
         expect = int(min(max(keys.shape[0] * 2, 1024), self.max_states * 2))
         while (1 << bits) < 2 * expect:
             bits += 1
-        tkeys = np.zeros(1 << bits, dtype=np.uint64)
-        tvals = np.zeros(1 << bits, dtype=np.int64)
-        fill = 0
-        keep = np.uint64(self.keep_mask)
+        table = self.k.new_table(bits)
         for lo, hi in self.expand.slices(keys.shape[0], self.dl):
-            closable = _closable(adj, keys[lo:hi], keep, _DEBRUIJN)
-            tkeys, tvals, fill, bits = _insert_all(keys[lo:hi], vals[lo:hi], closable,
-                                                   tkeys, tvals, fill, bits)
+            table = self.k.insert(table, keys[lo:hi], vals[lo:hi])
         if self.dl.expired():
             return None
-        occ = tkeys != 0
-        return tkeys[occ], tvals[occ]
+        return self.k.items(table)
 
-    def layer(self, adj: np.ndarray, keys: np.ndarray, vals: np.ndarray, size: int
+    def layer(self, keys: np.ndarray, vals: np.ndarray, size: int
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
         """The next layer of ``(keys, vals)``: its states (sorted), their ``f``, their
         ``f + h``, and the number of children; None when the deadline passed first."""
-        made = self.children(adj, keys, vals)
+        made = self.children(keys, vals)
         if made is None:
             return None
         ckeys, cvals = made
-        ub = self.ub if self.ub is not None else (1 << 62)
+        ub = self.ub if self.ub is not None else (1 << 62)  # ties with it are pruned
         parts = []
         for lo, hi in self.finish.slices(ckeys.shape[0], self.dl):
-            parts.append(_finish(adj, ckeys[lo:hi], cvals[lo:hi], size,
-                                 self.rules.final_size, self.rules.no_paths or 0,
-                                 bool(self.rules.final_not_path), ub, *self.tables(),
-                                 parallel=hi - lo >= 2048))
+            parts.append(self.k.finish(ckeys[lo:hi], cvals[lo:hi], size, ub,
+                                       parallel=hi - lo >= 2048))
         if self.dl.expired():
             return None
         newv = np.concatenate([p[0] for p in parts]) if parts else cvals
@@ -579,24 +333,22 @@ class _ExactRun:
         keepit = newv >= 0
         self.layers.pruned += int(np.count_nonzero(newv == -2))
         keys, vals, est = ckeys[keepit], newv[keepit], est[keepit]
-        ix = np.argsort(keys)
+        if self.beam is not None and keys.shape[0] > self.beam:
+            best = np.argsort(est, kind="stable")[:self.beam]
+            keys, vals, est = keys[best], vals[best], est[best]
+        ix = self.k.order(keys)
         return keys[ix], vals[ix], est[ix], int(ckeys.shape[0])
 
     def search(self) -> str | None:
         """Make the layers one by one; the reason it stopped early, or None."""
         m = self.m
-        adj = np.array(m.adj, dtype=np.uint64)
-        full = np.uint64(m.full_mask)
-        keys = np.array([full], dtype=np.uint64)
-        vals = np.array([int(_wiener(adj, full, _DEBRUIJN))], dtype=np.int64)
-        self.compile(adj, keys, vals)
-        self.root_bound = int(vals[0]) + _root_h(adj, full, m.n, self.rules.final_size,
-                                                 self.emax, self.p2max, self.lbmin,
-                                                 _DEBRUIJN, self.use_dist)
+        keys, vals = self.k.root()
+        self.k.compile(keys, vals)
+        self.root_bound = int(vals[0]) + self.k.root_h()
         self.layers = L = _Layers(keys, vals)
         for step in range(1, self.closings + 1):
             now = time.monotonic()
-            made = self.layer(adj, keys, vals, m.n - step)
+            made = self.layer(keys, vals, m.n - step)
             if made is None:
                 return f"time limit while closing {step}"
             keys, vals, est, _ = made
@@ -625,7 +377,7 @@ class _ExactRun:
             if self.ub is not None and self.ub <= int(vals[j]):
                 order = self.ub_order
             else:
-                order = _trace(np.array(m.adj, dtype=np.uint64), L.stored, j, _DEBRUIJN, m.n)
+                order = self.k.trace(L.stored, j)
             total = sum(_wseq(m, order))
             return self.done(Status.OPTIMAL, order, total, total, None)
         if stopped is None:
@@ -663,7 +415,7 @@ class _ExactRun:
 def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
           deadline: Deadline | None = None, incumbent: Incumbent = None,
           max_states: int = 12_000_000, minima: bool = True, bound: str = "dist",
-          seed: int = 0) -> Result:
+          engine: str = "auto", seed: int = 0) -> Result:
     """The proved optimal order of ``m`` under ``rules`` (see the module docstring).
 
     ``time_limit`` (seconds) or ``deadline`` (a :class:`~puzzleproof.limits.Deadline` made
@@ -673,14 +425,17 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     fails, the compiled greedy order. ``max_states`` caps the states of one layer (memory:
     about 40 bytes a state while a layer is made); ``minima`` searches the exact least Wiener
     number of every size first; ``bound`` is ``"dist"`` (the distance bounds of the module
-    docstring) or ``"simple"`` (link counts and per-size minima only). Returns OPTIMAL,
-    INFEASIBLE (proved: no order keeps the rules) or UNKNOWN with the best order and both
-    bounds.
+    docstring) or ``"simple"`` (link counts and per-size minima only; the wide-set kernels
+    always use the distances). ``engine`` picks the kernels (:data:`ENGINES`). Returns
+    OPTIMAL, INFEASIBLE (proved: no order keeps the rules) or UNKNOWN with the best order and
+    both bounds.
     """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
+    if engine == "word" and m.n > MAX_WORD_CITIES:
+        raise ValueError(f"the word-set kernels take at most {MAX_WORD_CITIES} cities")
     dl = deadline if deadline is not None else Deadline(time_limit)
-    run = _ExactRun(m, rules or Rules(), dl, max_states, minima, bound)
-    if m.n > MAX_EXACT_CITIES:
-        return run.done(Status.UNKNOWN, None, None, None, f"more than {MAX_EXACT_CITIES} cities")
+    run = _ExactRun(m, rules or Rules(), dl, max_states, minima, bound, engine)
     run.incumbent(incumbent)
     run.bound_tables()
     if forbidden_shape(m.adj, m.full_mask, run.rules, final=run.closings == 0):
@@ -688,44 +443,9 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     return run.result(run.search())
 
 
-def _root_h(adj, mask, size, final_size, emax, p2max, lbmin, db, use_dist) -> int:
-    if not use_dist:
-        return int(_h(adj, mask, size, final_size, emax, p2max, lbmin, db))
-    pref = np.empty((size, size), dtype=np.int64)
-    w = _wiener_pref(adj, mask, db, pref)
-    sc = [np.empty(size, dtype=np.int64) for _ in range(4)]
-    return int(_h_dist(adj, mask, size, final_size, emax, p2max, lbmin, pref, *sc, w, db))
-
-
 def _wseq(m: CityMap, order: list[int]) -> list[int]:
     chk = score_order(m, order, Rules(final_size=m.n - len(order)))
     return [int(w) for w in chk.wiener]  # type: ignore[arg-type]
-
-
-def _trace(adj, layers, j, db, n) -> list[int]:
-    """The order reaching state ``j`` of the last layer, by walking back through the stored
-    layers: a parent P of S has ``f(P) + W(S) == f(S)``."""
-    keys, vals = layers[-1]
-    s = int(keys[j])
-    f = int(vals[j])
-    order: list[int] = []
-    for li in range(len(layers) - 2, -1, -1):
-        pk, pv = layers[li]
-        w = int(_wiener(adj, np.uint64(s), db))
-        found = None
-        for v in range(n):
-            if s >> v & 1:
-                continue
-            p = s | (1 << v)
-            pos = int(np.searchsorted(pk, np.uint64(p)))
-            if pos < pk.shape[0] and int(pk[pos]) == p and int(pv[pos]) + w == f:
-                found = (v, p, int(pv[pos]))
-                break
-        assert found is not None, "trace-back lost the path"
-        v, s, f = found
-        order.append(v)
-    order.reverse()
-    return order
 
 
 def _numba_version() -> str:

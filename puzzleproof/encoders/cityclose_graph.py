@@ -15,7 +15,7 @@ from puzzleproof.encoders.cityclose_bits import njit
 from puzzleproof.limits import Deadline
 from puzzleproof.models.cityclose import CityMap, Rules, prepare
 
-__all__ = ["csr", "wiener_open", "greedy_order"]
+__all__ = ["csr", "wiener_open", "statuses", "greedy_order"]
 
 
 def csr(m: CityMap) -> tuple[np.ndarray, np.ndarray]:
@@ -84,21 +84,63 @@ def _is_path_open(indptr, indices, alive):
 
 
 @njit(cache=True)
+def statuses(indptr, indices, alive, queue, dist, status):
+    """Each open city's status (its total distance to the other open cities, in
+    ``status``) on a connected map; returns the Wiener number."""
+    n = alive.shape[0]
+    total = np.int64(0)
+    for s in range(n):
+        status[s] = 0
+        if not alive[s]:
+            continue
+        for v in range(n):
+            dist[v] = -1
+        dist[s] = 0
+        head = 0
+        tail = 1
+        queue[0] = s
+        acc = np.int64(0)
+        while head < tail:
+            u = queue[head]
+            head += 1
+            for k in range(indptr[u], indptr[u + 1]):
+                w = indices[k]
+                if alive[w] and dist[w] < 0:
+                    dist[w] = dist[u] + 1
+                    acc += dist[w]
+                    queue[tail] = w
+                    tail += 1
+        status[s] = acc
+        total += acc
+    return total // 2
+
+
+@njit(cache=True)
 def _greedy_step(indptr, indices, alive, keep, no_paths, final_not_path, final):
     """The city the article's greedy closes next (the least Wiener number after closing, the
-    last such city on ties, the map connected and within the shape rules), or -1."""
+    last such city on ties, the map connected and within the shape rules), or -1.
+
+    Closing ``v`` never shortens a path, so ``W(S - v) >= W(S) - status(v)``: candidates are
+    tried by that bound, least first, and the search stops at a bound above the best value
+    found (a candidate with an equal bound may still tie, so it is tried)."""
     n = alive.shape[0]
     queue = np.empty(n, dtype=np.int64)
     dist = np.empty(n, dtype=np.int64)
+    status = np.zeros(n, dtype=np.int64)
     size = 0
     for v in range(n):
         if alive[v]:
             size += 1
+    w_s = statuses(indptr, indices, alive, queue, dist, status)
+    lb = np.full(n, np.int64(1) << 62, dtype=np.int64)
+    for v in range(n):
+        if alive[v] and not keep[v]:
+            lb[v] = w_s - status[v]
     best_w = np.int64(-1)
     best_v = -1
-    for v in range(n):
-        if not alive[v] or keep[v]:
-            continue
+    for v in np.argsort(lb, kind="mergesort"):
+        if lb[v] >= np.int64(1) << 62 or (best_v >= 0 and lb[v] > best_w):
+            break
         alive[v] = False
         w = wiener_open(indptr, indices, alive, queue, dist)
         if w >= 0 and ((no_paths > 0 and size - 1 >= no_paths) or
@@ -106,7 +148,7 @@ def _greedy_step(indptr, indices, alive, keep, no_paths, final_not_path, final):
             if _is_path_open(indptr, indices, alive):
                 w = -1
         alive[v] = True
-        if w >= 0 and (best_v < 0 or w <= best_w):
+        if w >= 0 and (best_v < 0 or w < best_w or (w == best_w and v > best_v)):
             best_w = w
             best_v = v
     return best_v
