@@ -216,9 +216,9 @@ Incumbent = Union[Sequence[int], Callable[[Deadline], Optional[Sequence[int]]], 
 def first_order(m: CityMap, rules: Rules, incumbent: Incumbent, deadline: Deadline
                 ) -> tuple[list[int] | None, int | None]:
     """The first upper bound of an exact search and its total: the given order, else the
-    callable's (given a quarter of the time left), else the compiled greedy order (within a
-    quarter of what is left then); ``(None, None)`` when none keeps the rules in time."""
-    order = incumbent(deadline.share(0.25)) if callable(incumbent) else incumbent
+    callable's (given half the time left), else the compiled greedy order (within a quarter
+    of what is left then); ``(None, None)`` when none keeps the rules in time."""
+    order = incumbent(deadline.share(0.5)) if callable(incumbent) else incumbent
     if order is not None:
         chk = score_order(m, list(order), rules)
         if chk.ok:
@@ -282,7 +282,8 @@ class _ExactRun:
         self.extra["setup_s"] = {"incumbent": round(time.monotonic() - self.t0, 2)}
 
     def bound_tables(self) -> None:
-        """The bound tables, within a third of the time left."""
+        """The bound tables, within half the time left (so that a map proved in half a
+        limit without one is proved within it: each step gets at least what it took then)."""
         m = self.m
         known = None
         if self.ub_order is not None:  # the incumbent's maps are connected sets of every size
@@ -290,7 +291,7 @@ class _ExactRun:
             for t, w in enumerate(_wseq(m, self.ub_order)):
                 known[m.n - t] = w
         self.emax, self.p2max, self.lbmin, stats = _bound_tables(
-            m, self.rules, self.minima, known, self.dl.share(1 / 3))
+            m, self.rules, self.minima, known, self.dl.share(0.5))
         self.extra["minima"] = {"sizes_done": sum(1 for v in stats.values() if v[2]),
                                 "nodes": sum(v[0] for v in stats.values())}
         self.extra["setup_s"]["bounds"] = round(time.monotonic() - self.t0, 2)
@@ -421,7 +422,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     ``time_limit`` (seconds) or ``deadline`` (a :class:`~puzzleproof.limits.Deadline` made
     when the task started) bounds everything the run does. ``incumbent`` is the first upper
     bound: an order (city indices), or a callable that returns one (the caller's heuristic,
-    given the deadline of its share: a quarter of the time left); without one, or when it
+    given the deadline of its share: half the time left); without one, or when it
     fails, the compiled greedy order. ``max_states`` caps the states of one layer (memory:
     about 40 bytes a state while a layer is made); ``minima`` searches the exact least Wiener
     number of every size first; ``bound`` is ``"dist"`` (the distance bounds of the module

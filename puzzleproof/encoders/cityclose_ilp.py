@@ -625,7 +625,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     """Solve by the integer program (see the module docstring) with ``backend``: ``"cp-sat"``
     (the default), or a MIP solver through MathOpt, ``"scip"`` or ``"highs"``. ``incumbent``
     is the warm start: an order (city indices), or a callable given the ``time.monotonic()``
-    deadline of its share of the limit (a quarter) that returns one; the compiled greedy
+    deadline of its share of the limit (half) that returns one; the compiled greedy
     order otherwise. ``time_limit`` (seconds) or ``deadline`` (made when the task started)
     bounds everything: the warm start, model building and the hint are counted, and the
     solver gets what is left."""
