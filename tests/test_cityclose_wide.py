@@ -250,3 +250,54 @@ def test_heuristics_answer_on_the_world_map_within_their_limit():
     r = H.merged_beam(m, width=10**9, time_limit=0.5)
     assert r.status == Status.UNKNOWN and "time limit" in r.stats["reason"]
     assert r.wall_time < 0.5 * 2 + 5
+
+
+class TestMinimaUnderLimits:
+    """The per-size minima stay exact when their search is cut into slices, and a size left
+    unfinished still gives a true lower bound."""
+
+    def test_sliced_search_gives_the_same_minima(self, monkeypatch):
+        from puzzleproof.encoders import cityclose_bounds as B
+        from tests.test_cityclose_exact import _random_maps
+
+        maps = _random_maps(6, 10, 14)
+        whole = [B.min_wiener_by_size(m.adj, 1, m.n)[0] for m in maps]
+        monkeypatch.setattr(B, "_CHUNK", 7)
+        monkeypatch.setattr(B, "_FIRST_PASS", 40)
+        for m, ref in zip(maps, whole):
+            table, stats = B.min_wiener_by_size(m.adj, 1, m.n)
+            assert (table[1:] == ref[1:]).all()
+
+    def test_wide_minima_equal_word_minima_and_bound_them_when_cut(self):
+        from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
+        from puzzleproof.encoders.cityclose_wide_minima import min_wiener_by_size_wide
+        from puzzleproof.formats.cityclose import read_map
+        from tests.conftest import shared_path
+        from tests.test_cityclose_exact import _random_maps
+
+        p = shared_path("instances/cityclose/europe30.json")
+        maps = _random_maps(4, 9, 13) + [read_map(p.read_text(), str(p))]
+        for m in maps:
+            ref, _ = min_wiener_by_size(m.adj, 1, m.n)
+            exact, lower, stats = min_wiener_by_size_wide(m.adj, 1, m.n)
+            assert (exact[1:] == ref[1:]).all() and (lower[1:] == ref[1:]).all()
+            exact, lower, stats = min_wiener_by_size_wide(m.adj, 1, m.n, cap=30)
+            assert all(lower[k] <= ref[k] for k in range(1, m.n + 1)), m.links
+            assert all(exact[k] in (-1, ref[k]) for k in range(1, m.n + 1))
+
+
+def test_first_order_takes_an_order_a_callable_or_falls_back_to_greedy():
+    from puzzleproof.limits import Deadline
+
+    m = cycle(8)
+    order, total = E.first_order(m, Rules(), [0, 1, 2, 3, 4, 5, 6], Deadline(None))
+    assert order == [0, 1, 2, 3, 4, 5, 6] and total == score_order(m, order).total
+    seen = []
+
+    def heuristic(deadline):
+        seen.append(deadline)
+        return [7, 6, 5, 4, 3, 2, 1]
+    order, _ = E.first_order(m, Rules(), heuristic, Deadline(10.0))
+    assert order == [7, 6, 5, 4, 3, 2, 1] and seen[0].left() <= 5.0
+    order, total = E.first_order(m, Rules(), [0, 2], Deadline(None))  # illegal: greedy
+    assert score_order(m, order).ok and total == score_order(m, order).total

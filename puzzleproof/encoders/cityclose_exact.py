@@ -2,28 +2,35 @@
 
 The method (``--method exact``, the default of ``solve``):
 
-- States are the connected sets of open cities, as 64-bit masks; layer ``j`` holds the sets
-  of ``n - j`` cities that some legal sequence reaches, each with ``f(S)``, the least sum of
-  Wiener numbers from the full map down to ``S`` (``S`` included). Layer ``j + 1`` is made
-  from layer ``j`` by closing every closable city (not kept, the map stays connected, no
-  forbidden path shape); a child keeps the least ``f`` of its parents, then adds its own
-  Wiener number. Only the layer being made and the one it is made from are hash tables;
-  earlier layers are kept as sorted arrays of ``(mask, f)`` (12 bytes a state) to trace the
-  optimal order back at the end.
-- Connectivity and Wiener numbers are bitmask BFS: the neighbours of a frontier are the OR of
-  its cities' neighbour masks. They run in numba-compiled loops, in parallel over the states
-  of a layer (``prange``, 2 threads here); inserting into the next layer's table is serial.
+- States are the connected sets of open cities; layer ``j`` holds the sets of ``n - j``
+  cities that some legal sequence reaches, each with ``f(S)``, the least sum of Wiener numbers
+  from the full map down to ``S`` (``S`` included). Layer ``j + 1`` is made from layer ``j``
+  by closing every closable city (not kept, the map stays connected, no forbidden path
+  shape); a child keeps the least ``f`` of its parents, then adds its own Wiener number. Only
+  the layer being made and the one it is made from are hash tables; earlier layers are kept
+  as sorted arrays of ``(set, f)`` to trace the optimal order back at the end.
+- A set is one 64-bit word on maps of up to 63 cities
+  (:mod:`puzzleproof.encoders.cityclose_word`) and a row of ``ceil(n / 64)`` words beyond
+  (:mod:`puzzleproof.encoders.cityclose_wide`): no ceiling on the map's size. Both kernel sets
+  do the same steps behind one interface (``engine="word"`` or ``"wide"`` forces one; the
+  tests check them against each other). Connectivity and Wiener numbers are bit-set BFS in
+  numba-compiled loops, in parallel over the states of a large layer.
+- Symmetry: twins (cities with the same neighbours besides each other) are closed in index
+  order (:func:`twin_blocks`): swapping twins maps every sequence onto one as good.
 - Pruning (admissible, so the result stays exact): a state is dropped when
-  ``f(S) + h(S) > UB``, where ``UB`` is the total of the incumbent order (the caller's: the
-  command passes its merged beam; without one the compiled greedy order) and
-  ``h(S)`` is a lower bound on the Wiener numbers still to come, a sum over every later size
-  ``i`` of the largest of these bounds on the least Wiener number of a connected ``T`` of
-  ``i`` cities inside ``S``:
+  ``f(S) + h(S) >= UB``, ties included (only a strictly better order matters), where ``UB``
+  is the total of the incumbent order (the caller's: the command passes its merged beam,
+  widened while it improves; without one the compiled greedy order) and ``h(S)`` is a lower
+  bound on the Wiener numbers still to come, a sum over every later size ``i`` of the largest
+  of these bounds on the least Wiener number of a connected ``T`` of ``i`` cities inside
+  ``S``:
 
-  * the exact least Wiener number of a connected set of ``i`` cities of the whole map, found
-    once by branch and bound (:mod:`puzzleproof.encoders.cityclose_bounds`). This is the
-    bound that matters: the sum over the sizes is within 0.45 % of the optimum on europe30
-    (13149 against 13208) and 0.06 % on europe41 (32514 against 32534);
+  * the least Wiener number of a connected set of ``i`` cities of the whole map, found once
+    by branch and bound (:mod:`puzzleproof.encoders.cityclose_bounds`; on wide maps
+    :mod:`puzzleproof.encoders.cityclose_wide_minima`, where a size left unfinished still
+    gives the least bound of its open nodes). This is the bound that matters: the sum over
+    the sizes is within 0.45 % of the optimum on europe30 (13149 against 13208), 0.06 % on
+    europe41 (32514 against 32534) and 0.15 % on Africa (63465 against 63562);
   * distances (``bound="dist"``, the default): ``d_T >= d_S``, so each city of ``T`` is at
     total distance at least the sum of its ``i - 1`` nearest cities of ``S``, and ``W(T)`` is
     at least half the sum of the ``i`` least of these; and from the other side ``T`` is ``S``
@@ -40,56 +47,25 @@ The method (``--method exact``, the default of ``solve``):
   "pruned", "layer_peak", "root_bound"}``; OPTIMAL only when every layer was completed (the
   optimum is then the least ``f`` of the last layer, or the incumbent when everything better
   was pruned). A time limit or a state cap gives UNKNOWN with the incumbent order and the
-  proved lower bound ``min(UB, min over the live layer of f(S) + h(S))``. The statistics
-  carry the set-up times, the branch and bound's nodes and, per layer, the states kept, the
-  seconds and the bound.
+  proved lower bound ``min(UB, min over the last complete layer of f(S) + h(S))``. The
+  statistics carry the set-up times, the branch and bound's nodes and, per layer, the states
+  kept, the seconds and the bound.
+- Time: one :class:`~puzzleproof.limits.Deadline` bounds the whole run. The incumbent gets
+  half of the time left, the compiled greedy fallback a quarter of what is left then, the
+  bound tables half of what is left after that (their branch and bound reads the clock every
+  few thousand nodes), and the layers the rest, made in slices of about 0.05 s with the clock
+  read between them. A map proved in half a limit without one is therefore proved within the
+  limit (each step gets at least what it took), and the search never stops while time is
+  left.
 
-Measured (2 cores shared with other work, ``benchmarks/cityclose.py`` and single runs; the
-load average was 2 to 7 while measuring, so times vary by a factor of about 1.5):
-
-==================  ======================================  ==================================
-map                 before (link counts + minima <= 14)     now (per-size minima + distances)
-==================  ======================================  ==================================
-europe30            OPTIMAL 13208, 33 s, 281 MB,            OPTIMAL 13208, 1.3-2.5 s, 150 MB,
-                    2,296,901 states, root bound 10613      2,930 states, root bound 13149
-europe41            UNKNOWN 26679..32534 after 180 s        OPTIMAL 32534, 3.7-5.4 s, 150 MB,
-                    (gap ~11-18 %), root bound 23917        636 states, root bound 32514
-==================  ======================================  ==================================
-
-On europe41 the time now goes mostly to the merged-beam incumbent (1.5-3.5 s, 32535; the DP
-finds 32534), then the per-size minima (all 40 sizes, 0.35 million branch-and-bound nodes,
-about 0.4 s) and the DP itself (about 0.2 s; no layer holds more than 54 states). A first
-version of the minima's bound took 26.7 million nodes and 10-15 s (see
-:mod:`puzzleproof.encoders.cityclose_bounds`). What each part is worth on europe41: the
-distance bounds alone (``minima=False``) raise the root bound from 23917 to 30610 and reach
-31548..32535 (gap 3.0 %) after 62 s of a 120 s limit (closing 7, 233,585 states a layer, each
-layer about 2.5 times the last and taking 3 times longer); the per-size minima with link
-counts only (``bound="simple"``) prove the optimum with 1,499 states; both together with 636.
-On europe30 the distance bounds alone prove it in about 3 s (9,328 states, root bound 12468).
-networkx's karate club graph (34 cities) is proved optimal at 13616 in 2-4 s (merged beam
-13643). The per-size minima were checked by plain enumeration for europe41's sizes 1-12 and
-38-40, and for every size of europe30 up to 14.
-
-With a time limit the set-up takes about half of it (the incumbent a quarter, the per-size
-minima the rest of that half but at least an eighth, cheap sizes first). europe41 with a
-limit of 1 s: UNKNOWN 31978..32543 (gap 1.7 %, the greedy order as incumbent, 25 sizes'
-minima); with 3 s: OPTIMAL after 1.3 s.
-
-Reach, on maps of ``generate.cityclose.random_map`` (seed = size, limit 120 s, load 5-7):
-grids with holes of 45 and 55 cities are proved (6 s and 21 s); Delaunay maps of 45, 55 and
-63 cities (2.7 links a city) are not: gaps of 0.51 % (all 44 sizes' minima, 213 thousand
-states kept before the limit), 3.0 % and 4.4 % (the minima finish only up to size 35 and
-32 within the set-up's 60 s: short distances make many sets look alike to their bound); a
-perturbed ring of 55 cities keeps a gap of 12 % with every minimum known (the bound did not
-rise above the sum of the minima; whether the incumbent or the bound is the weak side there
-was not measured).
-
-A fix that came with this: the time of the first layers used to include compiling the loops,
-so a fresh checkout's first run predicted the next layer far past its time limit and stopped
-at once (UNKNOWN after one closing of europe30 with 300 s to go). The loops are now compiled
-(or loaded from the disk cache) before the first layer; and a layer's time is predicted from
-the last layer's time per child and children per parent (the growth in kept states, used
-before, overshot by an order of magnitude in the first layers).
+Measured (2 cores shared with other work, ``benchmarks/cityclose.py --scale``; CPU seconds,
+since the load average was 9 to 11 while measuring and wall times were about 2.5 times the
+CPU): Africa's 49 countries OPTIMAL 63562 in 3.7 s CPU, 153 MB, 16,365 states (before: 252 s,
+475 MB, 6.8 million states, with the merged beam of width 10 at 63896 as the incumbent; the
+widened beam reaches 63562 at width 300); europe41 OPTIMAL 32534 in about 1 s; the star and
+the complete map of 30 cities OPTIMAL with one state (the greedy order meets the root bound,
+and ties are pruned). On the world's 157 countries the per-size minima finish only for the
+small and the largest sizes: see the benchmark for the proved gap.
 """
 
 from __future__ import annotations
@@ -106,7 +82,7 @@ from puzzleproof.encoders.cityclose_bits import (_DEBRUIJN, HAVE_NUMBA, U1, _con
 from puzzleproof.encoders.cityclose_bounds import (_h_dist_links, _h_links, _size_bound,  # noqa: F401
                                                   min_wiener_by_size)
 from puzzleproof.encoders.cityclose_graph import greedy_order
-from puzzleproof.encoders.cityclose_wide import WideKernels
+from puzzleproof.encoders.cityclose_wide import WideKernels, words
 from puzzleproof.encoders.cityclose_wide_minima import min_wiener_by_size_wide
 from puzzleproof.encoders.cityclose_word import WordKernels, _root_h  # noqa: F401
 from puzzleproof.limits import Deadline
@@ -123,6 +99,8 @@ ENGINES = ("auto", "word", "wide")
 #: the word-set kernels take maps of up to this many cities; wider maps use the wide-set ones
 MAX_WORD_CITIES = 63
 
+#: the layers kept for the trace back hold at most this many times ``max_states`` states
+_STORED = 4
 #: states handled between two looks at the clock, at most
 _SLICE = 1 << 17
 #: seconds a slice should take
@@ -255,7 +233,8 @@ class _ExactRun:
         self.m, self.rules = m, rules
         self.t0 = time.monotonic()
         self.dl = deadline
-        self.max_states = max_states
+        # a state of a wide map takes ceil(n / 64) words: the caps count words, not states
+        self.max_states = max(1, max_states // words(m.n))
         self.minima = minima
         self.use_dist = bound == "dist"
         self.keep_mask, self.closings = prepare(m, rules)
@@ -363,6 +342,9 @@ class _ExactRun:
                             min(self.live_lb, self.ub if self.ub is not None else 1 << 62)))
             if keys.shape[0] > self.max_states:
                 return f"layer {step} holds {keys.shape[0]} states (cap {self.max_states})"
+            if L.states > _STORED * self.max_states:
+                return (f"the layers kept for the trace back hold {L.states} states (cap "
+                        f"{_STORED * self.max_states})")
         return None
 
     # -- the result --------------------------------------------------------------------------
@@ -423,7 +405,8 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     when the task started) bounds everything the run does. ``incumbent`` is the first upper
     bound: an order (city indices), or a callable that returns one (the caller's heuristic,
     given the deadline of its share: half the time left); without one, or when it
-    fails, the compiled greedy order. ``max_states`` caps the states of one layer (memory:
+    fails, the compiled greedy order. ``max_states`` caps the states of one layer (divided by
+    the words a state takes on a wide map; the layers kept hold at most four times that;
     about 40 bytes a state while a layer is made); ``minima`` searches the exact least Wiener
     number of every size first; ``bound`` is ``"dist"`` (the distance bounds of the module
     docstring) or ``"simple"`` (link counts and per-size minima only; the wide-set kernels
