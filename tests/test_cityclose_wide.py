@@ -301,3 +301,20 @@ def test_first_order_takes_an_order_a_callable_or_falls_back_to_greedy():
     assert order == [7, 6, 5, 4, 3, 2, 1] and seen[0].left() <= 5.0
     order, total = E.first_order(m, Rules(), [0, 2], Deadline(None))  # illegal: greedy
     assert score_order(m, order).ok and total == score_order(m, order).total
+
+
+def test_ilp_refuses_a_model_too_large_before_building_it():
+    from puzzleproof.encoders import cityclose_ilp
+    from puzzleproof.formats.cityclose import read_map
+    from tests.conftest import shared_path
+
+    p = shared_path("instances/cityclose-world/world-land-borders.json")
+    m = read_map(p.read_text(), str(p))
+    assert cityclose_ilp.model_size(m, Rules(), None) > cityclose_ilp.MAX_VARIABLES
+    r = cityclose_ilp.solve(m, time_limit=30)
+    assert r.status == Status.UNKNOWN and "Booleans" in r.stats["reason"]
+    assert r.wall_time < 30 and score_order(m, r.answer["order"]).total == r.answer["total"]
+    small = cycle(6)
+    built = cityclose_ilp.build_model(small, Rules())
+    assert cityclose_ilp.model_size(small, Rules(), None) == len(built.x) + len(built.p) + \
+        len(built.y)

@@ -56,6 +56,10 @@ ilp-scip``) is the one to use for a bound, or a proof on maps like the roundabou
 the model is Python and grows as ``n^2 * T * D``: about 16 s for the 30-city map, so a short
 time limit on a large map ends while building (UNKNOWN with the warm start and the trivial bound).
 
+A map whose model would exceed :data:`MAX_VARIABLES` Booleans (counted before building:
+europe41 has 0.57 million, the world's 157 countries 137 million) is refused at once with
+UNKNOWN, the warm start and the trivial bound: the formulation does not reach that far.
+
 Statuses, the same for every back end: OPTIMAL only when the solver's bound (rounded up with
 a 1e-6 tolerance, never below the trivial one) meets the order, re-scored by the model; a
 time limit gives UNKNOWN with the best order (the solver's, or the warm start) and both
@@ -77,7 +81,7 @@ from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_s
 from puzzleproof.limits import Deadline
 from puzzleproof.result import Result, Status
 
-__all__ = ["solve", "build_model", "BACKENDS"]
+__all__ = ["solve", "build_model", "model_size", "BACKENDS", "MAX_VARIABLES"]
 
 
 def _full_distances(m: CityMap) -> list[list[int]]:
@@ -119,6 +123,28 @@ def _distance_bounds(n: int, closings: int, ub: int | None) -> list[int]:
 
 class _OutOfTime(Exception):
     pass
+
+
+#: the most Booleans a model may have (about 1 KB of memory each while it is built)
+MAX_VARIABLES = 1_000_000
+
+
+def model_size(m: CityMap, rules: Rules, ub: int | None) -> int:
+    """The number of ``x``, ``p`` and ``y`` Booleans :func:`build_model` would make (counted,
+    not built), so that a map too large for the formulation is refused before memory is
+    spent on it."""
+    from collections import Counter
+
+    closings = m.n - rules.final_size
+    dist = _full_distances(m)
+    pairs = Counter(max(dist[u][v], 1) for u in range(m.n) for v in range(u + 1, m.n))
+    total = m.n * (closings + 1)
+    for t, D in enumerate(_distance_bounds(m.n, closings, ub)):
+        if t == 0 or m.n - t <= 1:
+            continue
+        total += sum(c * (1 + max(0, D - d)) for d, c in pairs.items() if d <= D) + sum(
+            c for d, c in pairs.items() if d > D)
+    return total
 
 
 #: the back ends by name: (the name in results, the MathOpt solver or None for CP-SAT)
@@ -648,6 +674,10 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     trivial = (wiener_mask(m.adj, m.full_mask) or 0) + sum(
         (m.n - t) * (m.n - t - 1) // 2 for t in range(1, closings + 1))
     until = None if dl.at is None else dl.at - 0.1
+    size = model_size(m, rules, ub)
+    if size > MAX_VARIABLES:
+        return finish(Status.UNKNOWN, ub_order, trivial, {"variables": size},
+                      f"the model would have {size:,} Booleans (at most {MAX_VARIABLES:,})")
     try:
         built = build_model(m, rules, ub, until, backend)
         if ub_order is not None:
