@@ -673,7 +673,8 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         return finish(Status.OPTIMAL, [], score_order(m, [], rules).total, {})
     trivial = (wiener_mask(m.adj, m.full_mask) or 0) + sum(
         (m.n - t) * (m.n - t - 1) // 2 for t in range(1, closings + 1))
-    until = None if dl.at is None else dl.at - 0.1
+    # a share of the limit is kept for what follows building: the solver and the answer
+    until = None if dl.at is None else dl.at - 0.1 - 0.1 * (dl.limit or 0.0)
     size = model_size(m, rules, ub)
     if size > MAX_VARIABLES:
         return finish(Status.UNKNOWN, ub_order, trivial, {"variables": size},
@@ -688,7 +689,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     build = time.monotonic() - t0
     left = None
     if dl.at is not None:
-        left = dl.left() - 0.05
+        left = dl.left() - 0.05 - 0.05 * (dl.limit or 0.0)
         if left <= 0.01:
             return finish(Status.UNKNOWN, ub_order, trivial, {"build_time": round(build, 3)},
                           "the time limit ran out while building the model")

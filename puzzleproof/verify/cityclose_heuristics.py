@@ -258,6 +258,40 @@ def merged_beam(m: CityMap, rules: Rules | None = None, *, width: int = 10,
     return _beam_search(m, rules or Rules(), width, True, "merged-beam", dl)
 
 
+def _dp_layer(m: CityMap, rules: Rules, layer: dict[int, int], keep: int, final: bool,
+              deadline: Deadline) -> tuple[dict[int, int], dict[int, int]] | None:
+    """The next layer of the plain DP: each allowed child's least value and the city closed
+    to reach it; None when ``deadline`` passed (read every 1024 states)."""
+    adj = m.adj
+    check_shape = rules.no_paths is not None or rules.final_not_path
+    nxt: dict[int, int] = {}
+    par: dict[int, int] = {}
+    wcache: dict[int, int | None] = {}
+    for i, (mask, f) in enumerate(layer.items()):
+        if i % 1024 == 0 and deadline.expired():
+            return None
+        rest = mask & ~keep
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            child = mask ^ low
+            if child in wcache:
+                w = wcache[child]
+            else:
+                w = wiener_mask(adj, child)
+                if w is not None and check_shape and forbidden_shape(adj, child, rules, final):
+                    w = None
+                wcache[child] = w
+            if w is None:
+                continue
+            val = f + w
+            old = nxt.get(child)
+            if old is None or val < old:
+                nxt[child] = val
+                par[child] = low.bit_length() - 1
+    return nxt, par
+
+
 def dp(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
        max_cities: int = DP_MAX_CITIES) -> Result:
     """The exact DP over connected sets of open cities (plain Python, small maps).
@@ -282,32 +316,15 @@ def dp(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = Non
                        {"method": "dp", "states": states})
     layer: dict[int, int] = {m.full_mask: w0}  # mask -> best sum up to and including it
     parents: list[dict[int, int]] = []  # per step: child mask -> city closed to reach it
-    check_shape = rules.no_paths is not None or rules.final_not_path
+    deadline = Deadline(None) if time_limit is None else Deadline(time_limit, at=t0 + time_limit)
     for step in range(1, closings + 1):
         final = step == closings
-        nxt: dict[int, int] = {}
-        par: dict[int, int] = {}
-        wcache: dict[int, int | None] = {}
-        for mask, f in layer.items():
-            rest = mask & ~keep
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                child = mask ^ low
-                if child in wcache:
-                    w = wcache[child]
-                else:
-                    w = wiener_mask(adj, child)
-                    if w is not None and check_shape and forbidden_shape(adj, child, rules, final):
-                        w = None
-                    wcache[child] = w
-                if w is None:
-                    continue
-                val = f + w
-                old = nxt.get(child)
-                if old is None or val < old:
-                    nxt[child] = val
-                    par[child] = low.bit_length() - 1
+        made = _dp_layer(m, rules, layer, keep, final, deadline)
+        if made is None:
+            return _result(m, rules, "dp", Status.UNKNOWN, None, t0, {"time_limit": time_limit},
+                           {"states": states, "stopped_at_step": step - 1,
+                            "reason": f"time limit while closing {step}"})
+        nxt, par = made
         states += len(nxt)
         if not nxt:
             return _result(m, rules, "dp", Status.INFEASIBLE, None, t0, {}, {"states": states},
@@ -315,10 +332,6 @@ def dp(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = Non
                             "reason": f"no allowed map after {step} closings"})
         layer = nxt
         parents.append(par)
-        if time_limit is not None and time.monotonic() - t0 > time_limit:
-            return _result(m, rules, "dp", Status.UNKNOWN, None, t0, {"time_limit": time_limit},
-                           {"states": states, "stopped_at_step": step,
-                            "reason": f"time limit before closing {step + 1}"})
     end = min(layer, key=lambda k: (layer[k], k))
     best = layer[end]
     order: list[int] = []
