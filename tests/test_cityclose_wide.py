@@ -87,6 +87,21 @@ class TestWideAgainstWord:
             assert word.certificate["root_bound"] == wide.certificate["root_bound"]
 
 
+    @pytest.mark.parametrize("name", ["cityclose/europe41-land-borders.json",
+                                      "cityclose-world/asia-land-borders.json"])
+    def test_real_maps(self, name):
+        from puzzleproof.formats.cityclose import read_map
+        from tests.conftest import shared_path
+
+        p = shared_path(f"instances/{name}")
+        m = read_map(p.read_text(), str(p))
+        word = E.solve(m, engine="word")
+        wide = E.solve(m, engine="wide")
+        assert _checked(m, Rules(), word) == _checked(m, Rules(), wide)
+        for key in ("root_bound", "states", "pruned"):
+            assert word.certificate[key] == wide.certificate[key], key
+
+
 class TestBeyondAWord:
     """Maps of 64 to 80 cities, where the plain DP is feasible (few connected sets)."""
 

@@ -35,13 +35,13 @@ _DEBRUIJN = np.array([0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
 _DB_MAGIC = np.uint64(0x03F79D71B4CB0A89)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _ctz(b, db):
     # index of the single set bit of b (b != 0, a power of two)
     return db[np.int64((b * np.uint64(0x03F79D71B4CB0A89)) >> np.uint64(58))]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _popcount(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -49,7 +49,7 @@ def _popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _reach(adj, frontier, db):
     """The cities linked to some city of ``frontier`` (the OR of their neighbour masks)."""
     nb = np.uint64(0)

@@ -138,9 +138,16 @@ def _greedy_step(indptr, indices, alive, keep, no_paths, final_not_path, final):
             lb[v] = w_s - status[v]
     best_w = np.int64(-1)
     best_v = -1
-    for v in np.argsort(lb, kind="mergesort"):
-        if lb[v] >= np.int64(1) << 62 or (best_v >= 0 and lb[v] > best_w):
+    done = np.zeros(n, dtype=np.bool_)
+    while True:
+        # the untried city of least bound (a selection, not a sort: few are tried)
+        v = -1
+        for u in range(n):
+            if not done[u] and lb[u] < np.int64(1) << 62 and (v < 0 or lb[u] < lb[v]):
+                v = u
+        if v < 0 or (best_v >= 0 and lb[v] > best_w):
             break
+        done[v] = True
         alive[v] = False
         w = wiener_open(indptr, indices, alive, queue, dist)
         if w >= 0 and ((no_paths > 0 and size - 1 >= no_paths) or

@@ -47,7 +47,7 @@ def to_rows(masks, w: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _reach(adj, frontier, nb, db):
     """``nb`` = the cities linked to some city of ``frontier``."""
     w = frontier.shape[0]
@@ -196,7 +196,7 @@ def _closable_py(adj, keys, keep, blocked, db):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hash_row(row, shift):
     h = np.uint64(0x243F6A8885A308D3)
     for k in range(row.shape[0]):
@@ -204,7 +204,7 @@ def _hash_row(row, shift):
     return np.int64(h >> shift)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _same(a, b):
     for k in range(a.shape[0]):
         if a[k] != b[k]:

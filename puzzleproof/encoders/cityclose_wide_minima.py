@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from puzzleproof.encoders.cityclose_bits import _DEBRUIJN, _ctz, _popcount, njit
-from puzzleproof.encoders.cityclose_bounds import distance_matrix
+from puzzleproof.encoders.cityclose_bounds import _least_sum, distance_matrix
 from puzzleproof.encoders.cityclose_wide import to_rows, wiener_pref, words
 from puzzleproof.limits import Deadline
 
@@ -99,11 +99,7 @@ def _grown_bound(sumf, rings, maxd, allowed, q, pairs, keys, db):
             cnt += 1
     if cnt < q:
         return _HUGE
-    keys[:cnt].sort()
-    lb2 = 2 * pairs
-    for a in range(q):
-        lb2 += keys[a]
-    return (lb2 + 1) // 2
+    return (2 * pairs + _least_sum(keys, cnt, q) + 1) // 2
 
 
 @njit(cache=True)
