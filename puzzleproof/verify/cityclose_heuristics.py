@@ -151,14 +151,17 @@ class _Children:
         return w
 
 
-def _candidates(kids: _Children, beams, keep: int, merged: bool) -> list[list]:
+def _candidates(kids: _Children, beams, keep: int, merged: bool, deadline: Deadline
+                ) -> list[list] | None:
     """Every child of the beams in the article's order (beam by beam, cities in listed
     order), merged by open set when asked: ``[lower bound of the total, position, child,
     beam, city]``, the bound the least parent total plus the largest bound on the child's
-    Wiener number."""
+    Wiener number. None when ``deadline`` passed (read every 16 beams)."""
     cands: list[list] = []
     where: dict[int, int] = {}
     for bi, (total, mask, _order, _wseq) in enumerate(beams):
+        if bi % 16 == 0 and deadline.expired():
+            return None
         w_s, status = kids.bounds(mask)
         rest = mask & ~keep
         while rest:
@@ -189,8 +192,12 @@ def _best_children(kids: _Children, beams, keep: int, merged: bool, width: int, 
     deadline passed."""
     import heapq
 
-    cands = _candidates(kids, beams, keep, merged)
+    cands = _candidates(kids, beams, keep, merged, deadline)
+    if cands is None or deadline.expired():
+        return None
     cands.sort(key=lambda c: (c[0], c[1]))
+    if deadline.expired():
+        return None
     top: list[tuple[int, int, int, int]] = []  # a max-heap of (-total, -position, ...)
     for i, c in enumerate(cands):
         if len(top) >= width and c[0] > -top[0][0]:
@@ -208,6 +215,18 @@ def _best_children(kids: _Children, beams, keep: int, merged: bool, width: int, 
     return sorted(((-t, -p, b, v) for t, p, b, v in top))
 
 
+def _next_beams(beams, best, deadline: Deadline) -> list | None:
+    """The beams of the next step from the chosen children; None when ``deadline`` passed
+    (a huge width makes this long too)."""
+    new = []
+    for i, (total, _pos, bi, v) in enumerate(best):
+        if i % 4096 == 0 and deadline.expired():
+            return None
+        parent_total, mask, order, wseq = beams[bi]
+        new.append((total, mask & ~(1 << v), order + [v], wseq + [total - parent_total]))
+    return new
+
+
 def _beam_search(m: CityMap, rules: Rules, width: int, merged: bool, name: str,
                  deadline: Deadline) -> Result:
     if width < 1:
@@ -223,18 +242,14 @@ def _beam_search(m: CityMap, rules: Rules, width: int, merged: bool, name: str,
     beams: list[tuple[int, int, list[int], list[int]]] = [(w0, m.full_mask, [], [w0])]
     for step in range(1, closings + 1):
         best = _best_children(kids, beams, keep, merged, width, step == closings, deadline)
-        if best is None:
+        new = [] if best is None else _next_beams(beams, best, deadline)
+        if new is None or best is None:
             return _result(m, rules, name, Status.UNKNOWN, None, t0, params,
                            {"stopped_at_step": step, "evaluated": len(kids.cache),
                             "reason": f"time limit while closing {step}"})
         if not best:
             return _result(m, rules, name, Status.UNKNOWN, None, t0, params,
                            {"stuck_at_step": step, "evaluated": len(kids.cache)})
-        new = []
-        for total, _pos, bi, v in best:
-            _t, mask, order, wseq = beams[bi]
-            w = total - _t
-            new.append((total, mask & ~(1 << v), order + [v], wseq + [w]))
         beams = new
         if len(kids.cache) > 200_000:
             kids.cache.clear()
