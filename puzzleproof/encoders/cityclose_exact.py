@@ -76,15 +76,12 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from puzzleproof.encoders.cityclose_bits import (_DEBRUIJN, HAVE_NUMBA, U1, _connected,  # noqa: F401
-                                                _ctz, _edges, _is_path, _popcount, _reach,
-                                                _wiener, njit, prange)
-from puzzleproof.encoders.cityclose_bounds import (_h_dist_links, _h_links, _size_bound,  # noqa: F401
-                                                  min_wiener_by_size)
+from puzzleproof.encoders.cityclose_bits import _DEBRUIJN  # noqa: F401 (the tests use it)
+from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
 from puzzleproof.encoders.cityclose_graph import greedy_order
 from puzzleproof.encoders.cityclose_wide import WideKernels, words
 from puzzleproof.encoders.cityclose_wide_minima import min_wiener_by_size_wide
-from puzzleproof.encoders.cityclose_word import WordKernels, _root_h  # noqa: F401
+from puzzleproof.encoders.cityclose_word import WordKernels, _root_h  # noqa: F401 (tests)
 from puzzleproof.limits import Deadline
 from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
                                           score_order)

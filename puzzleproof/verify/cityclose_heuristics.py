@@ -36,13 +36,13 @@ Example:
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
+from puzzleproof.limits import Deadline
 from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
                                           wiener_mask)
-from puzzleproof.limits import Deadline
 from puzzleproof.result import Result, Status
 
 __all__ = ["greedy", "beam", "merged_beam", "dp", "answer_of", "TIEBREAKS", "prepare",
