@@ -14,6 +14,7 @@ from puzzleproof.formats.cityclose import read_map
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.result import Status
 from puzzleproof.verify import cityclose_heuristics as H
+from puzzleproof.verify.cityclose_methods import merged_beam_incumbent
 from tests.conftest import shared_path
 
 RULES = [Rules(), Rules(final_size=2), Rules(final_size=3), Rules(no_paths=4),
@@ -111,7 +112,7 @@ class TestAgainstBruteForce:
                     continue
                 ref = brute_force(m, rules)
                 d = H.dp(m, rules)
-                e = cityclose_exact.solve(m, rules, width=1)
+                e = cityclose_exact.solve(m, rules)
                 assert _total(d) == ref, (m.links, rules)
                 assert _total(e) == ref, (m.links, rules)
                 for res in (d, e):
@@ -134,7 +135,7 @@ class TestAgainstBruteForce:
                                                        Rules(final_size=3, final_not_path=True))]
         for m, rules in cases:
             ref = H.dp(m, rules)
-            res = cityclose_ilp.solve(m, rules, width=1, workers=1)
+            res = cityclose_ilp.solve(m, rules, workers=1)
             assert res.status == ref.status, (m.links, rules)
             assert _total(res) == _total(ref), (m.links, rules)
             if res.answer is not None:
@@ -147,7 +148,8 @@ class TestExactOnShippedMaps:
         p = shared_path("instances/cityclose/two-spies-roundabout.json")
         m = read_map(p.read_text(), str(p))
         e = cityclose_exact.solve(m)
-        i = cityclose_ilp.solve(m, time_limit=5, workers=2)
+        i = cityclose_ilp.solve(m, time_limit=5, workers=2,
+                                incumbent=merged_beam_incumbent(m, Rules(), 10))
         assert e.status == Status.OPTIMAL and e.answer["total"] == 372
         assert i.answer["total"] == 372
         assert i.status in (Status.OPTIMAL, Status.UNKNOWN)

@@ -31,7 +31,8 @@ import time
 
 import numpy as np
 
-from puzzleproof.encoders.cityclose_exact import _DEBRUIJN, _ctz, _popcount, _wiener, njit
+from puzzleproof.encoders.cityclose_bits import _DEBRUIJN, _ctz, _popcount, _wiener, njit
+from puzzleproof.limits import Deadline
 
 __all__ = ["min_wiener_by_size", "distance_matrix"]
 
@@ -61,6 +62,109 @@ def distance_matrix(adj: list[int] | tuple[int, ...]) -> np.ndarray:
                 f ^= low
     return d
 
+
+# -- bounds on the Wiener numbers still to come (the exact DP's h) ------------------------
+
+@njit(cache=True)
+def _size_bound(i, m, size, emax, p2max, lbmin):
+    """The least Wiener number of a later map of ``i`` cities by its links alone (unlinked
+    pairs are 2 apart or more, pairs not within two links 3 or more), or the exact least
+    Wiener number of that size in ``lbmin``, whichever is larger."""
+    pairs = i * (i - 1) // 2
+    e = m - (size - i)
+    if e > emax[i]:
+        e = emax[i]
+    if e > pairs:
+        e = pairs
+    if e < i - 1:
+        e = i - 1
+    b2 = 2 * pairs - e
+    p = p2max[i]
+    if p > pairs - e:
+        p = pairs - e
+    b3 = 3 * pairs - 2 * e - p
+    b = b2 if b2 > b3 else b3
+    if lbmin[i] > b:
+        b = lbmin[i]
+    return b
+
+
+@njit(cache=True)
+def _h_links(m, size, final_size, emax, p2max, lbmin):
+    """Admissible lower bound on the Wiener numbers of the maps after a map of ``size``
+    cities and ``m`` links (sizes final_size .. size-1)."""
+    total = np.int64(0)
+    for i in range(final_size, size):
+        total += _size_bound(i, m, size, emax, p2max, lbmin)
+    return total
+
+
+@njit(cache=True)
+def _h_dist_links(m, size, final_size, emax, p2max, lbmin, pref, order, key, order2, key2,
+                  w):
+    """The bound of :func:`_h_links` for a map ``mask`` of ``size`` cities and ``m`` links,
+    raised size by size by its distances (``pref`` as filled by :func:`_wiener_pref`, ``w``
+    its Wiener number): a connected ``T`` inside ``mask`` has
+    ``d_T >= d_mask``, so a city of ``T`` (``i`` cities) is at total distance at least the sum
+    of its ``i - 1`` nearest cities of ``mask`` from the others, and ``W(T)`` is at least
+    half the sum of the ``i`` least such sums. And from the other side: ``T`` is ``mask``
+    less a set ``R`` of ``r = size - i`` cities, so ``W(T) >= w - sum_R status(x) + (the
+    distances within R)``, where ``w`` is the Wiener number of ``mask``, a city's status is
+    its total distance and the distances within ``R`` are at least half the sum over ``x`` in
+    ``R`` of its ``r - 1`` nearest: ``W(T) >= w - (the r largest of status(x) - half that)``.
+    ``order``, ``key``, ``order2`` and ``key2`` are scratch arrays of ``size`` entries."""
+    total = np.int64(0)
+    for a in range(size):
+        order[a] = a
+        order2[a] = a
+    for i in range(size - 1, final_size - 1, -1):
+        b = _size_bound(i, m, size, emax, p2max, lbmin)
+        # the i least of pref[., i - 1]: insertion sort from the last size's order (the order
+        # barely changes from one size to the next)
+        for a in range(size):
+            key[a] = pref[order[a], i - 1]
+        for a in range(1, size):
+            ka = key[a]
+            oa = order[a]
+            q = a - 1
+            while q >= 0 and key[q] > ka:
+                key[q + 1] = key[q]
+                order[q + 1] = order[q]
+                q -= 1
+            key[q + 1] = ka
+            order[q + 1] = oa
+        sd = np.int64(0)
+        for a in range(i):
+            sd += key[a]
+        bd = (sd + 1) // 2
+        if bd > b:
+            b = bd
+        # the r largest of 2 status(x) - pref[x, r - 1] (doubled to stay in integers)
+        r = size - i
+        for a in range(size):
+            x = order2[a]
+            key2[a] = 2 * pref[x, size - 1] - pref[x, r - 1]
+        for a in range(1, size):
+            ka = key2[a]
+            oa = order2[a]
+            q = a - 1
+            while q >= 0 and key2[q] < ka:
+                key2[q + 1] = key2[q]
+                order2[q + 1] = order2[q]
+                q -= 1
+            key2[q + 1] = ka
+            order2[q + 1] = oa
+        sc = 2 * w
+        for a in range(r):
+            sc -= key2[a]
+        bc = (sc + 1) // 2
+        if bc > b:
+            b = bc
+        total += b
+    return total
+
+
+# -- the least Wiener number of each size -----------------------------------------------
 
 @njit(cache=True)
 def _greedy_upper(adj, dist, n, size, db):
@@ -99,132 +203,182 @@ def _greedy_upper(adj, dist, n, size, db):
 
 
 @njit(cache=True)
-def _bnb(adj, dist, rings, maxd, n, size, best, cap, db):
+def _least_sum(keys, cnt, q):
+    """The sum of the ``q`` least of ``keys[:cnt]`` (which it reorders): a quickselect,
+    cheaper to compile than a sort and linear on average."""
+    lo = 0
+    hi = cnt - 1
+    while lo < hi:
+        pivot = keys[(lo + hi) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while keys[i] < pivot:
+                i += 1
+            while keys[j] > pivot:
+                j -= 1
+            if i <= j:
+                keys[i], keys[j] = keys[j], keys[i]
+                i += 1
+                j -= 1
+        if q - 1 <= j:
+            hi = j
+        elif q - 1 >= i:
+            lo = i
+        else:
+            break
+    total = np.int64(0)
+    for a in range(q):
+        total += keys[a]
+    return total
+
+
+@njit(cache=True)
+def _grown_bound(sumf, rings, maxd, allowed, q, pairs, keys, db):
+    """A lower bound on the Wiener number of a set ``T`` grown from ``F`` by ``q`` more cities
+    among ``allowed`` (see the module docstring): the pairs within ``F`` (``pairs``) plus the
+    ``q`` least terms ``d(x, F) + half the sum of the q - 1 nearest allowed cities of x``
+    (``sumf[x] = d(x, F)``). A huge value when fewer than ``q`` cities can join."""
+    rest = allowed
+    cnt = 0
+    while rest != np.uint64(0):
+        low = rest & (~rest + np.uint64(1))
+        rest ^= low
+        x = _ctz(low, db)
+        # the q - 1 nearest other allowed cities of x (its partners in X)
+        need = q - 1
+        part = np.int64(0)
+        d = 1
+        while need > 0 and d <= maxd:
+            c = _popcount(rings[x, d] & allowed)
+            if c > need:
+                c = need
+            part += c * d
+            need -= c
+            d += 1
+        if need > 0:
+            continue
+        keys[cnt] = 2 * sumf[x] + part
+        cnt += 1
+    if cnt < q:
+        return np.int64(1) << 60
+    return (2 * pairs + _least_sum(keys, cnt, q) + 1) // 2
+
+
+@njit(cache=True)
+def _bnb(adj, dist, rings, maxd, n, size, best, cap, db, stu, sti, sumf, keys, ctl):
     """Branch and bound for the least Wiener number of a connected set of ``size`` cities
-    below ``best`` (returns ``best`` unchanged when none is lower). Returns (best, nodes,
-    finished): ``finished`` is False when ``cap`` nodes were spent first."""
-    depth_max = size + 1
-    st_set = np.zeros(depth_max * n + n, dtype=np.uint64)
-    st_ext = np.zeros(depth_max * n + n, dtype=np.uint64)
-    st_ban = np.zeros(depth_max * n + n, dtype=np.uint64)
-    st_pairs = np.zeros(depth_max * n + n, dtype=np.int64)
-    st_depth = np.zeros(depth_max * n + n, dtype=np.int64)
-    st_add = np.zeros(depth_max * n + n, dtype=np.int64)
-    # d(x, F) for the sets on the current branch, one row per depth (F of depth + 1 cities):
-    # depth-first, the rows above a node's depth belong to its ancestors
-    sumf = np.zeros((depth_max + 1, n), dtype=np.int64)
+    below ``best`` (returns ``best`` unchanged when none is lower), resumable: the search
+    stack lives in ``stu`` (rows: set, extension, banned) and ``sti`` (rows: pairs within the
+    set, depth, city added last), the next root and the stack's height in ``ctl``; a call
+    spends at most ``cap`` nodes and the next call goes on where it stopped. Returns (best,
+    nodes, finished)."""
     full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
-    keys = np.empty(n, dtype=np.int64)
     nodes = np.int64(0)
-    for r in range(n):
-        root = np.uint64(1) << np.uint64(r)
-        below = root - np.uint64(1)
-        st_set[0] = root
-        st_ext[0] = adj[r] & ~below & ~root
-        st_ban[0] = below | root
-        st_pairs[0] = 0
-        st_depth[0] = 0
-        st_add[0] = r
-        sp = 1
-        while sp > 0:
-            sp -= 1
-            s = st_set[sp]
-            ext = st_ext[sp]
-            ban = st_ban[sp]
-            pairs = st_pairs[sp]
-            dep = st_depth[sp]
-            v = st_add[sp]
-            nodes += 1
-            if nodes > cap:
-                return best, nodes, False
-            # d(x, F) for this set: the parent's row plus the city added last
-            if dep == 0:
-                for x in range(n):
-                    sumf[0, x] = dist[x, r]
-            else:
-                for x in range(n):
-                    sumf[dep, x] = sumf[dep - 1, x] + dist[x, v]
-            f = dep + 1
-            if f == size:
-                w = _wiener(adj, s, db)
-                if w < best:
-                    best = w
-                continue
-            q = size - f
-            # bound: pairs within F plus the q least terms over the allowed cities
-            allowed = ~ban & ~s & full
-            rest = allowed
-            cnt = 0
-            while rest != np.uint64(0):
-                low = rest & (~rest + np.uint64(1))
-                rest ^= low
-                x = _ctz(low, db)
-                # the q - 1 nearest other allowed cities of x (its partners in X)
-                need = q - 1
-                part = np.int64(0)
-                d = 1
-                while need > 0 and d <= maxd:
-                    c = _popcount(rings[x, d] & allowed)
-                    if c > need:
-                        c = need
-                    part += c * d
-                    need -= c
-                    d += 1
-                if need > 0:
-                    continue
-                keys[cnt] = 2 * sumf[dep, x] + part
-                cnt += 1
-            if cnt < q:
-                continue
-            keys[:cnt].sort()
-            lb2 = 2 * pairs
-            for a in range(q):
-                lb2 += keys[a]
-            if (lb2 + 1) // 2 >= best:
-                continue
-            # branch: take each extension city in turn, banning the earlier ones; a child's
-            # pairs are its parent's plus the new city's distance to the parent's set
-            e = ext
-            banned = ban
-            while e != np.uint64(0):
-                low = e & (~e + np.uint64(1))
-                e ^= low
-                v = _ctz(low, db)
-                nban = banned | low
-                st_set[sp] = s | low
-                st_ext[sp] = (e | (adj[v] & ~nban)) & ~nban
-                st_ban[sp] = nban
-                st_pairs[sp] = pairs + sumf[dep, v]
-                st_depth[sp] = dep + 1
-                st_add[sp] = v
-                sp += 1
-                banned = nban
-    return best, nodes, True
+    r = ctl[0]
+    sp = ctl[1]
+    while True:
+        if sp == 0:
+            if r >= n:
+                ctl[0] = r
+                ctl[1] = 0
+                return best, nodes, True
+            root = np.uint64(1) << np.uint64(r)
+            below = root - np.uint64(1)
+            stu[0, 0] = root
+            stu[1, 0] = adj[r] & ~below & ~root
+            stu[2, 0] = below | root
+            sti[0, 0] = 0
+            sti[1, 0] = 0
+            sti[2, 0] = r
+            sp = 1
+            r += 1
+        if nodes >= cap:
+            ctl[0] = r
+            ctl[1] = sp
+            return best, nodes, False
+        sp -= 1
+        s = stu[0, sp]
+        ext = stu[1, sp]
+        ban = stu[2, sp]
+        pairs = sti[0, sp]
+        dep = sti[1, sp]
+        v = sti[2, sp]
+        nodes += 1
+        # d(x, F) for this set: the parent's row plus the city added last (depth-first, the
+        # rows above a node's depth belong to its ancestors)
+        if dep == 0:
+            for x in range(n):
+                sumf[0, x] = dist[x, v]
+        else:
+            for x in range(n):
+                sumf[dep, x] = sumf[dep - 1, x] + dist[x, v]
+        f = dep + 1
+        if f == size:
+            w = _wiener(adj, s, db)
+            if w < best:
+                best = w
+            continue
+        # bound: pairs within F plus the q least terms over the allowed cities
+        if _grown_bound(sumf[dep], rings, maxd, ~ban & ~s & full, size - f, pairs, keys,
+                        db) >= best:
+            continue
+        # branch: take each extension city in turn, banning the earlier ones; a child's
+        # pairs are its parent's plus the new city's distance to the parent's set
+        e = ext
+        banned = ban
+        while e != np.uint64(0):
+            low = e & (~e + np.uint64(1))
+            e ^= low
+            v = _ctz(low, db)
+            nban = banned | low
+            stu[0, sp] = s | low
+            stu[1, sp] = (e | (adj[v] & ~nban)) & ~nban
+            stu[2, sp] = nban
+            sti[0, sp] = pairs + sumf[dep, v]
+            sti[1, sp] = dep + 1
+            sti[2, sp] = v
+            sp += 1
+            banned = nban
 
 
-#: branch-and-bound nodes per second on this kind of machine, taken low so a deadline holds
-_RATE = 1.0e6
+class _SizeSearch:
+    """The resumable branch and bound of one size: its stack, its best value so far, the
+    nodes and seconds it spent."""
+
+    def __init__(self, n: int, size: int, upper: int) -> None:
+        room = (size + 1) * n + n
+        self.size = size
+        self.stu = np.zeros((3, room), dtype=np.uint64)
+        self.sti = np.zeros((3, room), dtype=np.int64)
+        self.sumf = np.zeros((size + 2, n), dtype=np.int64)
+        self.keys = np.empty(n, dtype=np.int64)
+        self.ctl = np.zeros(2, dtype=np.int64)
+        self.best = upper
+        self.nodes = 0
+        self.seconds = 0.0
+        self.done = False
+
+    def run(self, tables: tuple, nodes: int) -> None:
+        """Spend at most ``nodes`` more nodes."""
+        a, dist, rings, maxd, n = tables
+        t0 = time.monotonic()
+        best, spent, done = _bnb(a, dist, rings, maxd, n, self.size, self.best, nodes,
+                                 _DEBRUIJN, self.stu, self.sti, self.sumf, self.keys, self.ctl)
+        self.best = int(best)
+        self.nodes += int(spent)
+        self.seconds += time.monotonic() - t0
+        self.done = bool(done)
+
+
 #: nodes of each size's first try
 _FIRST_PASS = 150_000
+#: nodes between two looks at the clock (well under 0.1 s)
+_CHUNK = 20_000
 
 
-def min_wiener_by_size(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
-                       deadline: float | None = None, cap: int = 50_000_000,
-                       known: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
-    """The least Wiener number of a connected set of ``size`` cities, for each size in
-    ``lo .. hi`` (index = size; ``-1`` where a size ran out of nodes or time).
-
-    ``adj`` holds the neighbour masks of a connected map; ``cap`` bounds the nodes of each
-    size's search, ``deadline`` (a ``time.monotonic()`` value) all of them. ``known`` (index =
-    size) gives upper bounds already known (for example a heuristic order's Wiener numbers).
-    Each size first gets a small share of nodes, and only the sizes left unfinished get the
-    rest, so that under a deadline one dear size does not starve the cheap ones (on europe41
-    this cost about 10 % more nodes when every size finishes, measured with the first, weaker
-    bound). Returns the table and per-size statistics ``{size: (nodes, seconds, finished)}``.
-    """
+def _tables(adj) -> tuple:
     n = len(adj)
-    if n > 63:
-        raise ValueError(f"at most 63 cities (sets are 64-bit masks), not {n}")
     a = np.array(adj, dtype=np.uint64)
     dist = distance_matrix(adj)
     maxd = int(dist.max())
@@ -232,42 +386,48 @@ def min_wiener_by_size(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
     for x in range(n):
         for y in range(n):
             rings[x, dist[x, y]] |= np.uint64(1 << y)
+    return a, dist, rings, maxd, n
+
+
+def min_wiener_by_size(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
+                       deadline: Deadline | float | None = None, cap: int = 50_000_000,
+                       known: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+    """The least Wiener number of a connected set of ``size`` cities, for each size in
+    ``lo .. hi`` (index = size; ``-1`` where a size ran out of nodes or time).
+
+    ``adj`` holds the neighbour masks of a connected map; ``cap`` bounds the nodes of each
+    size's search, ``deadline`` (a :class:`~puzzleproof.limits.Deadline`, or a time limit in
+    seconds) all of them: the clock is read every few thousand nodes. ``known`` (index =
+    size) gives upper bounds already known (for example a heuristic order's Wiener numbers).
+    Each size first gets a small share of nodes, and only the sizes left unfinished go on
+    (where they stopped) with the rest, so that under a deadline one dear size does not
+    starve the cheap ones. Returns the table and per-size statistics ``{size: (nodes,
+    seconds, finished)}``.
+    """
+    n = len(adj)
+    if n > 63:
+        raise ValueError(f"at most 63 cities (sets are 64-bit masks), not {n}")
+    dl = Deadline.of(deadline)
+    tables = _tables(adj)
     out = np.full(n + 1, -1, dtype=np.int64)
-    stats: dict[int, tuple[int, float, bool]] = {}
-    upper: dict[int, int] = {}
-    # two passes: every size with a small share of nodes first (most sizes finish there), then
-    # the rest with the whole budget, so that one dear size cannot starve the cheap ones
-    pending = list(range(max(lo, 1), min(hi, n) + 1))
-    for pass_cap in (min(cap, _FIRST_PASS), cap):
-        left = []
-        for size in pending:
-            t0 = time.monotonic()
-            budget = pass_cap
-            if deadline is not None:
-                budget = int(min(pass_cap, max(0.0, deadline - t0) * _RATE))
-                if budget < 1000:
-                    left.append(size)
-                    continue
-            if size <= 2:
-                out[size] = size - 1
-                stats[size] = (0, 0.0, True)
-                continue
-            if size not in upper:
-                upper[size] = int(_greedy_upper(a, dist, n, size, _DEBRUIJN))
-                if known is not None and 0 <= known[size] < upper[size]:
-                    upper[size] = int(known[size])
-            # anything strictly below the upper bound (reached by a set already seen)
-            best, nodes, done = _bnb(a, dist, rings, maxd, n, size, upper[size], budget,
-                                     _DEBRUIJN)
-            upper[size] = int(best)
-            prev = stats.get(size, (0, 0.0, False))
-            stats[size] = (prev[0] + int(nodes), round(prev[1] + time.monotonic() - t0, 3),
-                           bool(done))
-            if done:
-                out[size] = best
-            else:
-                left.append(size)
-        pending = left
-        if not pending:
+    searches: dict[int, _SizeSearch] = {}
+    for size in range(max(lo, 1), min(hi, n) + 1):
+        if size <= 2:
+            out[size] = size - 1
+            continue
+        if dl.expired():
             break
+        upper = int(_greedy_upper(tables[0], tables[1], n, size, _DEBRUIJN))
+        if known is not None and 0 <= known[size] < upper:
+            upper = int(known[size])
+        searches[size] = _SizeSearch(n, size, upper)
+    for pass_cap in (min(cap, _FIRST_PASS), cap):
+        for size, srch in searches.items():
+            while not srch.done and srch.nodes < pass_cap and not dl.expired():
+                srch.run(tables, min(_CHUNK, pass_cap - srch.nodes))
+            if srch.done:
+                out[size] = srch.best
+    stats = {size: (0, 0.0, True) for size in range(max(lo, 1), min(hi, n, 2) + 1)}
+    stats.update({size: (srch.nodes, round(srch.seconds, 3), srch.done)
+                  for size, srch in searches.items()})
     return out, stats

@@ -27,7 +27,8 @@ Variables and constraints, for a map of ``n`` cities, ``T = n - k`` closings and
 - ``no_paths`` / ``final_not_path``: a map of ``s >= K`` cities is not a path: it has ``s``
   links or more, or a city with three open neighbours (one Boolean each, an OR over them;
   for a MIP solver the enforced ``sum >= s`` is ``sum >= s * many``).
-- Warm start: the merged-beam order as a complete hint (``x``, ``p``, ``y`` and the path-rule
+- Warm start: the incumbent order (the caller's: the command passes its merged beam; without
+  one the compiled greedy order) as a complete hint (``x``, ``p``, ``y`` and the path-rule
   Booleans; a solution hint for MathOpt).
 
 The formulation is written once (``build_model``) against a small adapter: new Boolean,
@@ -55,6 +56,10 @@ ilp-scip``) is the one to use for a bound, or a proof on maps like the roundabou
 the model is Python and grows as ``n^2 * T * D``: about 16 s for the 30-city map, so a short
 time limit on a large map ends while building (UNKNOWN with the warm start and the trivial bound).
 
+A map whose model would exceed :data:`MAX_VARIABLES` Booleans (counted before building:
+europe41 has 0.57 million, the world's 157 countries 137 million) is refused at once with
+UNKNOWN, the warm start and the trivial bound: the formulation does not reach that far.
+
 Statuses, the same for every back end: OPTIMAL only when the solver's bound (rounded up with
 a 1e-6 tolerance, never below the trivial one) meets the order, re-scored by the model; a
 time limit gives UNKNOWN with the best order (the solver's, or the warm start) and both
@@ -71,10 +76,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
-from puzzleproof.models.cityclose import CityMap, Rules, score_order, wiener_mask
+from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
+                                          score_order, wiener_mask)
+from puzzleproof.limits import Deadline
 from puzzleproof.result import Result, Status
 
-__all__ = ["solve", "build_model", "BACKENDS"]
+__all__ = ["solve", "build_model", "model_size", "BACKENDS", "MAX_VARIABLES"]
 
 
 def _full_distances(m: CityMap) -> list[list[int]]:
@@ -116,6 +123,28 @@ def _distance_bounds(n: int, closings: int, ub: int | None) -> list[int]:
 
 class _OutOfTime(Exception):
     pass
+
+
+#: the most Booleans a model may have (about 1 KB of memory each while it is built)
+MAX_VARIABLES = 1_000_000
+
+
+def model_size(m: CityMap, rules: Rules, ub: int | None) -> int:
+    """The number of ``x``, ``p`` and ``y`` Booleans :func:`build_model` would make (counted,
+    not built), so that a map too large for the formulation is refused before memory is
+    spent on it."""
+    from collections import Counter
+
+    closings = m.n - rules.final_size
+    dist = _full_distances(m)
+    pairs = Counter(max(dist[u][v], 1) for u in range(m.n) for v in range(u + 1, m.n))
+    total = m.n * (closings + 1)
+    for t, D in enumerate(_distance_bounds(m.n, closings, ub)):
+        if t == 0 or m.n - t <= 1:
+            continue
+        total += sum(c * (1 + max(0, D - d)) for d, c in pairs.items() if d <= D) + sum(
+            c for d, c in pairs.items() if d > D)
+    return total
 
 
 #: the back ends by name: (the name in results, the MathOpt solver or None for CP-SAT)
@@ -381,12 +410,38 @@ def build_model(m: CityMap, rules: Rules, ub: int | None = None,
     """The formulation of the module docstring for ``backend`` (``"cp-sat"``, ``"scip"`` or
     ``"highs"``); raises ``_OutOfTime`` past ``deadline`` (a ``time.monotonic()`` value)."""
     n = m.n
-    keep = rules.keep_mask(m)
     closings = n - rules.final_size
     sizes = [n - t for t in range(closings + 1)]
     dist = _full_distances(m)
     dbound = _distance_bounds(n, closings, ub)
     model = _new_model(backend)
+    x = _order_vars(model, m, rules, closings)
+    p: dict[tuple[int, int, int], Any] = {}
+    y: dict[tuple[int, int, int, int], Any] = {}
+    shapes: dict[int, tuple[Any, dict[int, Any]]] = {}
+    objective: list[Any] = []
+    offset = 0
+    for t in range(closings + 1):
+        s = sizes[t]
+        if s <= 1:
+            continue
+        if t == 0:
+            offset += wiener_mask(m.adj, m.full_mask) or 0
+            continue
+        _pair_vars(model, m, x, p, y, dist, dbound[t], t, deadline)
+        objective += _distance_recursion(model, m, x, p, y, dist, dbound[t], t, deadline)
+        if rules.no_paths is not None and s >= rules.no_paths or \
+                (t == closings and rules.final_not_path and s >= 3):
+            shapes[t] = _not_a_path(model, m, p, t, s)
+    model.minimize(objective, offset)
+    return Built(model, x, p, y, dbound, closings, shapes)
+
+
+def _order_vars(model, m: CityMap, rules: Rules, closings: int) -> dict:
+    """``x[v, t]`` (city ``v`` open after ``t`` closings), the sizes, kept cities and the
+    closing-neighbour constraint."""
+    n = m.n
+    keep = rules.keep_mask(m)
     x = {(v, t): model.new_bool(f"x{v}_{t}") for v in range(n) for t in range(closings + 1)}
     for v in range(n):
         model.fix(x[v, 0], 1)
@@ -395,78 +450,72 @@ def build_model(m: CityMap, rules: Rules, ub: int | None = None,
         for t in range(1, closings + 1):
             model.implication(x[v, t], x[v, t - 1])
     for t in range(closings + 1):
-        model.add(sum(x[v, t] for v in range(n)) == sizes[t])
+        model.add(sum(x[v, t] for v in range(n)) == n - t)
     for t in range(1, closings + 1):
-        if sizes[t] >= 1:
-            for v in range(n):
-                model.add(x[v, t - 1] - x[v, t] <= sum(x[u, t] for u in m.neighbours(v)))
-    p: dict[tuple[int, int, int], Any] = {}
-    y: dict[tuple[int, int, int, int], Any] = {}
-    shapes: dict[int, tuple[Any, dict[int, Any]]] = {}
+        for v in range(n):
+            model.add(x[v, t - 1] - x[v, t] <= sum(x[u, t] for u in m.neighbours(v)))
+    return x
+
+
+def _pair_vars(model, m: CityMap, x, p, y, dist, D: int, t: int, deadline) -> None:
+    """``p[u, v, t]`` (both open) and ``y[l, u, v, t]`` for the levels ``l`` from the pair's
+    distance in the full map to ``D - 1``."""
+    n = m.n
+    for u in range(n):
+        if deadline is not None and time.monotonic() > deadline:
+            raise _OutOfTime
+        for v in range(u + 1, n):
+            puv = model.new_bool(f"p{u}_{v}_{t}")
+            model.implication(puv, x[u, t])
+            model.implication(puv, x[v, t])
+            model.at_least_one([puv, model.neg(x[u, t]), model.neg(x[v, t])])
+            p[u, v, t] = puv
+            if dist[u][v] > D:
+                # the pair can never be within the bound: both may not stay open
+                model.fix(puv, 0)
+                continue
+            for lv in range(max(dist[u][v], 1), D):
+                var = model.new_bool(f"y{lv}_{u}_{v}_{t}")
+                y[lv, u, v, t] = var
+                model.implication(var, puv)
+
+
+def _distance_recursion(model, m: CityMap, x, p, y, dist, D: int, t: int, deadline
+                        ) -> list[Any]:
+    """``y[l,u,v] <= y[l-1,u,v] + sum_{w in N(u)} y[l-1,w,v]`` (level ``D`` is ``p`` itself);
+    returns map ``t``'s objective terms, ``D p - sum_{l=1}^{D-1} y[l]`` per pair."""
+    def yv(lv: int, a: int, b: int) -> Any:
+        if a == b:
+            return x[a, t]
+        key = (lv, min(a, b), max(a, b), t)
+        if lv >= D:
+            return p.get((min(a, b), max(a, b), t), 0)
+        return y.get(key, 0)
+
     objective: list[Any] = []
-    offset = 0
-    for t in range(closings + 1):
-        D = dbound[t]
-        s = sizes[t]
-        if s <= 1:
-            continue
-        if t == 0:
-            offset += wiener_mask(m.adj, m.full_mask) or 0
-            continue
-        for u in range(n):
-            if deadline is not None and time.monotonic() > deadline:
-                raise _OutOfTime
-            for v in range(u + 1, n):
-                puv = model.new_bool(f"p{u}_{v}_{t}")
-                model.implication(puv, x[u, t])
-                model.implication(puv, x[v, t])
-                model.at_least_one([puv, model.neg(x[u, t]), model.neg(x[v, t])])
-                p[u, v, t] = puv
-                if dist[u][v] > D:
-                    # the pair can never be within the bound: both may not stay open
-                    model.fix(puv, 0)
+    n = m.n
+    for u in range(n):
+        if deadline is not None and time.monotonic() > deadline:
+            raise _OutOfTime
+        for v in range(u + 1, n):
+            if dist[u][v] > D:
+                continue
+            for lv in range(max(dist[u][v], 1), D + 1):
+                lhs = yv(lv, u, v)
+                if isinstance(lhs, int):
                     continue
-                for lv in range(max(dist[u][v], 1), D):
-                    var = model.new_bool(f"y{lv}_{u}_{v}_{t}")
-                    y[lv, u, v, t] = var
-                    model.implication(var, puv)
-
-        # recursion: y[l,u,v] <= y[l-1,u,v] + sum_{w in N(u)} y[l-1,w,v]; level D is p itself
-        def yv(lv: int, a: int, b: int) -> Any:
-            if a == b:
-                return x[a, t]
-            key = (lv, min(a, b), max(a, b), t)
-            if lv >= D:
-                return p.get((min(a, b), max(a, b), t), 0)
-            return y.get(key, 0)
-
-        for u in range(n):
-            if deadline is not None and time.monotonic() > deadline:
-                raise _OutOfTime
-            for v in range(u + 1, n):
-                if dist[u][v] > D:
-                    continue
-                for lv in range(max(dist[u][v], 1), D + 1):
-                    lhs = yv(lv, u, v)
-                    if isinstance(lhs, int):
+                for a, b in ((u, v), (v, u)):
+                    terms = [yv(lv - 1, w, b) for w in m.neighbours(a)]
+                    prev = yv(lv - 1, a, b) if lv - 1 >= 1 else 0
+                    rhs = [tm for tm in terms + [prev] if not isinstance(tm, int)]
+                    const = sum(tm for tm in terms + [prev] if isinstance(tm, int))
+                    if const >= 1:
                         continue
-                    for a, b in ((u, v), (v, u)):
-                        terms = [yv(lv - 1, w, b) for w in m.neighbours(a)]
-                        prev = yv(lv - 1, a, b) if lv - 1 >= 1 else 0
-                        rhs = [tm for tm in terms + [prev] if not isinstance(tm, int)]
-                        const = sum(tm for tm in terms + [prev] if isinstance(tm, int))
-                        if const >= 1:
-                            continue
-                        model.add(lhs <= sum(rhs))
-                # W contribution: D p - sum_{l=1}^{D-1} y[l]
-                objective.append(D * p[u, v, t])
-                for lv in range(max(dist[u][v], 1), D):
-                    objective.append(-y[lv, u, v, t])
-        if rules.no_paths is not None and s >= rules.no_paths or \
-                (t == closings and rules.final_not_path and s >= 3):
-            shapes[t] = _not_a_path(model, m, p, t, s)
-    model.minimize(objective, offset)
-    return Built(model, x, p, y, dbound, closings, shapes)
+                    model.add(lhs <= sum(rhs))
+            objective.append(D * p[u, v, t])
+            for lv in range(max(dist[u][v], 1), D):
+                objective.append(-y[lv, u, v, t])
+    return objective
 
 
 def _not_a_path(model, m: CityMap, p, t: int, s: int) -> tuple[Any, dict[int, Any]]:
@@ -488,112 +537,159 @@ def _not_a_path(model, m: CityMap, p, t: int, s: int) -> tuple[Any, dict[int, An
     return many, deg3
 
 
-def _hint(built: Built, m: CityMap, order: list[int]) -> None:
+def _open_distances(m: CityMap, mk: int) -> dict[int, dict[int, int]]:
+    """The distances within the map of the open cities ``mk`` (BFS from each)."""
+    d = {}
+    for s in (v for v in range(m.n) if mk >> v & 1):
+        seen = {s: 0}
+        fr = [s]
+        while fr:
+            nx_ = []
+            for u in fr:
+                for w in m.neighbours(u):
+                    if mk >> w & 1 and w not in seen:
+                        seen[w] = seen[u] + 1
+                        nx_.append(w)
+            fr = nx_
+        d[s] = seen
+    return d
+
+
+def _hint(built: Built, m: CityMap, order: list[int], deadline: float | None = None) -> None:
     """The order as a complete solution hint: ``x``, ``p``, ``y`` at their true values and the
-    path-rule Booleans at what the maps satisfy."""
+    path-rule Booleans at what the maps satisfy; raises ``_OutOfTime`` past ``deadline``
+    (the clock is read every few thousand variables)."""
     model = built.model
     mask = m.full_mask
     masks = [mask]
     for v in order:
         mask &= ~(1 << v)
         masks.append(mask)
+
+    def tick(i: int) -> None:
+        if i % 4096 == 0 and deadline is not None and time.monotonic() > deadline:
+            raise _OutOfTime
+
     for t, mk in enumerate(masks):
+        tick(0)
         for v in range(m.n):
             model.hint(built.x[v, t], bool(mk >> v & 1))
-        # distances in map t
-        sub = [v for v in range(m.n) if mk >> v & 1]
-        d = {}
-        for s in sub:
-            seen = {s: 0}
-            fr = [s]
-            while fr:
-                nx_ = []
-                for u in fr:
-                    for w in m.neighbours(u):
-                        if mk >> w & 1 and w not in seen:
-                            seen[w] = seen[u] + 1
-                            nx_.append(w)
-                fr = nx_
-            d[s] = seen
-        for (u, v, tt), var in built.p.items():
-            if tt == t:
-                model.hint(var, bool(mk >> u & 1 and mk >> v & 1))
-        for (lv, u, v, tt), var in built.y.items():
-            if tt == t:
-                model.hint(var, bool(mk >> u & 1 and mk >> v & 1
-                                     and d[u].get(v, 10**9) <= lv))
         if t in built.shapes:
             many, deg3 = built.shapes[t]
             open_links = sum(1 for a, b in m.links if mk >> a & 1 and mk >> b & 1)
-            model.hint(many, open_links >= len(sub))
+            model.hint(many, open_links >= bin(mk).count("1"))
             for v, g in deg3.items():
                 model.hint(g, bool(mk >> v & 1) and sum(
                     1 for u in m.neighbours(v) if mk >> u & 1) >= 3)
+    for i, ((u, v, t), var) in enumerate(built.p.items()):
+        tick(i)
+        model.hint(var, bool(masks[t] >> u & 1 and masks[t] >> v & 1))
+    dists: dict[int, dict[int, dict[int, int]]] = {}
+    for i, ((lv, u, v, t), var) in enumerate(built.y.items()):
+        tick(i)
+        mk = masks[t]
+        both = bool(mk >> u & 1 and mk >> v & 1)
+        if both and t not in dists:
+            dists[t] = _open_distances(m, mk)
+        model.hint(var, both and dists[t][u].get(v, 10**9) <= lv)
+
+
+class _Finish:
+    """Makes the result of one solve: the answer re-scored by the model, both bounds, the
+    gap."""
+
+    def __init__(self, m: CityMap, rules: Rules, method: str, params: dict, seed: int,
+                 t0: float) -> None:
+        self.m, self.rules, self.method = m, rules, method
+        self.params, self.seed, self.t0 = params, seed, t0
+
+    def __call__(self, status: Status, order, lb, stats, reason=None) -> Result:
+        import ortools
+
+        m = self.m
+        answer = None
+        total = None
+        if order is not None:
+            chk = score_order(m, order, self.rules)
+            answer = answer_of(m, order, [int(w) for w in chk.wiener])  # type: ignore[misc]
+            total = answer["total"]
+        gap = None if total is None or lb is None or total == 0 else (total - lb) / total
+        cert = {"method": self.method, "lower_bound": lb, "upper_bound": total, "gap": gap}
+        if reason:
+            stats = {**stats, "reason": reason}
+        return Result("cityclose", status, answer, cert, solver=self.method,
+                      solver_version=ortools.__version__, params=self.params, seed=self.seed,
+                      wall_time=time.monotonic() - self.t0, stats=stats, instance=m.name)
+
+
+def _read_solution(m: CityMap, rules: Rules, built: Built, out: _Outcome, ub_order, ub,
+                   trivial: int, stats: dict, finish: _Finish) -> Result:
+    """The result of a solve that found a solution: its order (or the warm start's when the
+    solver's is worse or breaks a rule) and the solver's bound, never below the trivial one."""
+    value = out.value
+    assert value is not None
+    order = []
+    for t in range(1, built.closings + 1):
+        for v in range(m.n):
+            if value(built.x[v, t - 1]) and not value(built.x[v, t]):
+                order.append(v)
+    bound = out.bound if out.bound is not None and math.isfinite(out.bound) else -math.inf
+    # a map of s cities has W >= s(s-1)/2: never report a weaker bound than that
+    lb = max(int(math.ceil(bound - 1e-6)) if math.isfinite(bound) else trivial, trivial)
+    chk = score_order(m, order, rules)
+    if not chk.ok or (ub is not None and chk.total > ub):
+        order = ub_order
+    total = None if order is None else score_order(m, order, rules).total
+    if total is not None and lb >= total:
+        return finish(Status.OPTIMAL, order, total, stats)
+    return finish(Status.UNKNOWN, order, lb, stats, "time limit")
 
 
 def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
-          seed: int = 0, workers: int = 1, incumbent: list[int] | None = None,
-          width: int = 10, backend: str = "cp-sat") -> Result:
+          deadline: Deadline | None = None, seed: int = 0, workers: int = 1,
+          incumbent: Any = None, backend: str = "cp-sat") -> Result:
     """Solve by the integer program (see the module docstring) with ``backend``: ``"cp-sat"``
     (the default), or a MIP solver through MathOpt, ``"scip"`` or ``"highs"``. ``incumbent``
-    (city indices) replaces the merged-beam warm start. Wall time stays within the limit:
-    model building is counted, and the solver gets what is left."""
+    is the warm start: an order (city indices), or a callable given the ``time.monotonic()``
+    deadline of its share of the limit (half) that returns one; the compiled greedy
+    order otherwise. ``time_limit`` (seconds) or ``deadline`` (made when the task started)
+    bounds everything: the warm start, model building and the hint are counted, and the
+    solver gets what is left."""
+    from puzzleproof.encoders.cityclose_exact import first_order
+
     t0 = time.monotonic()
-    import ortools
-
-    from puzzleproof.verify.cityclose_heuristics import answer_of, merged_beam, prepare
-
+    dl = deadline if deadline is not None else Deadline(time_limit)
+    time_limit = dl.limit
     method = _method(backend)  # refused before any work
     rules = rules or Rules()
     keep, closings = prepare(m, rules)
     params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": time_limit,
                               "workers": workers, "seed": seed, "backend": backend}
-    ub_order = None
-    ub = None
-    if incumbent is not None and score_order(m, incumbent, rules).ok:
-        ub_order = list(incumbent)
-    if ub_order is None:
-        mb = merged_beam(m, rules, width=width,
-                         time_limit=None if time_limit is None else time_limit / 4)
-        if mb.answer is not None:
-            ub_order = [m.index(c) for c in mb.answer["order"]]
-    if ub_order is not None:
-        ub = score_order(m, ub_order, rules).total
-
-    def finish(status: Status, order, lb, stats, reason=None) -> Result:
-        answer = None
-        total = None
-        if order is not None:
-            chk = score_order(m, order, rules)
-            answer = answer_of(m, order, [int(w) for w in chk.wiener])  # type: ignore[misc]
-            total = answer["total"]
-        gap = None if total is None or lb is None or total == 0 else (total - lb) / total
-        cert = {"method": method, "lower_bound": lb, "upper_bound": total, "gap": gap}
-        if reason:
-            stats = {**stats, "reason": reason}
-        return Result("cityclose", status, answer, cert, solver=method,
-                      solver_version=ortools.__version__, params=params, seed=seed,
-                      wall_time=time.monotonic() - t0, stats=stats, instance=m.name)
-
-    from puzzleproof.models.cityclose import forbidden_shape
+    finish = _Finish(m, rules, method, params, seed, t0)
+    ub_order, ub = first_order(m, rules, incumbent, dl)
     if forbidden_shape(m.adj, m.full_mask, rules, final=closings == 0):
         return finish(Status.INFEASIBLE, None, None, {}, "the full map breaks a shape rule")
     if closings == 0:
         return finish(Status.OPTIMAL, [], score_order(m, [], rules).total, {})
     trivial = (wiener_mask(m.adj, m.full_mask) or 0) + sum(
         (m.n - t) * (m.n - t - 1) // 2 for t in range(1, closings + 1))
-    deadline = None if time_limit is None else t0 + time_limit - 0.1
+    # a share of the limit is kept for what follows building: the solver and the answer
+    until = None if dl.at is None else dl.at - 0.1 - 0.1 * (dl.limit or 0.0)
+    size = model_size(m, rules, ub)
+    if size > MAX_VARIABLES:
+        return finish(Status.UNKNOWN, ub_order, trivial, {"variables": size},
+                      f"the model would have {size:,} Booleans (at most {MAX_VARIABLES:,})")
     try:
-        built = build_model(m, rules, ub, deadline, backend)
+        built = build_model(m, rules, ub, until, backend)
         if ub_order is not None:
-            _hint(built, m, ub_order)
+            _hint(built, m, ub_order, until)
     except _OutOfTime:
         return finish(Status.UNKNOWN, ub_order, trivial, {},
                       "the time limit ran out while building the model")
     build = time.monotonic() - t0
     left = None
-    if time_limit is not None:
-        left = time_limit - (time.monotonic() - t0) - 0.05
+    if dl.at is not None:
+        left = dl.left() - 0.05 - 0.05 * (dl.limit or 0.0)
         if left <= 0.01:
             return finish(Status.UNKNOWN, ub_order, trivial, {"build_time": round(build, 3)},
                           "the time limit ran out while building the model")
@@ -601,23 +697,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     stats = {"build_time": round(build, 3), **built.model.size(),
              "distance_bounds": built.dbound, **out.stats}
     if out.kind == "solution":
-        value = out.value
-        assert value is not None
-        order = []
-        for t in range(1, built.closings + 1):
-            for v in range(m.n):
-                if value(built.x[v, t - 1]) and not value(built.x[v, t]):
-                    order.append(v)
-        bound = out.bound if out.bound is not None and math.isfinite(out.bound) else -math.inf
-        # a map of s cities has W >= s(s-1)/2: never report a weaker bound than that
-        lb = max(int(math.ceil(bound - 1e-6)) if math.isfinite(bound) else trivial, trivial)
-        chk = score_order(m, order, rules)
-        if not chk.ok or (ub is not None and chk.total > ub):
-            order = ub_order
-        total = None if order is None else score_order(m, order, rules).total
-        if total is not None and lb >= total:
-            return finish(Status.OPTIMAL, order, total, stats)
-        return finish(Status.UNKNOWN, order, lb, stats, "time limit")
+        return _read_solution(m, rules, built, out, ub_order, ub, trivial, stats, finish)
     if out.kind == "infeasible":
         if ub_order is not None:  # the bound from the incumbent is only valid with one
             return finish(Status.UNKNOWN, ub_order, None, stats, "solver said infeasible")

@@ -126,11 +126,10 @@ def _optimum(m: CityMap, rules: Rules, time_limit: float | None):
 
     if m.n <= 18:
         return H.dp(m, rules, time_limit=time_limit)
-    from puzzleproof.encoders import cityclose_exact
-    from puzzleproof.verify.cityclose_methods import warm_exact
+    from puzzleproof.verify.cityclose_methods import run, warm_exact
 
     warm_exact()  # compile outside the time limit (see warm_exact)
-    return cityclose_exact.solve(m, rules, time_limit=time_limit)
+    return run("exact", m, rules, time_limit=time_limit)
 
 
 def _judge(m: CityMap, rules: Rules, time_limit: float | None) -> dict | None:

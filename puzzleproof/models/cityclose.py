@@ -40,7 +40,8 @@ from puzzleproof.errors import InputError
 from puzzleproof.limits import over_limit
 
 __all__ = ["CityMap", "Rules", "OrderCheck", "wiener", "wiener_mask", "is_connected_mask",
-           "is_path_mask", "forbidden_shape", "score_order", "MAX_CITIES"]
+           "is_path_mask", "forbidden_shape", "score_order", "MAX_CITIES", "prepare",
+           "answer_of"]
 
 #: The largest map any reader or solver accepts (checked before anything is built).
 MAX_CITIES = 5000
@@ -414,3 +415,23 @@ def score_order(m: CityMap, order: Sequence[str | int], rules: Rules | None = No
     total = None if any(w is None for w in wseq) else sum(wseq)  # type: ignore[arg-type]
     return OrderCheck(not violations, violations, names, wseq, total, m.names_of(mask),
                       None if last_named is None else str(last_named))
+
+
+def prepare(m: CityMap, rules: Rules) -> tuple[int, int]:
+    """``(keep_mask, closings)``; raises InputError for an unknown kept city or a final size
+    larger than the map."""
+    keep = rules.keep_mask(m)
+    if rules.final_size > m.n:
+        raise InputError(f"the final size {rules.final_size} exceeds the map's {m.n} cities")
+    return keep, m.n - rules.final_size
+
+
+def answer_of(m: CityMap, order: Sequence[int], wseq: Sequence[int]) -> dict[str, Any]:
+    """The answer object of an order given as city indices, with its Wiener numbers:
+    ``{"order", "left", "wiener", "total"}`` (city names), the shape every method returns."""
+    closed = 0
+    for i in order:
+        closed |= 1 << i
+    left = [m.names[i] for i in range(m.n) if not closed >> i & 1]
+    return {"order": [m.names[i] for i in order], "left": left, "wiener": list(wseq),
+            "total": int(sum(wseq))}
