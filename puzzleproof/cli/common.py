@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import click
 from rich.console import Console
@@ -26,7 +24,7 @@ from rich.text import Text
 
 from puzzleproof.errors import InputError
 from puzzleproof.formats import write_atomic
-from puzzleproof.puzzles.inputs import plural
+from puzzleproof.puzzles.inputs import plural  # noqa: F401 - the commands' word-counter
 
 err = Console(stderr=True, highlight=False)
 #: tables on stdout: as wide as they need when piped (no cut at 80 columns)

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from puzzleproof.cli.common import (Exit, check_output, cores, deliver, emit, executor_for,
+from puzzleproof.cli.common import (Exit, cores, deliver, emit, executor_for,
                                     named_commands, progress_bar, say, show)
 from puzzleproof.cli.options import option
 from puzzleproof.cli.verbs.build import inputs_of, usage_errors

@@ -18,10 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import sys
-from importlib import metadata
-from typing import Any
-
 from puzzleproof.loaded import Loaded
 from puzzleproof.method import Method, load_ref
 from puzzleproof.puzzles.base import Plugin, PuzzlePlugin

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
-from puzzleproof.errors import InputError
 from puzzleproof.puzzles.base import Page, Params, Task
 from puzzleproof.puzzles.inputs import plural
 from puzzleproof.result import Result, Status

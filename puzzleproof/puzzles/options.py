@@ -29,8 +29,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 __all__ = ["Opt", "MAX_SECONDS", "OUTPUT", "FORCE", "FORMAT", "METHOD", "METHODS", "COUNT",
-           "JOBS", "SCHEDULER", "DASK", "WHERE", "TIME_LIMIT", "MOVE_TIMEOUT", "INIT_TIMEOUT", "MEMORY_LIMIT", "BOT_CMD",
-           "SEED", "JSON", "JSONL", "QUIET", "RESUME", "CONFLICTS"]
+           "JOBS", "SCHEDULER", "DASK", "WHERE", "TIME_LIMIT", "MOVE_TIMEOUT", "INIT_TIMEOUT",
+           "MEMORY_LIMIT", "BOT_CMD", "SEED", "JSON", "JSONL", "QUIET", "RESUME", "CONFLICTS"]
 
 #: The longest time limit or timeout the options take: about 11.6 days (a larger one is a
 #: typo, or a way to switch the limit off that the tool does not offer).

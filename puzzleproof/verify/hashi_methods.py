@@ -61,8 +61,8 @@ def check(puzzle: Puzzle, answer: Any) -> list[dict]:
         if any(len(b) != 5 for b in lines):
             raise ValueError
     except (TypeError, ValueError):
-        return [{"kind": "malformed", "message": f"not a list of [x1, y1, x2, y2, n]: {answer!r}"[:200],
-                 "line": None, "island": None}]
+        what = f"not a list of [x1, y1, x2, y2, n]: {answer!r}"[:200]
+        return [{"kind": "malformed", "message": what, "line": None, "island": None}]
     return [v.to_dict() for v in check_solution(puzzle, lines)]  # type: ignore[arg-type]
 
 

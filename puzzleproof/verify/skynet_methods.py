@@ -329,8 +329,6 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
 
     ``known``: verdicts already proved (:func:`proved_verdicts`), not solved again.
     """
-    from puzzleproof import executor as ex
-
     by_id = {i.id: i for i in instances}
     groups: dict[tuple[str, str], list[dict]] = {}
     for r in records:

@@ -4,7 +4,7 @@ bots that lose the map and the line that beats them) and an Episode 1 cuts recor
 whose fields are not of the shape the project writes is one clear error naming the file and
 the field, never an internal error.
 
-Example:
+Example (``...`` stands for the rest of a line):
     >>> check_cuts_record({"type": "skynet-ep1-cuts", "start": 1, "fewest": {"value": 2},
     ...                    "bots": {}}, "m.cuts.json")["start"]
     1
@@ -12,7 +12,7 @@ Example:
     ...                    "bots": {}}, "m.cuts.json")
     Traceback (most recent call last):
     ...
-    puzzleproof.errors.InputError: m.cuts.json: cuts record: "fewest" must be an object with "value" (a whole number or null), or "lower" and "upper"
+    puzzleproof.errors.InputError: m.cuts.json: cuts record: "fewest" must be ...
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 import click
 
 from puzzleproof.cli.options import options
-from puzzleproof.errors import InputError, UsageError
+from puzzleproof.errors import UsageError
 from puzzleproof.puzzles.base import Params
 from puzzleproof.puzzles.inputs import Inputs
 from puzzleproof.puzzles.options import Opt

@@ -40,7 +40,8 @@ class _Writer:
         self.target = Path(p.output) if p.output else None
         self.lines: list[str] = []
         if layout in ("folder", "file") and self.target is None:
-            raise UsageError(f"these instances need -o {'FOLDER' if layout == 'folder' else 'FILE'}")
+            what = "FOLDER" if layout == "folder" else "FILE"
+            raise UsageError(f"these instances need -o {what}")
         if layout in ("lines", "file") and self.target is not None:
             check_output(p.output, p.force)
         if layout == "folder":
