@@ -97,15 +97,29 @@ def left_running(marker: str) -> list[str]:
             and "ps -eo" not in ln]
 
 
-def test_only_plain_python_script_runs_are_forked(tmp_path):
+def test_python_programs_are_forked_and_others_are_not(tmp_path):
     bot = tmp_path / "bot.py"
     bot.write_text(GOOD)
     assert fork_host_command(["python3", str(bot), "x"])[-2:] == [str(bot), "x"]
     assert fork_host_command(["/usr/bin/python3.11", "-u", str(bot)]) is not None
+    assert fork_host_command([sys.executable, "-m", "bot", "x"])[-3:] == ["-m", "bot", "x"]
+    # a script whose #! line names Python (console scripts such as puzzleproof), directly
+    # or through env; the interpreter and the host run it
+    for line in (f"#!{sys.executable}", "#!/usr/bin/env python3"):
+        script = tmp_path / "mybot"
+        script.write_text(line + "\n" + GOOD)
+        script.chmod(0o755)
+        argv = fork_host_command([str(script), "y"])
+        assert argv is not None and argv[-2:] == [str(script), "y"]
+        assert os.path.basename(argv[0]).startswith("python")
+    shell = tmp_path / "bot.sh"
+    shell.write_text("#!/bin/sh\nexec python3 bot.py\n")
+    assert fork_host_command([str(shell)]) is None
     assert fork_host_command([sys.executable, "-c", "print(1)"]) is None
-    assert fork_host_command([sys.executable, "-m", "bot"]) is None
+    assert fork_host_command([sys.executable, "-m", "-x"]) is None
     assert fork_host_command(["node", str(bot)]) is None
     assert fork_host_command(["python3", str(tmp_path / "missing.py")]) is None
+    assert fork_host_command(["no-such-command-anywhere"]) is None
 
 
 def test_forked_lines_judge_exactly_like_fresh_runs(tmp_path):

@@ -25,6 +25,7 @@ import copy
 import os
 import re
 import select
+import shutil
 import signal
 import socket
 import threading
@@ -45,6 +46,7 @@ FORK_SECONDS = 2.0
 MAX_FORK_FAILURES = 3
 _HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkhost.py")
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+_MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 #: interpreter options that leave ``python [OPTIONS] script.py`` a plain script run
 _PY_FLAGS = {"-u", "-O", "-OO", "-B", "-E", "-s", "-S", "-I", "-q"}
 
@@ -114,6 +116,10 @@ class BotPlayer:
     name: str
     factory: Callable[[], Bot] | None = None
     parallel: int = 1
+
+    def identity(self) -> tuple:
+        """What makes two players the same bot (for sharing positions between starts)."""
+        return ("bot", self.name, self.factory)
 
     def open(self, m: SkynetMap, plain: bool = False) -> _Session:
         bot = self.factory() if self.factory else make_bot(self.name)
@@ -371,19 +377,51 @@ class _ForkedSession(_Forkable):
 
 def fork_host_command(command: Sequence[str], control_fd: int | None = None
                       ) -> list[str] | None:
-    """``python [OPTIONS] script.py ARGS`` run under the fork host (the control descriptor
-    in place), or None when the command is not a plain Python script run."""
+    """The command run under the fork host (the control descriptor in place), or None when
+    it is not a Python program the host can run: ``python [OPTIONS] script ARGS``,
+    ``python [OPTIONS] -m MODULE ARGS``, or a script whose ``#!`` line names a Python
+    interpreter (as console scripts such as ``puzzleproof`` are)."""
     argv = list(command)
-    if not argv or not _PYTHON.match(os.path.basename(argv[0])):
-        return None
-    k = 1
-    while k < len(argv) and argv[k] in _PY_FLAGS:
-        k += 1
-    if k >= len(argv) or argv[k].startswith("-") or not argv[k].endswith(".py") \
-            or not os.path.isfile(argv[k]):
+    if not argv:
         return None
     fd = "FD" if control_fd is None else str(control_fd)
-    return argv[:k] + [_HOST, fd] + argv[k:]
+    if _PYTHON.match(os.path.basename(argv[0])):
+        k = 1
+        while k < len(argv) and argv[k] in _PY_FLAGS:
+            k += 1
+        if k + 1 < len(argv) and argv[k] == "-m" and _MODULE.match(argv[k + 1]):
+            return argv[:k] + [_HOST, fd] + argv[k:]
+        if k < len(argv) and not argv[k].startswith("-") and os.path.isfile(argv[k]):
+            return argv[:k] + [_HOST, fd] + argv[k:]
+        return None
+    script = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
+    interpreter = _python_shebang(script) if script else None
+    if interpreter is None:
+        return None
+    return interpreter + [_HOST, fd, os.path.abspath(script)] + argv[1:]
+
+
+def _python_shebang(path: str) -> list[str] | None:
+    """The interpreter (and its options) named by the ``#!`` line of ``path`` when it is a
+    Python interpreter (directly or through ``env``), else None."""
+    try:
+        with open(path, "rb") as f:
+            head = f.readline(256)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].decode(errors="replace").split()
+    if words and os.path.basename(words[0]) == "env":
+        words = words[1:]
+        found = shutil.which(words[0]) if words else None
+        if found is None:
+            return None
+        words[0] = found
+    if not words or not _PYTHON.match(os.path.basename(words[0])) \
+            or not all(w in _PY_FLAGS for w in words[1:]):
+        return None
+    return words
 
 
 @dataclass
@@ -402,6 +440,20 @@ class ProgramPlayer:
     fork_failures: int = 0
     _live: int = field(default=0, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def identity(self) -> tuple:
+        """What makes two players the same program: its command (and the size and time of
+        each file the command names, so that an edited script is a new program), its
+        limits, and whether its lines are forked."""
+        files = []
+        for arg in self.command:
+            try:
+                st = os.stat(arg)
+            except (OSError, ValueError):
+                continue
+            files.append((arg, st.st_size, st.st_mtime_ns))
+        return ("program", tuple(self.command), tuple(files), self.move_timeout,
+                self.init_timeout, self.memory_limit, self.fork_lines)
 
     @property
     def forking(self) -> bool:
