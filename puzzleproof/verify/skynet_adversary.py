@@ -210,7 +210,7 @@ class _Judge:
         if same is False:
             s.nondeterministic = True
         if not s.stop:
-            s.drive(max(1, getattr(self.player, "parallel", 1)))
+            s.drive(max(1, getattr(self.player, "in_flight", 1)))
 
     def on_switch(self, sw: Switch) -> None:
         """What a position answered two ways means, and how the next search runs."""

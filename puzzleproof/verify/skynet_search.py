@@ -340,7 +340,7 @@ class Search:
                 if key in done:
                     continue
                 entry = table.get(key)
-                if entry is None:
+                if entry is None or self.settled(key):  # (a check enters settled ones)
                     done[key] = self.settled(key)
                     continue
                 children = expanded.get((key, entry.cut))

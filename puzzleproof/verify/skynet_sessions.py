@@ -38,8 +38,12 @@ from puzzleproof.verify.skynet_bots import Bot, make_bot
 
 __all__ = ["BotPlayer", "ProgramPlayer", "fork_host_command"]
 
-#: live forked copies of one program at a time (beyond, lines start afresh)
-MAX_LIVE_FORKS = 64
+#: live forked copies of one program at a time (beyond, lines start afresh; a search in
+#: depth keeps about one copy per branch on its path, tens)
+MAX_LIVE_FORKS = 256
+#: lines of a forked program played at once, however few ``parallel`` asks for: a copy's
+#: answer is a round trip through another process, and several in flight hide the wait
+FORKED_IN_FLIGHT = 3
 #: seconds a program has to answer a fork request (it is normally waiting for input)
 FORK_SECONDS = 2.0
 #: failed fork requests after which a program is run afresh for every line
@@ -454,6 +458,12 @@ class ProgramPlayer:
             files.append((arg, st.st_size, st.st_mtime_ns))
         return ("program", tuple(self.command), tuple(files), self.move_timeout,
                 self.init_timeout, self.memory_limit, self.fork_lines)
+
+    @property
+    def in_flight(self) -> int:
+        """Lines played at once: ``parallel``, and at least :data:`FORKED_IN_FLIGHT` for a
+        forked program (its lines cost little more than the waits)."""
+        return max(self.parallel, FORKED_IN_FLIGHT) if self.forking else self.parallel
 
     @property
     def forking(self) -> bool:
