@@ -118,7 +118,9 @@ def knowledge_for(m, rule: str, identity: tuple | None) -> Knowledge | None:
         if k is None:
             while len(_MEMORY) >= 4:
                 _MEMORY.pop(next(iter(_MEMORY)))
-            folder = _store_dir()
+            # on disk only for an identity of plain values (names, paths, numbers): an
+            # object's repr may name another object in another process
+            folder = _store_dir() if _plain(identity) else None
             name = hashlib.sha256(repr(key).encode()).hexdigest()[:24]
             k = _MEMORY[key] = Knowledge(len(m.links),
                                          None if folder is None else
@@ -127,6 +129,12 @@ def knowledge_for(m, rule: str, identity: tuple | None) -> Knowledge | None:
         return None
     k.refresh()
     return None if k.mixed else k
+
+
+def _plain(value) -> bool:
+    if isinstance(value, tuple):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, (str, int, float, bool))
 
 
 def _store_dir() -> str | None:
