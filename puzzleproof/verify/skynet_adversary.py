@@ -36,6 +36,7 @@ and it is never PROVED.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -198,19 +199,35 @@ class _Judge:
             return s
 
     def one_pass(self, s: Search) -> None:
-        """The first line, played again in a fresh run, then every other line."""
+        """The first line, then every other line while a fresh run plays the first line
+        again (a program's start-up is a wait worth hiding)."""
         forking = getattr(self.player, "forking", False)
         try:  # the root is played even when an earlier start settled it (a check)
             s.run_item(Item((), s.root()))
         except Stop:
             pass
-        same = s.same_again()
+        again: list = []
+
+        def play_again() -> None:
+            try:
+                again.append(s.same_again())
+            except BaseException as exc:  # noqa: BLE001 - raised below, in this thread
+                again.append(exc)
+
+        check = threading.Thread(target=play_again, daemon=True)
+        check.start()
+        try:
+            if not s.stop:
+                s.drive(max(1, getattr(self.player, "in_flight", 1)))
+        finally:
+            check.join()
+        same = again[0]
+        if isinstance(same, BaseException):
+            raise same
         if same is False and forking:
             raise Switch("the first line, forked and fresh, was answered differently", "fork")
         if same is False:
             s.nondeterministic = True
-        if not s.stop:
-            s.drive(max(1, getattr(self.player, "in_flight", 1)))
 
     def on_switch(self, sw: Switch) -> None:
         """What a position answered two ways means, and how the next search runs."""
