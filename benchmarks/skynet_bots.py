@@ -107,90 +107,108 @@ def adversary_table(limit: float, jobs: int = 2, bots=("ep2-article", "ep2-slack
               f"{sum(r['lines']) / len(r['lines']):10.1f} {max(r['lines']):9}")
 
 
-def external_target(far_limit: float, fork: bool = True) -> None:
-    """Section 5: an external Python bot judged by the adversary over the six maps."""
+TARGET = ("every winnable start PROVED (25 on maps 05-06), every unwinnable one said so, "
+          "no UNKNOWN, the six maps in <= 120 s")
+PROGRAMS = {"exact": "{puzzleproof} skynet play --bot exact",
+            "slack": "{python} " + str(Path(__file__).resolve().parent / "skynet_slack_bot.py")}
+
+
+def run_measured(cmd: list[str]) -> dict:
+    """Run ``cmd``; its wall time and the CPU time of its whole process tree (this process
+    becomes a child subreaper, so every descendant that outlives its parent is reaped and
+    counted here), with the load average before and after."""
+    import resource
     import subprocess
-    import tempfile
     import time
 
-    bot = Path(__file__).resolve().parent / "skynet_slack_bot.py"
+    from puzzleproof.procs import set_child_subreaper
+
+    set_child_subreaper()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load0, t0 = os.getloadavg()[0], time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    code = None
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        if pid == proc.pid:
+            code = os.waitstatus_to_exitcode(status)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"wall": time.monotonic() - t0, "exit": code, "load": (load0, os.getloadavg()[0]),
+            "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}
+
+
+def target_rows(out: Path) -> dict:
+    """Per map, from the batch's records: verdicts, lines, runs, forks, positions asked and
+    taken from earlier starts, and every PROVED certificate replayed again here by the
+    rules-only checker."""
+    from puzzleproof.models.skynet_strategy import check_player_strategy
+
+    maps = {f.stem: read_map(f.read_text(), f.stem) for f in (SHARED / "ep2").glob("*.txt")}
+    rows: dict = {}
+    for line in out.read_text().splitlines():
+        r = json.loads(line) if line.strip() else {}
+        if r.get("type") != "record":
+            continue
+        key, start = Path(r["instance"].split("@")[0]).stem, int(r["instance"].split("@")[1])
+        a = r.get("answer") or {}
+        row = rows.setdefault(key, {"PROVED": 0, "BEATEN": 0, "UNWINNABLE": 0, "UNKNOWN": 0,
+                                    "lines": 0, "runs": 0, "forks": 0, "asked": 0,
+                                    "shared": 0, "checked": 0, "max_s": 0.0})
+        row[a.get("adversary") or "UNKNOWN"] += 1
+        for k, field in (("lines", "lines"), ("runs", "replays"), ("forks", "forks"),
+                         ("asked", "positions"), ("shared", "shared")):
+            row[k] += a.get(field) or 0
+        row["max_s"] = max(row["max_s"], a.get("seconds") or 0.0)
+        if a.get("adversary") == "PROVED" and a.get("strategy"):
+            ok = check_player_strategy(maps[key], a.get("rule", "ep2"), start,
+                                       a["strategy"]) == []
+            row["checked"] += ok
+            assert ok, f"{key}@{start}: a PROVED certificate fails the rules"
+    return dict(sorted(rows.items()))
+
+
+def external_target(program: str, limit: float, fork: bool = True,
+                    init_timeout: float | None = None) -> None:
+    """Section 5: the issue's target, an external program judged with ``--agent worst``
+    over every start of the six official maps in one batch."""
+    import tempfile
+
+    exe = Path(sys.executable).parent / "puzzleproof"
+    command = PROGRAMS[program].format(puzzleproof=exe, python=sys.executable)
     files = sorted((SHARED / "ep2").glob("*.txt"))
-    print("5. An external Python bot (benchmarks/skynet_slack_bot.py, run by "
-          f"{sys.executable}) judged with --agent worst over every start of the six maps, "
-          "-j 2, " + ("forked where lines branch" if fork else "--no-fork: a fresh run a line"))
-    total = 0.0
-    counts: dict = {}
-    for group, limit in ((files[:4], 120.0), (files[4:], far_limit)):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp) / "games.jsonl"
-            t0 = time.monotonic()
-            subprocess.run([sys.executable, "-m", "puzzleproof", "skynet", "referee",
-                            *map(str, group), "--all-starts", "--agent", "worst",
-                            "--bot-cmd", f"slack={sys.executable} {bot}", "-j", "2",
-                            "--time-limit", str(limit), "-q", "-o", str(out)]
-                           + ([] if fork else ["--no-fork"]),
-                           stdout=subprocess.DEVNULL, check=False)
-            secs = time.monotonic() - t0
-            total += secs
-            recs = [json.loads(x) for x in out.read_text().splitlines() if x.strip()]
-            for r in recs:
-                if r.get("type") != "record":
-                    continue
-                key = Path(r["instance"].split("@")[0]).stem
-                st = r.get("stats") or {}
-                c = counts.setdefault(key, {"PROVED": 0, "BEATEN": 0, "UNWINNABLE": 0,
-                                            "UNKNOWN": 0, "lines": 0, "runs": 0, "forks": 0,
-                                            "solver": 0.0, "seconds": 0.0, "limit": limit})
-                c[st.get("adversary") or "UNKNOWN"] += 1
-                c["lines"] += st.get("lines") or 0
-                c["runs"] += st.get("replays") or 0
-                c["forks"] += (r.get("answer") or {}).get("forks") or 0
-                c["solver"] += st.get("solver_seconds") or 0.0
-                c["seconds"] += r.get("wall_time") or 0.0
-            print(f"   maps {', '.join(f.stem[:2] for f in group)} ({limit:g} s a start): "
-                  f"{secs:.1f} s wall", flush=True)
-    print(f"{'map':32} {'limit':>5} {'PRV':>4} {'BEAT':>4} {'UNW':>4} {'UNK':>4} | "
-          f"{'lines':>6} {'runs':>6} {'forks':>6} | {'search s':>8} {'solver s':>8}")
-    for key, c in counts.items():
-        print(f"{key[:32]:32} {c['limit']:5g} {c['PROVED']:>4} {c['BEATEN']:>4} "
-              f"{c['UNWINNABLE']:>4} {c['UNKNOWN']:>4} | {c['lines']:>6} {c['runs']:>6} "
-              f"{c['forks']:>6} | "
-              f"{c['seconds']:8.1f} {c['solver']:8.1f}")
-    first4 = sum(c["UNKNOWN"] for k, c in counts.items() if k[:2] in ("01", "02", "03", "04"))
-    print(f"   total {total:.1f} s (target <= 300 s); UNKNOWN on the first four maps: {first4} "
-          "(target 0)")
+    print(f"5. {command!r} judged with --agent worst over every start of the six maps, "
+          f"--time-limit {limit:g}" + ("" if fork else ", --no-fork (a fresh run a line)")
+          + (f", --init-timeout {init_timeout:g}" if init_timeout else ""))
+    print(f"   target: {TARGET}")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "games.jsonl"
+        cmd = [str(exe), "skynet", "referee", *map(str, files), "--all-starts", "--agent",
+               "worst", "--time-limit", str(limit), "-q", "-o", str(out)]
+        cmd += ([] if fork else ["--no-fork"])
+        cmd += ([] if init_timeout is None else ["--init-timeout", str(init_timeout)])
+        run = run_measured(cmd + ["--", *command.split()])
+        rows = target_rows(out)
+    print(f"{'map':32} {'PRV':>4} {'BEAT':>4} {'UNW':>4} {'UNK':>4} | {'lines':>7} "
+          f"{'runs':>5} {'forks':>7} | {'asked':>7} {'shared':>7} | {'max s':>5} "
+          f"{'re-checked':>10}")
+    for key, c in rows.items():
+        print(f"{key[:32]:32} {c['PROVED']:>4} {c['BEATEN']:>4} {c['UNWINNABLE']:>4} "
+              f"{c['UNKNOWN']:>4} | {c['lines']:>7} {c['runs']:>5} {c['forks']:>7} | "
+              f"{c['asked']:>7} {c['shared']:>7} | {c['max_s']:5.1f} {c['checked']:>10}")
+    far = [c for k, c in rows.items() if k[:2] in ("05", "06")]
+    print(f"   maps 05-06: {sum(c['PROVED'] for c in far)} PROVED of 25 winnable, "
+          f"{sum(c['UNKNOWN'] for c in far)} UNKNOWN, {sum(c['BEATEN'] for c in far)} BEATEN "
+          "(target 25, 0, 0)")
+    print(f"   six maps: {run['wall']:.1f} s wall (target <= 120 s), {run['cpu']:.1f} s CPU "
+          f"for the whole process tree, load average {run['load'][0]:.1f} -> "
+          f"{run['load'][1]:.1f} on {os.cpu_count()} cores; exit {run['exit']}")
 
 
-def main() -> int:
-    if not SHARED.is_dir():
-        sys.exit(f"{SHARED} is absent: outside data lives in ../shared/instances/skynet/")
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--adversary", action="store_true",
-                    help="section 4 alone: the worst-case adversary per map and start")
-    ap.add_argument("--limit", type=float, default=60.0,
-                    help="section 4: seconds per (bot, start) (default 60)")
-    ap.add_argument("--bots", default="ep2-article,ep2-slack,exact",
-                    help="section 4: bots, comma-separated (default: %(default)s)")
-    ap.add_argument("--maps", default="",
-                    help="section 4: only these maps by number (01,05), "
-                         "comma-separated (default: all six)")
-    ap.add_argument("--target", action="store_true",
-                    help="section 5 alone: the external bot over the six official maps")
-    ap.add_argument("--far-limit", type=float, default=8.0,
-                    help="section 5: seconds per start on maps 05-06 (default 8)")
-    ap.add_argument("--no-fork", action="store_true",
-                    help="section 5: run the program afresh for every line")
-    args = ap.parse_args()
-    if args.adversary or args.target:
-        print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
-        if args.adversary:
-            adversary_table(args.limit, bots=tuple(args.bots.split(",")),
-                            only=tuple(x for x in args.maps.split(",") if x))
-        if args.target:
-            external_target(args.far_limit, fork=not args.no_fork)
-        return 0
-    maps = load_maps()
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
+def in_process_games(maps) -> None:
+    """Section 1."""
     print("1. In-process games from each map's given start (agent ties: lowest id; the "
           "random agent with seed 0). Cell: W/L, cuts, longest turn in ms; "
           "ep1 bots play ep1 rules, ep2 bots ep2 rules.")
@@ -208,7 +226,11 @@ def main() -> int:
             print(f"{b:12} {a:8} | " + " | ".join(f"{c:>16}" for c in cells))
     print("   (C = the ported program fails: the article's JavaScript would throw there)")
 
-    print("\n2. Through the protocol: 'python -m puzzleproof skynet play --bot B' refereed "
+
+def protocol_games(maps) -> None:
+    """Section 2."""
+    names = [m.name[:14] for m in maps]
+    print("2. Through the protocol: 'python -m puzzleproof skynet play --bot B' refereed "
           "against the article agent, 150 ms a turn after the first (1 s for start-up).")
     print(f"{'bot':12} | " + " | ".join(f"{n:>16}" for n in names))
     for b in BOTS:
@@ -223,7 +245,10 @@ def main() -> int:
     print("   (cell: result, reason, longest turn after the first in ms, pipe round trip "
           "included)")
 
-    print("\n3. Agent models against CodinGame's logs (ep2-observed-traces.json): logged agent "
+
+def traces_table() -> None:
+    """Section 3."""
+    print("3. Agent models against CodinGame's logs (ep2-observed-traces.json): logged agent "
           "moves reproduced")
     traces = json.loads((SHARED / "ep2-observed-traces.json").read_text())
     by_key = {}
@@ -244,6 +269,49 @@ def main() -> int:
     for k in models:
         got = sum(r["models"].get(k, 0) for r in table.values())
         print(f"   {k:14} reproduces {got}/{total} logged moves in all")
+
+
+def main() -> int:
+    if not SHARED.is_dir():
+        sys.exit(f"{SHARED} is absent: outside data lives in ../shared/instances/skynet/")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--adversary", action="store_true",
+                    help="section 4 alone: the worst-case adversary per map and start")
+    ap.add_argument("--limit", type=float, default=60.0,
+                    help="section 4: seconds per (bot, start) (default 60)")
+    ap.add_argument("--bots", default="ep2-article,ep2-slack,exact",
+                    help="section 4: bots, comma-separated (default: %(default)s)")
+    ap.add_argument("--maps", default="",
+                    help="section 4: only these maps by number (01,05), "
+                         "comma-separated (default: all six)")
+    ap.add_argument("--target", action="store_true",
+                    help="section 5 alone: an external program over the six official maps")
+    ap.add_argument("--program", default="exact,slack",
+                    help="section 5: exact (the issue's 'puzzleproof skynet play --bot exact'),"
+                         " slack (benchmarks/skynet_slack_bot.py), comma-separated "
+                         "(default: %(default)s)")
+    ap.add_argument("--far-limit", type=float, default=8.0,
+                    help="section 5: --time-limit, seconds per start (default 8)")
+    ap.add_argument("--init-timeout", type=float, default=None,
+                    help="section 5: --init-timeout for the program (default: the referee's)")
+    ap.add_argument("--no-fork", action="store_true",
+                    help="section 5: run the program afresh for every line")
+    args = ap.parse_args()
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
+    if args.adversary or args.target:
+        if args.adversary:
+            adversary_table(args.limit, bots=tuple(args.bots.split(",")),
+                            only=tuple(x for x in args.maps.split(",") if x))
+        for program in (args.program.split(",") if args.target else []):
+            external_target(program, args.far_limit, fork=not args.no_fork,
+                            init_timeout=args.init_timeout)
+        return 0
+    maps = load_maps()
+    in_process_games(maps)
+    print()
+    protocol_games(maps)
+    print()
+    traces_table()
     return 0
 
 

@@ -6,8 +6,9 @@ Usage (by the referee, with the bot's own interpreter)::
     python3 forkhost.py CONTROL_FD -m MODULE [ARGS...]
 
 The bot runs unchanged (``runpy``, as ``__main__``, with its own ``sys.argv`` and
-``sys.path[0]``; a console script such as ``puzzleproof`` runs as the script it is), reading its real standard input and writing its real standard output. The
-host adds one thing: a ``SIGUSR1`` handler. The referee sends, over the control socket
+``sys.path[0]``; a console script such as ``puzzleproof`` runs as the script it is),
+reading its real standard input and writing its real standard output. The host adds one
+thing: a ``SIGUSR1`` handler. The referee sends, over the control socket
 ``CONTROL_FD``, a message carrying three descriptors (the new standard input, the new standard
 output and a new control socket) and then the signal. The handler forks the bot where it
 stands (normally blocked reading its next input line, with nothing unread); the copy moves its

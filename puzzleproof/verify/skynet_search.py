@@ -216,8 +216,7 @@ class Search:
         base = tuple(t.agent_moved_to for t in turns[:-1])
         last = turns[-1]
         items = []
-        for v, ck in fresh:
-            other = sess.fork()
+        for (v, ck), other in zip(fresh, sess.forks(len(fresh))):
             fork = None if other is None else (
                 other, v, after, turns[:-1] + [Turn(last.agent_at, last.cut, v)], ck)
             items.append(Item(base + (v,), ck, fork))

@@ -80,6 +80,10 @@ class _Session:
     def fork(self) -> "_Session | None":
         return None  # an external program cannot be copied: its lines are replayed
 
+    def forks(self, n: int) -> "list[_Session | None]":
+        """``n`` copies (None where one cannot be made)."""
+        return [self.fork() for _ in range(n)]
+
     def close(self) -> None:
         pass
 
@@ -215,15 +219,28 @@ class _Forkable(_Session):
 
     def fork(self) -> "_Session | None":
         """A copy of this run, to be given a different agent move (None: cannot fork)."""
+        return self.forks(1)[0]
+
+    def forks(self, n: int) -> "list[_Session | None]":
+        """``n`` copies of this run, asked for with one signal (the host serves every
+        request waiting when it is signalled)."""
+        out = [self._request() if self.alive() else None for _ in range(n)]
+        if any(c is not None for c in out):
+            try:
+                os.kill(self.pid, signal.SIGUSR1)
+            except OSError:  # gone: the copies never come (their first answer says so)
+                pass
+        return out
+
+    def _request(self) -> "_ForkedSession | None":
         player = self.player
-        if not self.alive() or not player.take_fork():
+        if not player.take_fork():
             return None
         ir, iw = os.pipe()
         orr, ow = os.pipe()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             socket.send_fds(self.ctrl, [b"F"], [ir, ow, theirs.fileno()])
-            os.kill(self.pid, signal.SIGUSR1)
         except OSError:
             for fd in (iw, orr):
                 os.close(fd)
@@ -267,8 +284,8 @@ class _HostSession(_Forkable, _ProgramSession):
         self.family = _Family(self.prog)
         self.pid = self.prog.pid if self.prog is not None else 0
 
-    def fork(self) -> "_Session | None":
-        return _Forkable.fork(self) if self.prog is not None else None
+    def forks(self, n: int) -> "list[_Session | None]":
+        return _Forkable.forks(self, n) if self.prog is not None else [None] * n
 
     def ask(self, agent: int) -> tuple[Link, float]:
         self.settle()
@@ -338,6 +355,12 @@ class _ForkedSession(_Forkable):
         return self.pid > 0
 
     def ask(self, agent: int) -> tuple[Link, float]:
+        first = self.pid == 0
+        try:
+            if first:  # the move waits in the pipe while the copy is made
+                os.write(self.stdin_fd, f"{agent}\n".encode())
+        except OSError as exc:
+            raise _Failed("crash", f"{exc}") from None
         if not self.alive():
             raise _Failed("crash", "the forked copy did not start")
         self.settle()
@@ -345,7 +368,8 @@ class _ForkedSession(_Forkable):
         limit = self.player.move_timeout
         t0 = time.monotonic()
         try:
-            os.write(self.stdin_fd, f"{agent}\n".encode())
+            if not first:
+                os.write(self.stdin_fd, f"{agent}\n".encode())
             while b"\n" not in self.buf:
                 left = limit - (time.monotonic() - t0)
                 ready = select.select([self.stdout_fd], [], [], max(0.0, left))[0]
