@@ -224,6 +224,9 @@ class _Judge:
         same = again[0]
         if isinstance(same, BaseException):
             raise same
+        if same is False and self.knowledge is not None:
+            self.knowledge.forget()  # what it settled may have been shared already
+            self.knowledge = s.knowledge = None
         if same is False and forking:
             raise Switch("the first line, forked and fresh, was answered differently", "fork")
         if same is False:

@@ -35,7 +35,10 @@ from puzzleproof.verify.skynet_knowledge import Knowledge
 from puzzleproof.verify.skynet_oracle import QUESTION_SECONDS, Oracle
 from puzzleproof.verify.skynet_sessions import _Failed, _Session
 
-__all__ = ["Search", "Switch", "Stop", "Item"]
+__all__ = ["Search", "Switch", "Stop", "Item", "SYNC_SECONDS"]
+
+#: how often a search shares its settled positions with other processes (and takes theirs)
+SYNC_SECONDS = 1.5
 
 
 class Switch(Exception):
@@ -91,9 +94,10 @@ class Search:
         self.lost: tuple[list[Turn], str, str | None, str | None] | None = None
         self.first_line: list[Turn] | None = None
         self.nondeterministic = False
-        self.lines = self.replays = self.checks = self.rereached = self.shared = 0
+        self.lines = self.replays = self.checks = self.rereached = 0
         self.plain = False
         self.walk_turn: dict[tuple, int] = {}
+        self.synced = time.monotonic()
 
     # -- positions -----------------------------------------------------------------------
 
@@ -296,6 +300,7 @@ class Search:
         """Every pending item, ``parallel`` at a time, until none is left or one is lost."""
         if parallel <= 1:
             while not self.stop:
+                self.sync()
                 item = self.next_item()
                 if item is None:
                     return
@@ -308,6 +313,7 @@ class Search:
             running: set = set()
             try:
                 while True:
+                    self.sync()
                     while len(running) < parallel and not self.stop:
                         item = self.next_item()
                         if item is None:
@@ -323,6 +329,20 @@ class Search:
             finally:
                 self.stop = self.stop or bool(running)
                 wait(running)
+
+    def sync(self) -> None:
+        """Every :data:`SYNC_SECONDS`, when knowledge is kept on disk: what this search has
+        settled so far goes to the store, and what other processes settled (concurrent
+        starts of the same map) comes in, to end this search's lines too."""
+        k = self.knowledge
+        now = time.monotonic()
+        if k is None or k.path is None or now < self.synced + SYNC_SECONDS:
+            return
+        self.synced = now
+        with self.lock:
+            done = self.complete()
+        k.learn(done)
+        k.refresh()
 
     def complete(self) -> list[tuple[tuple[int, int], int]]:
         """The positions of this search from which every line was won (the agent contained
