@@ -200,12 +200,16 @@ class _Judge:
 
     def one_pass(self, s: Search) -> None:
         """The first line, then every other line while a fresh run plays the first line
-        again (a program's start-up is a wait worth hiding)."""
+        again (a program's start-up is a wait worth hiding). From a start proved lost the
+        first line is the solver's winning line for the agent: one fresh run plays it, its
+        loss stands as played and ends the search."""
         forking = getattr(self.player, "forking", False)
         try:  # the root is played even when an earlier start settled it (a check)
-            s.run_item(Item((), s.root()))
+            s.run_item(Item((), s.root(), plain=self.winnable is False))
         except Stop:
             pass
+        if s.lost is not None and self.winnable is False:
+            return  # a fresh run lost the start no bot wins: nothing more to learn here
         again: list = []
 
         def play_again() -> None:
