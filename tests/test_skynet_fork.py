@@ -220,3 +220,37 @@ def test_killing_the_referee_leaves_no_forked_copy(tmp_path):
     while left_running(str(bot)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert left_running(str(bot)) == []
+
+
+def test_console_scripts_and_modules_are_forked_and_judged_alike(tmp_path, monkeypatch):
+    """A script whose #! line names Python (as the console script ``puzzleproof`` is) and
+    ``python -m module`` run under the fork host: forked where lines branch, with the same
+    verdict, positions and certificate as fresh runs of the plain script."""
+    script = tmp_path / "goodbot"
+    script.write_text(f"#!{sys.executable}\n" + GOOD)
+    script.chmod(0o755)
+    (tmp_path / "goodmod.py").write_text(GOOD)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    m = official("03-leading-up-to-double-gateway")
+    ref = adversary(m, "ep2", 8, player(tmp_path / "goodmod.py", False), time_limit=120,
+                    share=False)
+    assert ref.verdict == "PROVED" and ref.forks == 0
+    for command in ([str(script)], [sys.executable, "-m", "goodmod"]):
+        p = ProgramPlayer("prog", command, move_timeout=5, init_timeout=10, parallel=2)
+        assert p.forking
+        r = adversary(m, "ep2", 8, p, time_limit=120, share=False)
+        assert r.verdict == "PROVED" and r.forks > 0, (command, r.summary())
+        assert r.positions == ref.positions and r.certificate == ref.certificate
+    assert still_running(str(tmp_path)) == []
+
+
+def test_a_forked_program_search_ends_at_its_time_limit(tmp_path):
+    """Map 05 takes minutes from one start: the search stops at its limit (with a generous
+    margin for the program's start-up on a loaded machine), UNKNOWN with its counts."""
+    bot = tmp_path / "good_bot.py"
+    bot.write_text(GOOD)
+    m = official("05-complex-mesh")
+    r = adversary(m, "ep2", 34, player(bot, True), time_limit=3, share=False)
+    assert r.verdict == "UNKNOWN" and "time limit" in r.note and r.forks > 0
+    assert r.seconds < 3 * 1.1 + 0.2 + 3
+    assert still_running(str(tmp_path)) == []

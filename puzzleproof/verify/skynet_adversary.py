@@ -226,7 +226,9 @@ class _Judge:
         finally:
             check.join()
         same = again[0]
-        if isinstance(same, BaseException):
+        if isinstance(same, Stop):  # out of time before the bot was seen to repeat itself
+            s.limit, s.stop, same = s.limit or "time limit", True, None
+        elif isinstance(same, BaseException):
             raise same
         if same is False and self.knowledge is not None:
             self.knowledge.forget()  # what it settled may have been shared already

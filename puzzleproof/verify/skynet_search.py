@@ -374,14 +374,19 @@ class Search:
 
     def same_again(self) -> bool | None:
         """Replay the first line in a fresh run: does the bot answer the same? (None: no
-        line was played.)"""
+        line was played.) Raises :class:`Stop` past the deadline: nothing was learnt."""
         first = self.first_line
         if not first:
             return None
-        self.replays += 1
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise Stop
+        with self.lock:
+            self.replays += 1
         sess = self.player.open(self.board.m, plain=True)
         try:
             for t in first:
+                if self.deadline is not None and time.monotonic() > self.deadline:
+                    raise Stop
                 try:
                     cut, _ = sess.ask(t.agent_at)
                 except _Failed:
