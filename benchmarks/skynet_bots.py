@@ -10,33 +10,44 @@ Section 4 (``--adversary``): the worst-case adversary
 (:mod:`puzzleproof.verify.skynet_adversary`) per official map, every start, for the articles'
 bots, the common rule and our exact bot: PROVED / BEATEN / lost because unwinnable / UNKNOWN,
 next to the article-agent and nearest-agent games, with the time and lines per start. Section 5
-(``--target``): the issue's target, an external Python bot
-(``benchmarks/skynet_slack_bot.py``, a plain CodinGame bot) judged with ``skynet referee
---agent worst --all-starts`` over the six official Episode 2 maps in at most 5 minutes, with
-UNKNOWN on no start of the first four maps (maps 01-04 with a 120 s limit per start, 05-06
-with ``--far-limit``).
+(``--target``): issue 32's target, ``skynet referee ep2/*.txt --all-starts --agent worst
+--time-limit 8 -- puzzleproof skynet play --bot exact`` over the six official Episode 2 maps
+in one batch (and the same with the plain Python bot ``benchmarks/skynet_slack_bot.py``),
+printed beside the target: every winnable start PROVED, no UNKNOWN, <= 120 s. It gives the
+whole process tree's CPU time (program copies included) and the load average, because
+wall times on a shared machine say little, and replays every PROVED certificate again with
+the rules-only checker.
 
-Measured (November 2026, 2 cores shared with four other jobs, so wall times are high):
-section 4 at 15 s a start: maps 01-04 every bot PROVED on every winnable start (3, 1, 3, 3),
-the rest lost because unwinnable, <= 2 s a start; maps 05-06 all winnable starts UNKNOWN at
-15 s (600-3,000 lines); the exact bot at 90 s a start: 05 6 PROVED, 7 UNKNOWN (mean 30 s,
-up to 17,469 lines), 06 all 12 PROVED (mean 8.7 s). Section 5: 259 s in all, UNKNOWN on no
-start of maps 01-04 (10 PROVED, 27 unwinnable; 04 alone 768 program runs, 127 s), 05-06 all
-20 + 20 unwinnable starts decided, the 25 winnable ones UNKNOWN at 8 s (solver 77 s of it).
-With the program forked where lines branch (the default since; 2 cores shared with two other
-jobs): maps 01-04 in 12.5-18 s wall instead of about 130 s (map 04: 765 lines, 30 runs from
-the start and 738 forks, 11.6 s of search), the same verdicts (10 PROVED, 27 unwinnable);
-total 150.5 s with 8 s a start on maps 05-06 (5,782 + 7,375 lines, all 25 winnable starts
-still UNKNOWN), 294.7 s with 20 s a start (28,935 + 23,572 lines, still UNKNOWN: a winnable
-start of map 05 needs about 40 s, e.g. start 34 PROVED after 9,753 positions and 5,734 lines
-in 41 s, where fresh runs reached 1,069 positions in 60 s). With 90 s a start on maps 05-06
-(970 s in all): 05 4 PROVED, 20 unwinnable, 9 UNKNOWN (100,704 lines, 100,652 forks, 231 runs
-from the start); 06 9 PROVED, 20 unwinnable, 3 UNKNOWN (83,488 lines); no start BEATEN.
+Measured before issue 32 (2 cores shared with four other jobs): section 4 at 15 s a start:
+maps 01-04 every bot PROVED on every winnable start (3, 1, 3, 3), the rest lost because
+unwinnable, <= 2 s a start; maps 05-06 all winnable starts UNKNOWN at 15 s (600-3,000
+lines); the exact bot at 90 s a start: 05 6 PROVED, 7 UNKNOWN, 06 all 12 PROVED. Section 5
+(the plain bot, forked): maps 01-04 in 12.5-18 s; 8 s a start on maps 05-06, all 25 winnable
+starts UNKNOWN (150.5 s in all); 90 s a start, 13 of 25 PROVED (970 s).
+
+Section 5 measured with what each start settles shared by the next (November 2026, 2 cores
+shared with other jobs, load average 5 to 15, so wall times are several times a quiet
+machine's; ``--init-timeout 5`` where noted, since the program's
+start-up alone passed the default 1 s under that load):
+
+- the exact bot (``puzzleproof skynet play --bot exact``, now forked as a console script),
+  8 s a start: maps 01-04 all 10 winnable starts PROVED, 27 unwinnable; maps 05-06 0 of 25
+  PROVED, 23 UNKNOWN, 2 BEATEN (start-up timeouts at the default 1 s); 22,195 + 13,643
+  positions asked; 135.9 s wall, 144.4 s CPU (load 4.6 -> 10.4). A fork of this program
+  costs about 4.4 ms of CPU and a winnable start of maps 05-06 needs 10,000-46,000 positions
+  (about 0.6 forks each): the target is out of reach for it by a factor of ten or more.
+- the plain bot, 8 s a start: the same on maps 01-04; 05-06 0 of 25 PROVED, 25 UNKNOWN
+  (18,997 + 29,506 positions asked), 135.0 s wall, 83.9 s CPU (load 13-14).
+- the plain bot, 90 s a start (the issue measured 13 of 25 PROVED in 970 s): 24 of 25
+  PROVED, 1 UNKNOWN, 465 s wall, 367 s CPU (load 7-15); later starts of a map ended on the
+  positions earlier ones settled (158,805 + 106,481 positions taken over, 136,546 + 105,217
+  asked).
 
 Usage:
     python benchmarks/skynet_bots.py                    # sections 1-3
     python benchmarks/skynet_bots.py --adversary [--limit S] [--bots B,B] [--maps 05,06]
-    python benchmarks/skynet_bots.py --target [--far-limit S] [--no-fork]
+    python benchmarks/skynet_bots.py --target [--program exact,slack] [--far-limit S]
+                                     [--init-timeout S] [--no-fork]
 """
 
 from __future__ import annotations
@@ -162,6 +173,10 @@ def target_rows(out: Path) -> dict:
                          ("asked", "positions"), ("shared", "shared")):
             row[k] += a.get(field) or 0
         row["max_s"] = max(row["max_s"], a.get("seconds") or 0.0)
+        if a.get("adversary") == "BEATEN":
+            rec = a.get("record") or {}
+            row.setdefault("beaten", []).append(f"{start}: {rec.get('reason')} after "
+                                                f"{len(rec.get('turns') or [])} turn(s)")
         if a.get("adversary") == "PROVED" and a.get("strategy"):
             ok = check_player_strategy(maps[key], a.get("rule", "ep2"), start,
                                        a["strategy"]) == []
@@ -198,6 +213,9 @@ def external_target(program: str, limit: float, fork: bool = True,
         print(f"{key[:32]:32} {c['PROVED']:>4} {c['BEATEN']:>4} {c['UNWINNABLE']:>4} "
               f"{c['UNKNOWN']:>4} | {c['lines']:>7} {c['runs']:>5} {c['forks']:>7} | "
               f"{c['asked']:>7} {c['shared']:>7} | {c['max_s']:5.1f} {c['checked']:>10}")
+    for key, c in rows.items():
+        for what in c.get("beaten", []):
+            print(f"   BEATEN {key} from {what}")
     far = [c for k, c in rows.items() if k[:2] in ("05", "06")]
     print(f"   maps 05-06: {sum(c['PROVED'] for c in far)} PROVED of 25 winnable, "
           f"{sum(c['UNKNOWN'] for c in far)} UNKNOWN, {sum(c['BEATEN'] for c in far)} BEATEN "
