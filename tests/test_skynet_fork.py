@@ -121,6 +121,8 @@ def test_python_programs_are_forked_and_others_are_not(tmp_path):
         argv = fork_host_command([str(script), "y"])
         assert argv is not None and argv[-2:] == [str(script), "y"]
         assert os.path.basename(argv[0]).startswith("python")
+    script.chmod(0o644)  # not executable: the kernel would not run it, nor do we
+    assert fork_host_command([str(script)]) is None
     shell = tmp_path / "bot.sh"
     shell.write_text("#!/bin/sh\nexec python3 bot.py\n")
     assert fork_host_command([str(shell)]) is None

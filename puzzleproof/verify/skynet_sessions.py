@@ -428,7 +428,9 @@ def fork_host_command(command: Sequence[str], control_fd: int | None = None
             return argv[:k] + [_HOST, fd] + argv[k:]
         return None
     script = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
-    interpreter = _python_shebang(script) if script else None
+    if not script or not os.access(script, os.X_OK):  # what the kernel would refuse to run
+        return None
+    interpreter = _python_shebang(script)
     if interpreter is None:
         return None
     return interpreter + [_HOST, fd, os.path.abspath(script)] + argv[1:]
@@ -460,7 +462,7 @@ def _python_shebang(path: str) -> list[str] | None:
 @dataclass
 class ProgramPlayer:
     """An external program (CodinGame's protocol): a run from the start for each line, or,
-    for a Python script (``fork_lines`` None or True), one run forked at each branch."""
+    for a Python program (``fork_lines`` None or True), one run forked at each branch."""
 
     name: str
     command: Sequence[str]
