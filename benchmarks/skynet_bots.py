@@ -31,13 +31,16 @@ machine's; ``--init-timeout 5`` where noted, since the program's
 start-up alone passed the default 1 s under that load):
 
 - the exact bot (``puzzleproof skynet play --bot exact``, now forked as a console script),
-  8 s a start: maps 01-04 all 10 winnable starts PROVED, 27 unwinnable; maps 05-06 0 of 25
-  PROVED, 23 UNKNOWN, 2 BEATEN (start-up timeouts at the default 1 s); 22,195 + 13,643
-  positions asked; 135.9 s wall, 144.4 s CPU (load 4.6 -> 10.4). A fork of this program
-  costs about 4.4 ms of CPU and a winnable start of maps 05-06 needs 10,000-46,000 positions
-  (about 0.6 forks each): the target is out of reach for it by a factor of ten or more.
-- the plain bot, 8 s a start: the same on maps 01-04; 05-06 0 of 25 PROVED, 25 UNKNOWN
-  (18,997 + 29,506 positions asked), 135.0 s wall, 83.9 s CPU (load 13-14).
+  8 s a start, the target command as given: maps 01-04 all 10 winnable starts PROVED, 27
+  unwinnable; maps 05-06 0 of 25 PROVED, 24 UNKNOWN, 1 BEATEN (init-timeout: the
+  program's start-up and first turn past the default 1 s under the load); 13,222 + 30,353
+  positions asked; 143.7 s wall, 148.7 s CPU (load 5.7 -> 10.0). A fork of this program
+  costs about 4.4 ms of CPU, and a winnable start of maps 05-06 needs 10,000-46,000
+  positions (about 0.6 forks each; 150,000 + 102,000 over all starts of each map): the
+  target is out of reach for it by a factor of ten or more.
+- the plain bot, 8 s a start: the same on maps 01-04; 05-06 2 of 25 PROVED, 23 UNKNOWN
+  (32,933 + 65,659 positions asked, 18,406 taken over from earlier starts), 110.9 s wall,
+  150.1 s CPU (load 10.0 -> 9.7).
 - the plain bot, 90 s a start (the issue measured 13 of 25 PROVED in 970 s): 24 of 25
   PROVED, 1 UNKNOWN, 465 s wall, 367 s CPU (load 7-15); later starts of a map ended on the
   positions earlier ones settled (158,805 + 106,481 positions taken over, 136,546 + 105,217
