@@ -27,8 +27,7 @@ starts UNKNOWN (150.5 s in all); 90 s a start, 13 of 25 PROVED (970 s).
 
 Section 5 measured with what each start settles shared by the next (November 2026, 2 cores
 shared with other jobs, load average 5 to 15, so wall times are several times a quiet
-machine's; ``--init-timeout 5`` where noted, since the program's
-start-up alone passed the default 1 s under that load):
+machine's):
 
 - the exact bot (``puzzleproof skynet play --bot exact``, now forked as a console script),
   8 s a start, the target command as given: maps 01-04 all 10 winnable starts PROVED, 27
@@ -41,7 +40,8 @@ start-up alone passed the default 1 s under that load):
 - the plain bot, 8 s a start: the same on maps 01-04; 05-06 2 of 25 PROVED, 23 UNKNOWN
   (32,933 + 65,659 positions asked, 18,406 taken over from earlier starts), 110.9 s wall,
   150.1 s CPU (load 10.0 -> 9.7).
-- the plain bot, 90 s a start (the issue measured 13 of 25 PROVED in 970 s): 24 of 25
+- the plain bot, 90 s a start and ``--init-timeout 5`` (the issue measured 13 of 25 PROVED
+  in 970 s): 24 of 25
   PROVED, 1 UNKNOWN, 465 s wall, 367 s CPU (load 7-15); later starts of a map ended on the
   positions earlier ones settled (158,805 + 106,481 positions taken over, 136,546 + 105,217
   asked).
