@@ -10,33 +10,47 @@ Section 4 (``--adversary``): the worst-case adversary
 (:mod:`puzzleproof.verify.skynet_adversary`) per official map, every start, for the articles'
 bots, the common rule and our exact bot: PROVED / BEATEN / lost because unwinnable / UNKNOWN,
 next to the article-agent and nearest-agent games, with the time and lines per start. Section 5
-(``--target``): the issue's target, an external Python bot
-(``benchmarks/skynet_slack_bot.py``, a plain CodinGame bot) judged with ``skynet referee
---agent worst --all-starts`` over the six official Episode 2 maps in at most 5 minutes, with
-UNKNOWN on no start of the first four maps (maps 01-04 with a 120 s limit per start, 05-06
-with ``--far-limit``).
+(``--target``): issue 32's target, ``skynet referee ep2/*.txt --all-starts --agent worst
+--time-limit 8 -- puzzleproof skynet play --bot exact`` over the six official Episode 2 maps
+in one batch (and the same with the plain Python bot ``benchmarks/skynet_slack_bot.py``),
+printed beside the target: every winnable start PROVED, no UNKNOWN, <= 120 s. It gives the
+whole process tree's CPU time (program copies included) and the load average, because
+wall times on a shared machine say little, and replays every PROVED certificate again with
+the rules-only checker.
 
-Measured (November 2026, 2 cores shared with four other jobs, so wall times are high):
-section 4 at 15 s a start: maps 01-04 every bot PROVED on every winnable start (3, 1, 3, 3),
-the rest lost because unwinnable, <= 2 s a start; maps 05-06 all winnable starts UNKNOWN at
-15 s (600-3,000 lines); the exact bot at 90 s a start: 05 6 PROVED, 7 UNKNOWN (mean 30 s,
-up to 17,469 lines), 06 all 12 PROVED (mean 8.7 s). Section 5: 259 s in all, UNKNOWN on no
-start of maps 01-04 (10 PROVED, 27 unwinnable; 04 alone 768 program runs, 127 s), 05-06 all
-20 + 20 unwinnable starts decided, the 25 winnable ones UNKNOWN at 8 s (solver 77 s of it).
-With the program forked where lines branch (the default since; 2 cores shared with two other
-jobs): maps 01-04 in 12.5-18 s wall instead of about 130 s (map 04: 765 lines, 30 runs from
-the start and 738 forks, 11.6 s of search), the same verdicts (10 PROVED, 27 unwinnable);
-total 150.5 s with 8 s a start on maps 05-06 (5,782 + 7,375 lines, all 25 winnable starts
-still UNKNOWN), 294.7 s with 20 s a start (28,935 + 23,572 lines, still UNKNOWN: a winnable
-start of map 05 needs about 40 s, e.g. start 34 PROVED after 9,753 positions and 5,734 lines
-in 41 s, where fresh runs reached 1,069 positions in 60 s). With 90 s a start on maps 05-06
-(970 s in all): 05 4 PROVED, 20 unwinnable, 9 UNKNOWN (100,704 lines, 100,652 forks, 231 runs
-from the start); 06 9 PROVED, 20 unwinnable, 3 UNKNOWN (83,488 lines); no start BEATEN.
+Measured before issue 32 (2 cores shared with four other jobs): section 4 at 15 s a start:
+maps 01-04 every bot PROVED on every winnable start (3, 1, 3, 3), the rest lost because
+unwinnable, <= 2 s a start; maps 05-06 all winnable starts UNKNOWN at 15 s (600-3,000
+lines); the exact bot at 90 s a start: 05 6 PROVED, 7 UNKNOWN, 06 all 12 PROVED. Section 5
+(the plain bot, forked): maps 01-04 in 12.5-18 s; 8 s a start on maps 05-06, all 25 winnable
+starts UNKNOWN (150.5 s in all); 90 s a start, 13 of 25 PROVED (970 s).
+
+Section 5 measured with what each start settles shared by the next (November 2026, 2 cores
+shared with other jobs, load average 5 to 15, so wall times are several times a quiet
+machine's):
+
+- the exact bot (``puzzleproof skynet play --bot exact``, now forked as a console script),
+  8 s a start, the target command as given: maps 01-04 all 10 winnable starts PROVED, 27
+  unwinnable; maps 05-06 0 of 25 PROVED, 24 UNKNOWN, 1 BEATEN (init-timeout: the
+  program's start-up and first turn past the default 1 s under the load); 13,222 + 30,353
+  positions asked; 143.7 s wall, 148.7 s CPU (load 5.7 -> 10.0). A fork of this program
+  costs about 4.4 ms of CPU, and a winnable start of maps 05-06 needs 10,000-46,000
+  positions (about 0.6 forks each; 150,000 + 102,000 over all starts of each map): the
+  target is out of reach for it by a factor of ten or more.
+- the plain bot, 8 s a start: the same on maps 01-04; 05-06 2 of 25 PROVED, 23 UNKNOWN
+  (32,933 + 65,659 positions asked, 18,406 taken over from earlier starts), 110.9 s wall,
+  150.1 s CPU (load 10.0 -> 9.7).
+- the plain bot, 90 s a start and ``--init-timeout 5`` (the issue measured 13 of 25 PROVED
+  in 970 s): 24 of 25
+  PROVED, 1 UNKNOWN, 465 s wall, 367 s CPU (load 7-15); later starts of a map ended on the
+  positions earlier ones settled (158,805 + 106,481 positions taken over, 136,546 + 105,217
+  asked).
 
 Usage:
     python benchmarks/skynet_bots.py                    # sections 1-3
     python benchmarks/skynet_bots.py --adversary [--limit S] [--bots B,B] [--maps 05,06]
-    python benchmarks/skynet_bots.py --target [--far-limit S] [--no-fork]
+    python benchmarks/skynet_bots.py --target [--program exact,slack] [--far-limit S]
+                                     [--init-timeout S] [--no-fork]
 """
 
 from __future__ import annotations
@@ -107,90 +121,115 @@ def adversary_table(limit: float, jobs: int = 2, bots=("ep2-article", "ep2-slack
               f"{sum(r['lines']) / len(r['lines']):10.1f} {max(r['lines']):9}")
 
 
-def external_target(far_limit: float, fork: bool = True) -> None:
-    """Section 5: an external Python bot judged by the adversary over the six maps."""
+TARGET = ("every winnable start PROVED (25 on maps 05-06), every unwinnable one said so, "
+          "no UNKNOWN, the six maps in <= 120 s")
+PROGRAMS = {"exact": "{puzzleproof} skynet play --bot exact",
+            "slack": "{python} " + str(Path(__file__).resolve().parent / "skynet_slack_bot.py")}
+
+
+def run_measured(cmd: list[str]) -> dict:
+    """Run ``cmd``; its wall time and the CPU time of its whole process tree (this process
+    becomes a child subreaper, so every descendant that outlives its parent is reaped and
+    counted here), with the load average before and after."""
+    import resource
     import subprocess
-    import tempfile
     import time
 
-    bot = Path(__file__).resolve().parent / "skynet_slack_bot.py"
+    from puzzleproof.procs import set_child_subreaper
+
+    set_child_subreaper()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load0, t0 = os.getloadavg()[0], time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    code = None
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        if pid == proc.pid:
+            code = os.waitstatus_to_exitcode(status)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"wall": time.monotonic() - t0, "exit": code, "load": (load0, os.getloadavg()[0]),
+            "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}
+
+
+def target_rows(out: Path) -> dict:
+    """Per map, from the batch's records: verdicts, lines, runs, forks, positions asked and
+    taken from earlier starts, and every PROVED certificate replayed again here by the
+    rules-only checker."""
+    from puzzleproof.models.skynet_strategy import check_player_strategy
+
+    maps = {f.stem: read_map(f.read_text(), f.stem) for f in (SHARED / "ep2").glob("*.txt")}
+    rows: dict = {}
+    for line in out.read_text().splitlines():
+        r = json.loads(line) if line.strip() else {}
+        if r.get("type") != "record":
+            continue
+        key, start = Path(r["instance"].split("@")[0]).stem, int(r["instance"].split("@")[1])
+        a = r.get("answer") or {}
+        row = rows.setdefault(key, {"PROVED": 0, "BEATEN": 0, "UNWINNABLE": 0, "UNKNOWN": 0,
+                                    "lines": 0, "runs": 0, "forks": 0, "asked": 0,
+                                    "shared": 0, "checked": 0, "max_s": 0.0})
+        row[a.get("adversary") or "UNKNOWN"] += 1
+        for k, field in (("lines", "lines"), ("runs", "replays"), ("forks", "forks"),
+                         ("asked", "positions"), ("shared", "shared")):
+            row[k] += a.get(field) or 0
+        row["max_s"] = max(row["max_s"], a.get("seconds") or 0.0)
+        if a.get("adversary") == "BEATEN":
+            rec = a.get("record") or {}
+            row.setdefault("beaten", []).append(f"{start}: {rec.get('reason')} after "
+                                                f"{len(rec.get('turns') or [])} turn(s)")
+        if a.get("adversary") == "PROVED" and a.get("strategy"):
+            ok = check_player_strategy(maps[key], a.get("rule", "ep2"), start,
+                                       a["strategy"]) == []
+            row["checked"] += ok
+            assert ok, f"{key}@{start}: a PROVED certificate fails the rules"
+    return dict(sorted(rows.items()))
+
+
+def external_target(program: str, limit: float, fork: bool = True,
+                    init_timeout: float | None = None) -> None:
+    """Section 5: the issue's target, an external program judged with ``--agent worst``
+    over every start of the six official maps in one batch."""
+    import tempfile
+
+    exe = Path(sys.executable).parent / "puzzleproof"
+    command = PROGRAMS[program].format(puzzleproof=exe, python=sys.executable)
     files = sorted((SHARED / "ep2").glob("*.txt"))
-    print("5. An external Python bot (benchmarks/skynet_slack_bot.py, run by "
-          f"{sys.executable}) judged with --agent worst over every start of the six maps, "
-          "-j 2, " + ("forked where lines branch" if fork else "--no-fork: a fresh run a line"))
-    total = 0.0
-    counts: dict = {}
-    for group, limit in ((files[:4], 120.0), (files[4:], far_limit)):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp) / "games.jsonl"
-            t0 = time.monotonic()
-            subprocess.run([sys.executable, "-m", "puzzleproof", "skynet", "referee",
-                            *map(str, group), "--all-starts", "--agent", "worst",
-                            "--bot-cmd", f"slack={sys.executable} {bot}", "-j", "2",
-                            "--time-limit", str(limit), "-q", "-o", str(out)]
-                           + ([] if fork else ["--no-fork"]),
-                           stdout=subprocess.DEVNULL, check=False)
-            secs = time.monotonic() - t0
-            total += secs
-            recs = [json.loads(x) for x in out.read_text().splitlines() if x.strip()]
-            for r in recs:
-                if r.get("type") != "record":
-                    continue
-                key = Path(r["instance"].split("@")[0]).stem
-                st = r.get("stats") or {}
-                c = counts.setdefault(key, {"PROVED": 0, "BEATEN": 0, "UNWINNABLE": 0,
-                                            "UNKNOWN": 0, "lines": 0, "runs": 0, "forks": 0,
-                                            "solver": 0.0, "seconds": 0.0, "limit": limit})
-                c[st.get("adversary") or "UNKNOWN"] += 1
-                c["lines"] += st.get("lines") or 0
-                c["runs"] += st.get("replays") or 0
-                c["forks"] += (r.get("answer") or {}).get("forks") or 0
-                c["solver"] += st.get("solver_seconds") or 0.0
-                c["seconds"] += r.get("wall_time") or 0.0
-            print(f"   maps {', '.join(f.stem[:2] for f in group)} ({limit:g} s a start): "
-                  f"{secs:.1f} s wall", flush=True)
-    print(f"{'map':32} {'limit':>5} {'PRV':>4} {'BEAT':>4} {'UNW':>4} {'UNK':>4} | "
-          f"{'lines':>6} {'runs':>6} {'forks':>6} | {'search s':>8} {'solver s':>8}")
-    for key, c in counts.items():
-        print(f"{key[:32]:32} {c['limit']:5g} {c['PROVED']:>4} {c['BEATEN']:>4} "
-              f"{c['UNWINNABLE']:>4} {c['UNKNOWN']:>4} | {c['lines']:>6} {c['runs']:>6} "
-              f"{c['forks']:>6} | "
-              f"{c['seconds']:8.1f} {c['solver']:8.1f}")
-    first4 = sum(c["UNKNOWN"] for k, c in counts.items() if k[:2] in ("01", "02", "03", "04"))
-    print(f"   total {total:.1f} s (target <= 300 s); UNKNOWN on the first four maps: {first4} "
-          "(target 0)")
+    print(f"5. {command!r} judged with --agent worst over every start of the six maps, "
+          f"--time-limit {limit:g}" + ("" if fork else ", --no-fork (a fresh run a line)")
+          + (f", --init-timeout {init_timeout:g}" if init_timeout else ""))
+    print(f"   target: {TARGET}")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "games.jsonl"
+        cmd = [str(exe), "skynet", "referee", *map(str, files), "--all-starts", "--agent",
+               "worst", "--time-limit", str(limit), "-q", "-o", str(out)]
+        cmd += ([] if fork else ["--no-fork"])
+        cmd += ([] if init_timeout is None else ["--init-timeout", str(init_timeout)])
+        run = run_measured(cmd + ["--", *command.split()])
+        rows = target_rows(out)
+    print(f"{'map':32} {'PRV':>4} {'BEAT':>4} {'UNW':>4} {'UNK':>4} | {'lines':>7} "
+          f"{'runs':>5} {'forks':>7} | {'asked':>7} {'shared':>7} | {'max s':>5} "
+          f"{'re-checked':>10}")
+    for key, c in rows.items():
+        print(f"{key[:32]:32} {c['PROVED']:>4} {c['BEATEN']:>4} {c['UNWINNABLE']:>4} "
+              f"{c['UNKNOWN']:>4} | {c['lines']:>7} {c['runs']:>5} {c['forks']:>7} | "
+              f"{c['asked']:>7} {c['shared']:>7} | {c['max_s']:5.1f} {c['checked']:>10}")
+    for key, c in rows.items():
+        for what in c.get("beaten", []):
+            print(f"   BEATEN {key} from {what}")
+    far = [c for k, c in rows.items() if k[:2] in ("05", "06")]
+    print(f"   maps 05-06: {sum(c['PROVED'] for c in far)} PROVED of 25 winnable, "
+          f"{sum(c['UNKNOWN'] for c in far)} UNKNOWN, {sum(c['BEATEN'] for c in far)} BEATEN "
+          "(target 25, 0, 0)")
+    print(f"   six maps: {run['wall']:.1f} s wall (target <= 120 s), {run['cpu']:.1f} s CPU "
+          f"for the whole process tree, load average {run['load'][0]:.1f} -> "
+          f"{run['load'][1]:.1f} on {os.cpu_count()} cores; exit {run['exit']}")
 
 
-def main() -> int:
-    if not SHARED.is_dir():
-        sys.exit(f"{SHARED} is absent: outside data lives in ../shared/instances/skynet/")
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--adversary", action="store_true",
-                    help="section 4 alone: the worst-case adversary per map and start")
-    ap.add_argument("--limit", type=float, default=60.0,
-                    help="section 4: seconds per (bot, start) (default 60)")
-    ap.add_argument("--bots", default="ep2-article,ep2-slack,exact",
-                    help="section 4: bots, comma-separated (default: %(default)s)")
-    ap.add_argument("--maps", default="",
-                    help="section 4: only these maps by number (01,05), "
-                         "comma-separated (default: all six)")
-    ap.add_argument("--target", action="store_true",
-                    help="section 5 alone: the external bot over the six official maps")
-    ap.add_argument("--far-limit", type=float, default=8.0,
-                    help="section 5: seconds per start on maps 05-06 (default 8)")
-    ap.add_argument("--no-fork", action="store_true",
-                    help="section 5: run the program afresh for every line")
-    args = ap.parse_args()
-    if args.adversary or args.target:
-        print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
-        if args.adversary:
-            adversary_table(args.limit, bots=tuple(args.bots.split(",")),
-                            only=tuple(x for x in args.maps.split(",") if x))
-        if args.target:
-            external_target(args.far_limit, fork=not args.no_fork)
-        return 0
-    maps = load_maps()
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
+def in_process_games(maps) -> None:
+    """Section 1."""
     print("1. In-process games from each map's given start (agent ties: lowest id; the "
           "random agent with seed 0). Cell: W/L, cuts, longest turn in ms; "
           "ep1 bots play ep1 rules, ep2 bots ep2 rules.")
@@ -208,7 +247,11 @@ def main() -> int:
             print(f"{b:12} {a:8} | " + " | ".join(f"{c:>16}" for c in cells))
     print("   (C = the ported program fails: the article's JavaScript would throw there)")
 
-    print("\n2. Through the protocol: 'python -m puzzleproof skynet play --bot B' refereed "
+
+def protocol_games(maps) -> None:
+    """Section 2."""
+    names = [m.name[:14] for m in maps]
+    print("2. Through the protocol: 'python -m puzzleproof skynet play --bot B' refereed "
           "against the article agent, 150 ms a turn after the first (1 s for start-up).")
     print(f"{'bot':12} | " + " | ".join(f"{n:>16}" for n in names))
     for b in BOTS:
@@ -223,7 +266,10 @@ def main() -> int:
     print("   (cell: result, reason, longest turn after the first in ms, pipe round trip "
           "included)")
 
-    print("\n3. Agent models against CodinGame's logs (ep2-observed-traces.json): logged agent "
+
+def traces_table() -> None:
+    """Section 3."""
+    print("3. Agent models against CodinGame's logs (ep2-observed-traces.json): logged agent "
           "moves reproduced")
     traces = json.loads((SHARED / "ep2-observed-traces.json").read_text())
     by_key = {}
@@ -244,6 +290,49 @@ def main() -> int:
     for k in models:
         got = sum(r["models"].get(k, 0) for r in table.values())
         print(f"   {k:14} reproduces {got}/{total} logged moves in all")
+
+
+def main() -> int:
+    if not SHARED.is_dir():
+        sys.exit(f"{SHARED} is absent: outside data lives in ../shared/instances/skynet/")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--adversary", action="store_true",
+                    help="section 4 alone: the worst-case adversary per map and start")
+    ap.add_argument("--limit", type=float, default=60.0,
+                    help="section 4: seconds per (bot, start) (default 60)")
+    ap.add_argument("--bots", default="ep2-article,ep2-slack,exact",
+                    help="section 4: bots, comma-separated (default: %(default)s)")
+    ap.add_argument("--maps", default="",
+                    help="section 4: only these maps by number (01,05), "
+                         "comma-separated (default: all six)")
+    ap.add_argument("--target", action="store_true",
+                    help="section 5 alone: an external program over the six official maps")
+    ap.add_argument("--program", default="exact,slack",
+                    help="section 5: exact (the issue's 'puzzleproof skynet play --bot exact'),"
+                         " slack (benchmarks/skynet_slack_bot.py), comma-separated "
+                         "(default: %(default)s)")
+    ap.add_argument("--far-limit", type=float, default=8.0,
+                    help="section 5: --time-limit, seconds per start (default 8)")
+    ap.add_argument("--init-timeout", type=float, default=None,
+                    help="section 5: --init-timeout for the program (default: the referee's)")
+    ap.add_argument("--no-fork", action="store_true",
+                    help="section 5: run the program afresh for every line")
+    args = ap.parse_args()
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
+    if args.adversary or args.target:
+        if args.adversary:
+            adversary_table(args.limit, bots=tuple(args.bots.split(",")),
+                            only=tuple(x for x in args.maps.split(",") if x))
+        for program in (args.program.split(",") if args.target else []):
+            external_target(program, args.far_limit, fork=not args.no_fork,
+                            init_timeout=args.init_timeout)
+        return 0
+    maps = load_maps()
+    in_process_games(maps)
+    print()
+    protocol_games(maps)
+    print()
+    traces_table()
     return 0
 
 

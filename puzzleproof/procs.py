@@ -162,10 +162,14 @@ def die_with_parent(parent: int | None = None, sig: int = signal.SIGKILL,
 
 
 def pool_worker_init(parent: int, start_method: str | None = None) -> None:
-    """Initializer for pool workers: die with the parent, and leave the parent's SIGTERM
-    handler (inherited by ``fork``) behind."""
+    """Initializer for pool workers: die with the parent, leave the parent's SIGTERM
+    handler (inherited by ``fork``) behind, and ignore SIGINT: Ctrl-C reaches the whole
+    foreground process group, and a worker that took it as KeyboardInterrupt reported the
+    task as failed and started the next one (its programs) before the parent killed it;
+    the parent alone answers Ctrl-C, by killing the workers."""
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     except (ValueError, OSError):
         pass
     if not _POSIX:
@@ -541,9 +545,13 @@ def child_setup(memory_limit_mb: float | None = None, death_signal: int | None =
     """``(preexec_fn, notes)`` for ``subprocess.Popen(..., start_new_session=True)``; after the
     start, list the child's group with :func:`guardian_register` (``proc.pid``).
 
-    In the child, before ``exec``: the memory limit (``RLIMIT_AS``) and the parent-death signal
+    In the child, before ``exec``: the memory limit (``RLIMIT_AS``), the parent-death signal
     (and a check that the parent still lives, or the child ends at once: it cannot have forked
-    yet). ``notes`` says what this platform cannot do.
+    yet), and its process group listed with the guardian (started here if need be), so that
+    a program that forks at once (``bash -c 'sleep 300 & exec bot'``) is covered even when
+    this process is killed before :func:`guardian_register` runs: the kernel's parent-death
+    signal reaches the program, not what it forked. ``notes`` says what this platform cannot
+    do.
     """
     notes: list[str] = []
     if not _POSIX:
@@ -566,8 +574,12 @@ def child_setup(memory_limit_mb: float | None = None, death_signal: int | None =
                      "process group")
     parent = os.getpid()
     libc = _libc() if death_signal else None  # loaded here, not in the child
+    guardian = _guardian_fd()  # the guardian started here, its pipe open in the child
 
-    def setup() -> None:  # in the child, before exec
+    def setup() -> None:  # in the child, before exec (and before the descriptors close)
+        if guardian is not None:
+            with contextlib.suppress(OSError):
+                os.write(guardian, b"+%d\n" % os.getpid())  # a session leader: pgid = pid
         if limit is not None:
             import resource
 

@@ -153,7 +153,8 @@ def test_a_non_deterministic_program_is_reported(tmp_path):
 
 def test_a_tiny_max_replays_gives_unknown_with_the_counts():
     m = official(OFFICIAL[3])
-    r = adversary(m, "ep2", 0, BotPlayer("ep2-slack"), max_lines=3, time_limit=60)
+    r = adversary(m, "ep2", 0, BotPlayer("ep2-slack"), max_lines=3, time_limit=60,
+                  share=False)
     assert r.verdict == "UNKNOWN" and r.record is None and r.certificate is None
     assert "--max-replays 3" in r.note and r.lines == 3 and r.positions > 0
     assert "UNKNOWN" in r.summary() and "positions" in r.summary()

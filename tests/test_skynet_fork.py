@@ -91,21 +91,46 @@ def player(path, fork: bool, name: str = "prog") -> ProgramPlayer:
                          parallel=2, fork_lines=None if fork else False)
 
 
+def still_running(marker: str, seconds: float = 5.0) -> list[str]:
+    """The processes of ``marker`` still there after ``seconds`` (a copy killed with SIGKILL
+    may wait for the CPU a moment before it is gone, on a loaded machine)."""
+    deadline = time.monotonic() + seconds
+    while left_running(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left_running(marker)
+
+
 def left_running(marker: str) -> list[str]:
     out = subprocess.run(["ps", "-ww", "-eo", "pid,stat,args"], capture_output=True, text=True).stdout
     return [ln for ln in out.splitlines() if marker in ln and " Z" not in ln
             and "ps -eo" not in ln]
 
 
-def test_only_plain_python_script_runs_are_forked(tmp_path):
+def test_python_programs_are_forked_and_others_are_not(tmp_path):
     bot = tmp_path / "bot.py"
     bot.write_text(GOOD)
     assert fork_host_command(["python3", str(bot), "x"])[-2:] == [str(bot), "x"]
     assert fork_host_command(["/usr/bin/python3.11", "-u", str(bot)]) is not None
+    assert fork_host_command([sys.executable, "-m", "bot", "x"])[-3:] == ["-m", "bot", "x"]
+    # a script whose #! line names Python (console scripts such as puzzleproof), directly
+    # or through env; the interpreter and the host run it
+    for line in (f"#!{sys.executable}", "#!/usr/bin/env python3"):
+        script = tmp_path / "mybot"
+        script.write_text(line + "\n" + GOOD)
+        script.chmod(0o755)
+        argv = fork_host_command([str(script), "y"])
+        assert argv is not None and argv[-2:] == [str(script), "y"]
+        assert os.path.basename(argv[0]).startswith("python")
+    script.chmod(0o644)  # not executable: the kernel would not run it, nor do we
+    assert fork_host_command([str(script)]) is None
+    shell = tmp_path / "bot.sh"
+    shell.write_text("#!/bin/sh\nexec python3 bot.py\n")
+    assert fork_host_command([str(shell)]) is None
     assert fork_host_command([sys.executable, "-c", "print(1)"]) is None
-    assert fork_host_command([sys.executable, "-m", "bot"]) is None
+    assert fork_host_command([sys.executable, "-m", "-x"]) is None
     assert fork_host_command(["node", str(bot)]) is None
     assert fork_host_command(["python3", str(tmp_path / "missing.py")]) is None
+    assert fork_host_command(["no-such-command-anywhere"]) is None
 
 
 def test_forked_lines_judge_exactly_like_fresh_runs(tmp_path):
@@ -128,7 +153,7 @@ def test_forked_lines_judge_exactly_like_fresh_runs(tmp_path):
                 assert replay(forked.record) == []
                 assert forked.record.turns == fresh.record.turns
                 assert "debug: agent at" in (forked.stderr or "")
-    assert left_running(str(tmp_path)) == []
+    assert still_running(str(tmp_path)) == []
 
 
 def test_a_history_dependent_program_is_judged_line_by_line_with_forks(tmp_path):
@@ -144,7 +169,7 @@ def test_a_history_dependent_program_is_judged_line_by_line_with_forks(tmp_path)
     assert check_player_strategy(m, "ep2", 8, r.certificate) == []
     lost = adversary(m, "ep2", 11, player(bot, True), time_limit=240)
     assert lost.verdict == "BEATEN" and replay(lost.record) == []
-    assert left_running(str(tmp_path)) == []
+    assert still_running(str(tmp_path)) == []
 
 
 def test_a_program_that_cannot_be_forked_is_run_afresh(tmp_path):
@@ -156,7 +181,7 @@ def test_a_program_that_cannot_be_forked_is_run_afresh(tmp_path):
     ref = adversary(m, "ep2", m.start, player(bot, False), time_limit=120)
     assert r.verdict == ref.verdict == "PROVED" and r.positions == ref.positions
     assert p.fork_lines is False and p.fork_failures >= 3
-    assert left_running(str(tmp_path)) == []
+    assert still_running(str(tmp_path)) == []
 
 
 def test_cli_forks_by_default_and_not_with_no_fork(tmp_path, capsys):
@@ -171,7 +196,7 @@ def test_cli_forks_by_default_and_not_with_no_fork(tmp_path, capsys):
     assert main(args + ["--no-fork"]) == 0
     text = capsys.readouterr().out
     assert "PROVED" in text and "forked at a branch" not in text
-    assert left_running(str(tmp_path)) == []
+    assert still_running(str(tmp_path)) == []
 
 
 def test_killing_the_referee_leaves_no_forked_copy(tmp_path):
@@ -197,3 +222,37 @@ def test_killing_the_referee_leaves_no_forked_copy(tmp_path):
     while left_running(str(bot)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert left_running(str(bot)) == []
+
+
+def test_console_scripts_and_modules_are_forked_and_judged_alike(tmp_path, monkeypatch):
+    """A script whose #! line names Python (as the console script ``puzzleproof`` is) and
+    ``python -m module`` run under the fork host: forked where lines branch, with the same
+    verdict, positions and certificate as fresh runs of the plain script."""
+    script = tmp_path / "goodbot"
+    script.write_text(f"#!{sys.executable}\n" + GOOD)
+    script.chmod(0o755)
+    (tmp_path / "goodmod.py").write_text(GOOD)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    m = official("03-leading-up-to-double-gateway")
+    ref = adversary(m, "ep2", 8, player(tmp_path / "goodmod.py", False), time_limit=120,
+                    share=False)
+    assert ref.verdict == "PROVED" and ref.forks == 0
+    for command in ([str(script)], [sys.executable, "-m", "goodmod"]):
+        p = ProgramPlayer("prog", command, move_timeout=5, init_timeout=10, parallel=2)
+        assert p.forking
+        r = adversary(m, "ep2", 8, p, time_limit=120, share=False)
+        assert r.verdict == "PROVED" and r.forks > 0, (command, r.summary())
+        assert r.positions == ref.positions and r.certificate == ref.certificate
+    assert still_running(str(tmp_path)) == []
+
+
+def test_a_forked_program_search_ends_at_its_time_limit(tmp_path):
+    """Map 05 takes minutes from one start: the search stops at its limit (with a generous
+    margin for the program's start-up on a loaded machine), UNKNOWN with its counts."""
+    bot = tmp_path / "good_bot.py"
+    bot.write_text(GOOD)
+    m = official("05-complex-mesh")
+    r = adversary(m, "ep2", 34, player(bot, True), time_limit=3, share=False)
+    assert r.verdict == "UNKNOWN" and "time limit" in r.note and r.forks > 0
+    assert r.seconds < 3 * 1.1 + 0.2 + 3
+    assert still_running(str(tmp_path)) == []

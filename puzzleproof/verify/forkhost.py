@@ -3,10 +3,12 @@
 Usage (by the referee, with the bot's own interpreter)::
 
     python3 forkhost.py CONTROL_FD bot.py [ARGS...]
+    python3 forkhost.py CONTROL_FD -m MODULE [ARGS...]
 
 The bot runs unchanged (``runpy``, as ``__main__``, with its own ``sys.argv`` and
-``sys.path[0]``), reading its real standard input and writing its real standard output. The
-host adds one thing: a ``SIGUSR1`` handler. The referee sends, over the control socket
+``sys.path[0]``; a console script such as ``puzzleproof`` runs as the script it is),
+reading its real standard input and writing its real standard output. The host adds one
+thing: a ``SIGUSR1`` handler. The referee sends, over the control socket
 ``CONTROL_FD``, a message carrying three descriptors (the new standard input, the new standard
 output and a new control socket) and then the signal. The handler forks the bot where it
 stands (normally blocked reading its next input line, with nothing unread); the copy moves its
@@ -109,14 +111,20 @@ def _on_fork(signum, frame):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.stderr.write("usage: forkhost.py CONTROL_FD BOT.py [ARGS...]\n")
+    if len(sys.argv) < 3 or sys.argv[2] == "-m" and len(sys.argv) < 4:
+        sys.stderr.write("usage: forkhost.py CONTROL_FD (BOT.py | -m MODULE) [ARGS...]\n")
         return 2
     _state["ctrl"] = socket.socket(fileno=int(sys.argv[1]))
+    signal.signal(signal.SIGUSR1, _on_fork)
+    if sys.argv[2] == "-m":  # as ``python -m MODULE``: the module's path is argv[0]
+        module = sys.argv[3]
+        sys.argv = ["-m"] + sys.argv[4:]
+        sys.path[0] = os.getcwd()
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+        return 0
     script = sys.argv[2]
     sys.argv = sys.argv[2:]
     sys.path[0] = os.path.dirname(os.path.abspath(script))
-    signal.signal(signal.SIGUSR1, _on_fork)
     runpy.run_path(script, run_name="__main__")
     return 0
 

@@ -3,20 +3,25 @@
 - An in-process bot (:class:`BotPlayer`) is copied at each branch of the agent's replies.
 - An external program (:class:`ProgramPlayer`) keeps state of its own, so a line is a run of
   the program from the start. Lines that share a prefix can share its run when the program
-  allows it: a Python script (``python3 bot.py ...``) runs under :mod:`.forkhost`, which forks
-  it between turns on request, so each branch costs one ``fork`` and one answer instead of a
-  new interpreter and a replay of every earlier turn. Forked runs are fast, not authoritative:
-  a line lost in one is confirmed by a fresh run of the program (whose standard error is kept
-  for the record), the first line is compared with a fresh run, and the adversary falls back
-  to fresh runs for every line when the two ever differ. ``fork_lines=False`` (``--no-fork``)
-  always runs afresh; programs in other languages always do.
+  allows it: a Python program (``python3 bot.py``, ``python3 -m bot``, or a script whose
+  ``#!`` line names Python, as console scripts such as ``puzzleproof`` are) runs under
+  :mod:`.forkhost`, which forks it between turns on request, so each branch costs one
+  ``fork`` and one answer instead of a new interpreter and a replay of every earlier turn.
+  Forked runs are fast, not authoritative: a line lost in one is confirmed by a fresh run of
+  the program (whose standard error is kept for the record), the first line is compared with
+  a fresh run, and the adversary falls back to fresh runs for every line when the two ever
+  differ. ``fork_lines=False`` (``--no-fork``) always runs afresh; programs in other
+  languages always do.
 
-Measured (2 cores shared with two other jobs; ``benchmarks/skynet_bots.py --target``), with
-the plain Python bot of ``benchmarks/skynet_slack_bot.py``: on official map 05 from start 34,
-fresh runs reached 1,069 positions (595 lines) in 60 s, UNKNOWN; forked, the search ends
-PROVED after 9,753 positions and 5,734 lines (26 runs from the start, 5,709 forks) in 41 s.
-Every start of maps 01-04: 12.5 s wall instead of about 130 s, the same verdicts. A fork costs
-about 3-5 ms (the copy of the interpreter and one round trip) and an answer about 1 ms.
+What a line costs (measured with ``perf stat`` on 2 cores under a load average of about 10,
+so several times a quiet machine's figures): a fork of the plain bot of
+``benchmarks/skynet_slack_bot.py`` (10 MB) about 1.5 ms of CPU in the bot's processes
+(some 335 page faults: the copy-on-write of what the copy and its parent touch) and 0.2 ms
+in the referee; of ``puzzleproof skynet play --bot exact`` (20 MB of heap) about 4.4 ms; a
+fresh run of the latter 0.3 s of CPU. A search asks the program at every position its lines
+reach (10,000 to 46,000 from one winnable start of maps 05 and 06), and forks at about 0.6
+of them, so positions settled by earlier starts (:mod:`.skynet_knowledge`) are what makes
+a whole map affordable.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import copy
 import os
 import re
 import select
+import shutil
 import signal
 import socket
 import threading
@@ -37,14 +43,19 @@ from puzzleproof.verify.skynet_bots import Bot, make_bot
 
 __all__ = ["BotPlayer", "ProgramPlayer", "fork_host_command"]
 
-#: live forked copies of one program at a time (beyond, lines start afresh)
-MAX_LIVE_FORKS = 64
+#: live forked copies of one program at a time (beyond, lines start afresh; a search in
+#: depth keeps about one copy per branch on its path, tens)
+MAX_LIVE_FORKS = 256
+#: lines of a forked program played at once, however few ``parallel`` asks for: a copy's
+#: answer is a round trip through another process, and several in flight hide the wait
+FORKED_IN_FLIGHT = 3
 #: seconds a program has to answer a fork request (it is normally waiting for input)
 FORK_SECONDS = 2.0
 #: failed fork requests after which a program is run afresh for every line
 MAX_FORK_FAILURES = 3
 _HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkhost.py")
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+_MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 #: interpreter options that leave ``python [OPTIONS] script.py`` a plain script run
 _PY_FLAGS = {"-u", "-O", "-OO", "-B", "-E", "-s", "-S", "-I", "-q"}
 
@@ -73,6 +84,10 @@ class _Session:
 
     def fork(self) -> "_Session | None":
         return None  # an external program cannot be copied: its lines are replayed
+
+    def forks(self, n: int) -> "list[_Session | None]":
+        """``n`` copies (None where one cannot be made)."""
+        return [self.fork() for _ in range(n)]
 
     def close(self) -> None:
         pass
@@ -114,6 +129,10 @@ class BotPlayer:
     name: str
     factory: Callable[[], Bot] | None = None
     parallel: int = 1
+
+    def identity(self) -> tuple:
+        """What makes two players the same bot (for sharing positions between starts)."""
+        return ("bot", self.name, self.factory)
 
     def open(self, m: SkynetMap, plain: bool = False) -> _Session:
         bot = self.factory() if self.factory else make_bot(self.name)
@@ -205,15 +224,28 @@ class _Forkable(_Session):
 
     def fork(self) -> "_Session | None":
         """A copy of this run, to be given a different agent move (None: cannot fork)."""
+        return self.forks(1)[0]
+
+    def forks(self, n: int) -> "list[_Session | None]":
+        """``n`` copies of this run, asked for with one signal (the host serves every
+        request waiting when it is signalled)."""
+        out = [self._request() if self.alive() else None for _ in range(n)]
+        if any(c is not None for c in out):
+            try:
+                os.kill(self.pid, signal.SIGUSR1)
+            except OSError:  # gone: the copies never come (their first answer says so)
+                pass
+        return out
+
+    def _request(self) -> "_ForkedSession | None":
         player = self.player
-        if not self.alive() or not player.take_fork():
+        if not player.take_fork():
             return None
         ir, iw = os.pipe()
         orr, ow = os.pipe()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             socket.send_fds(self.ctrl, [b"F"], [ir, ow, theirs.fileno()])
-            os.kill(self.pid, signal.SIGUSR1)
         except OSError:
             for fd in (iw, orr):
                 os.close(fd)
@@ -257,8 +289,8 @@ class _HostSession(_Forkable, _ProgramSession):
         self.family = _Family(self.prog)
         self.pid = self.prog.pid if self.prog is not None else 0
 
-    def fork(self) -> "_Session | None":
-        return _Forkable.fork(self) if self.prog is not None else None
+    def forks(self, n: int) -> "list[_Session | None]":
+        return _Forkable.forks(self, n) if self.prog is not None else [None] * n
 
     def ask(self, agent: int) -> tuple[Link, float]:
         self.settle()
@@ -328,6 +360,12 @@ class _ForkedSession(_Forkable):
         return self.pid > 0
 
     def ask(self, agent: int) -> tuple[Link, float]:
+        first = self.pid == 0
+        try:
+            if first:  # the move waits in the pipe while the copy is made
+                os.write(self.stdin_fd, f"{agent}\n".encode())
+        except OSError as exc:
+            raise _Failed("crash", f"{exc}") from None
         if not self.alive():
             raise _Failed("crash", "the forked copy did not start")
         self.settle()
@@ -335,7 +373,8 @@ class _ForkedSession(_Forkable):
         limit = self.player.move_timeout
         t0 = time.monotonic()
         try:
-            os.write(self.stdin_fd, f"{agent}\n".encode())
+            if not first:
+                os.write(self.stdin_fd, f"{agent}\n".encode())
             while b"\n" not in self.buf:
                 left = limit - (time.monotonic() - t0)
                 ready = select.select([self.stdout_fd], [], [], max(0.0, left))[0]
@@ -371,25 +410,59 @@ class _ForkedSession(_Forkable):
 
 def fork_host_command(command: Sequence[str], control_fd: int | None = None
                       ) -> list[str] | None:
-    """``python [OPTIONS] script.py ARGS`` run under the fork host (the control descriptor
-    in place), or None when the command is not a plain Python script run."""
+    """The command run under the fork host (the control descriptor in place), or None when
+    it is not a Python program the host can run: ``python [OPTIONS] script ARGS``,
+    ``python [OPTIONS] -m MODULE ARGS``, or a script whose ``#!`` line names a Python
+    interpreter (as console scripts such as ``puzzleproof`` are)."""
     argv = list(command)
-    if not argv or not _PYTHON.match(os.path.basename(argv[0])):
-        return None
-    k = 1
-    while k < len(argv) and argv[k] in _PY_FLAGS:
-        k += 1
-    if k >= len(argv) or argv[k].startswith("-") or not argv[k].endswith(".py") \
-            or not os.path.isfile(argv[k]):
+    if not argv:
         return None
     fd = "FD" if control_fd is None else str(control_fd)
-    return argv[:k] + [_HOST, fd] + argv[k:]
+    if _PYTHON.match(os.path.basename(argv[0])):
+        k = 1
+        while k < len(argv) and argv[k] in _PY_FLAGS:
+            k += 1
+        if k + 1 < len(argv) and argv[k] == "-m" and _MODULE.match(argv[k + 1]):
+            return argv[:k] + [_HOST, fd] + argv[k:]
+        if k < len(argv) and not argv[k].startswith("-") and os.path.isfile(argv[k]):
+            return argv[:k] + [_HOST, fd] + argv[k:]
+        return None
+    script = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
+    if not script or not os.access(script, os.X_OK):  # what the kernel would refuse to run
+        return None
+    interpreter = _python_shebang(script)
+    if interpreter is None:
+        return None
+    return interpreter + [_HOST, fd, os.path.abspath(script)] + argv[1:]
+
+
+def _python_shebang(path: str) -> list[str] | None:
+    """The interpreter (and its options) named by the ``#!`` line of ``path`` when it is a
+    Python interpreter (directly or through ``env``), else None."""
+    try:
+        with open(path, "rb") as f:
+            head = f.readline(256)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].decode(errors="replace").split()
+    if words and os.path.basename(words[0]) == "env":
+        words = words[1:]
+        found = shutil.which(words[0]) if words else None
+        if found is None:
+            return None
+        words[0] = found
+    if not words or not _PYTHON.match(os.path.basename(words[0])) \
+            or not all(w in _PY_FLAGS for w in words[1:]):
+        return None
+    return words
 
 
 @dataclass
 class ProgramPlayer:
     """An external program (CodinGame's protocol): a run from the start for each line, or,
-    for a Python script (``fork_lines`` None or True), one run forked at each branch."""
+    for a Python program (``fork_lines`` None or True), one run forked at each branch."""
 
     name: str
     command: Sequence[str]
@@ -402,6 +475,26 @@ class ProgramPlayer:
     fork_failures: int = 0
     _live: int = field(default=0, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def identity(self) -> tuple:
+        """What makes two players the same program: its command (and the size and time of
+        each file the command names, so that an edited script is a new program), its
+        limits, and whether its lines are forked."""
+        files = []
+        for arg in self.command:
+            try:
+                st = os.stat(arg)
+            except (OSError, ValueError):
+                continue
+            files.append((arg, st.st_size, st.st_mtime_ns))
+        return ("program", tuple(self.command), tuple(files), self.move_timeout,
+                self.init_timeout, self.memory_limit, self.fork_lines)
+
+    @property
+    def in_flight(self) -> int:
+        """Lines played at once: ``parallel``, and at least :data:`FORKED_IN_FLIGHT` for a
+        forked program (its lines cost little more than the waits)."""
+        return max(self.parallel, FORKED_IN_FLIGHT) if self.forking else self.parallel
 
     @property
     def forking(self) -> bool:

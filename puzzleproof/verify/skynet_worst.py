@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import Callable
 
 from puzzleproof.models.skynet import GameRecord, SkynetMap, State, agent_moves
+# the run's process removes the adversary's knowledge directory of the run when it exits
+import puzzleproof.verify.skynet_knowledge  # noqa: F401
 from puzzleproof.verify.skynet_agents import Agent, NearestAgent, register_agent
 from puzzleproof.verify.skynet_bots import Bot
 
