@@ -335,7 +335,8 @@ def _prepare_output(output: str | None, force: bool, resume: bool) -> None:
 
 
 def _run(crims, studs, graphs, seed, jobs, output, resume, move_timeout, init_timeout,
-         quiet, what: str, memory_limit: int = 768):
+         quiet, what: str, memory_limit: int = 768, games: int | None = None,
+         keep_records: bool = True):
     from puzzleproof.cli.common import executor_for
     from puzzleproof.verify.deathrun_tournament import run_tournament
 
@@ -344,7 +345,8 @@ def _run(crims, studs, graphs, seed, jobs, output, resume, move_timeout, init_ti
         with progress:
             task = progress.add_task(what, total=None)
             report = run_tournament(
-                crims, studs, len(graphs), seed, graphs=graphs, jobs=executor_for(jobs),
+                crims, studs, None if games is not None else len(graphs), seed, graphs=graphs,
+                games=games, keep_records=keep_records, jobs=executor_for(jobs),
                 out_path=output, resume=resume, move_timeout=move_timeout,
                 init_timeout=init_timeout, memory_limit=memory_limit,
                 progress=lambda d, t, label: progress.update(task, completed=d, total=t,
@@ -364,9 +366,11 @@ def _run(crims, studs, graphs, seed, jobs, output, resume, move_timeout, init_ti
               help="The criminal pool, comma-separated (repeatable). " + BOTS_HELP)
 @click.option("--students", "students", multiple=True, required=True, metavar="BOT,BOT,...",
               help="The student pool, comma-separated (repeatable).")
-@click.option("-n", "--count", "count", type=click.IntRange(1), default=70, show_default=True,
-              help="About how many games (rounded to whole graphs: every graph holds every "
-                   "pairing).")
+@click.option("-n", "--count", "count", type=click.IntRange(1, 10**9), default=70,
+              show_default=True,
+              help="How many games (graph after graph, each holding every pairing; the last "
+                   "graph may hold only its first games). Games stream: any count runs in "
+                   "the same memory.")
 @click.option("--graph", "graph_files", multiple=True, metavar="FILE",
               help="Play on these graphs (repeatable; folders too) instead of seeded contest "
                    "graphs.")
@@ -416,26 +420,31 @@ def deathrun_tournament(criminals, students, count, graph_files, seed, jobs, out
     studs = list(dict.fromkeys(_bots(students, "student")))
     if plot:
         check_output(plot, force)
-    graphs, _, _ = _game_graphs(graph_files, crims, studs, count, seed, 1)
+    graphs = None
+    if graph_files:
+        found = _graphs(graph_files)
+        if not found:
+            raise InputError(f"no Death Run graph in {' '.join(graph_files)}")
+        graphs = [g for _, g, _ in found]
     _prepare_output(output, force, resume)
     report = _run(crims, studs, graphs, seed, jobs, output, resume, move_timeout,
-                  init_timeout, quiet or as_json, "games", memory_limit)
+                  init_timeout, quiet or as_json, "games", memory_limit, games=count,
+                  keep_records=False)
     if plot:
         from puzzleproof.verify.deathrun_tournament import plot_scores
 
-        plot_scores(report.records, plot)
+        plot_scores(report.tally, plot)
         say(f"wrote {plot}")
-    judged = {"students": 0, "criminals": 0}
-    for r in report.records:
-        judged[r.get("judged", "students")] = judged.get(r.get("judged", "students"), 0) + 1
+    judged = {"students": 0, "criminals": 0, **report.tally.judged}
+    n_graphs = len(report.tally.graphs)
     if as_json:
         emit({"type": "deathrun-tournament", "schema_version": 1, "seed": seed,
-              "criminals": crims, "students": studs, "graphs": len(graphs),
-              "games": len(report.records), "new_games": report.new_games,
+              "criminals": crims, "students": studs, "graphs": n_graphs,
+              "games": report.games, "new_games": report.new_games,
               "resumed_games": report.skipped, "summary": report.summary,
               "invalid_moves": report.invalid, "output": output})
         raise Exit(0)
-    out.print(f"{plural(len(report.records), 'game')} on {plural(len(graphs), 'graph')} "
+    out.print(f"{plural(report.games, 'game')} on {plural(n_graphs, 'graph')} "
               f"({judged['students']} judging students, {judged['criminals']} judging "
               f"criminals), seed {seed}; {report.wall_time:.1f} s", markup=False)
     _print_summary(report.summary)
@@ -449,16 +458,30 @@ def _print_summary(summary: dict[str, list[dict]]) -> None:
         rows = summary.get(role) or []
         if not rows:
             continue
-        table = Table(title=f"{role} ({what})", title_justify="left")
-        for col in ("rank", "bot", "seat-games", "mean", "95% CI", "min", "max",
-                    "invalid moves"):
-            table.add_column(col, justify="left" if col == "bot" else "right")
+        table = Table(title=f"{role} ({what}); mean over graphs, 95% t interval over graphs; "
+                            "'vs next': paired t test against the next bot on common graphs",
+                      title_justify="left")
+        for col in ("rank", "bot", "graphs", "games", "seat-games", "mean", "95% CI",
+                    "vs next", "min", "max", "invalid moves"):
+            table.add_column(col, justify="left" if col in ("bot", "vs next") else "right")
         for r in rows:
             ci = r["ci95"]
-            table.add_row(str(r["rank"]), short(_label(r["bot"]), 40), str(r["n"]),
-                          f"{r['mean']:.2f}", "-" if ci is None else f"± {ci:.2f}",
+            table.add_row(str(r["rank"]), short(_label(r["bot"]), 40), str(r["graphs"]),
+                          str(r["games"]), str(r["n"]), f"{r['mean']:.2f}",
+                          "-" if ci is None else f"± {ci:.2f}", _vs_next(r),
                           f"{r['min']:.2f}", f"{r['max']:.2f}", str(r["invalid_moves"] or ""))
         out.print(table)
+
+
+def _vs_next(r: dict) -> str:
+    """``"+3.10 ± 2.05, p 0.004, significant"`` (this bot minus the next), or ``"-"``."""
+    if r.get("vs_next") is None or r.get("diff_next") is None:
+        return "-"
+    if r.get("p_next") is None:
+        return f"{r['diff_next']:+.2f} (one common graph: no test)"
+    ci = r["ci95_next"]
+    verdict = "significant" if r["significant_next"] else "not significant"
+    return f"{r['diff_next']:+.2f} ± {ci:.2f}, p {r['p_next']:.3g}, {verdict}"
 
 
 # -- solve --------------------------------------------------------------------------------
