@@ -211,7 +211,7 @@ class GapTollCriminal(_Bot, BaseCriminal):
 STUDENT_BOTS: dict[str, Any] = {"random": RandomStudent, "greedy": GreedyStudent,
                                 "cautious": CautiousStudent, "robust": None}
 CRIMINAL_BOTS: dict[str, Any] = {"random": RandomCriminal, "crowd": CrowdCriminal,
-                                 "gap-toll": GapTollCriminal, "toll": None}
+                                 "gap-toll": GapTollCriminal, "toll": None, "pricer": None}
 
 
 def bot_class(name: str, role: str) -> Any:
@@ -225,6 +225,8 @@ def bot_class(name: str, role: str) -> Any:
             from puzzleproof.encoders.deathrun_student import RobustStudent as cls
         elif name == "toll":
             from puzzleproof.encoders.deathrun_criminal import TollCriminal as cls
+        elif name == "pricer":
+            from puzzleproof.verify.deathrun_pricer import PricerCriminal as cls
     return cls
 
 
