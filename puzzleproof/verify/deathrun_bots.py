@@ -209,7 +209,7 @@ class GapTollCriminal(_Bot, BaseCriminal):
 
 
 STUDENT_BOTS: dict[str, Any] = {"random": RandomStudent, "greedy": GreedyStudent,
-                                "cautious": CautiousStudent, "robust": None}
+                                "cautious": CautiousStudent, "robust": None, "planner": None}
 CRIMINAL_BOTS: dict[str, Any] = {"random": RandomCriminal, "crowd": CrowdCriminal,
                                  "gap-toll": GapTollCriminal, "toll": None, "pricer": None}
 
@@ -223,6 +223,8 @@ def bot_class(name: str, role: str) -> Any:
     if cls is None:  # bots built on the exact tools live beside them
         if name == "robust":
             from puzzleproof.encoders.deathrun_student import RobustStudent as cls
+        elif name == "planner":
+            from puzzleproof.verify.deathrun_planner import PlannerStudent as cls
         elif name == "toll":
             from puzzleproof.encoders.deathrun_criminal import TollCriminal as cls
         elif name == "pricer":

@@ -34,121 +34,20 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
-from typing import Callable
 
-from puzzleproof.encoders.deathrun_criminal import best_single_raise
-from puzzleproof.models.deathrun import BaseCriminal, Graph, distances_to_ends, make_graph
+from puzzleproof.models.deathrun import BaseCriminal, make_graph
+from puzzleproof.verify.deathrun_habits import EPS, Move, partner_models
+from puzzleproof.verify.deathrun_habits import View as _View
+from puzzleproof.verify.deathrun_habits import same as _same
 
-__all__ = ["PricerCriminal", "partner_models", "StayModel"]
+__all__ = ["PricerCriminal", "StayModel"]
 
-#: How far below a gap a toll stays.
-EPS = 0.01
 #: Bands of toll / gap and the prior stay rate in each (a mixed field of students).
 BANDS = (0.5, 0.8, 1.0)
 PRIOR = (0.8, 0.7, 0.6)
 PRIOR_WEIGHT = 4.0
 #: The fractions of the gap a toll is priced at.
 FRACTIONS = (0.35, 0.5, 0.65, 0.8, 0.9, 1.0)
-
-Move = tuple[tuple[int, int], float] | None
-
-
-@dataclass
-class _View:
-    """What every criminal sees at the start of a round (the partner's budget inferred)."""
-
-    g: Graph
-    weight: dict[tuple[int, int], float]
-    counts: dict[int, int]
-    budget: float
-    rnd: int
-    dist: dict[int, float] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if not self.dist:
-            self.dist = distances_to_ends(self.g, self.weight)
-
-    def routes(self, v: int) -> list[tuple[float, int]]:
-        """``(cost to an end through u, u)`` for each out-link of ``v``, cheapest first."""
-        return sorted((self.weight[(v, u)] + self.dist[u], u) for u, _ in self.g.out[v])
-
-    def occupied(self) -> list[tuple[int, int]]:
-        """``(vertex, students)`` where students wait to move, in vertex order."""
-        return sorted((v, n) for v, n in self.counts.items()
-                      if n and v not in self.g.end_set and self.g.out.get(v))
-
-
-# --------------------------------------------------------------------------------------------
-# Models of the other criminal
-
-
-def _gap_described(s: _View) -> Move:
-    best = None
-    for v, n in s.occupied():
-        r = s.routes(v)
-        gap = r[1][0] - r[0][0] if len(r) > 1 else math.inf
-        key = (gap * n, n, -v)
-        if best is None or key > best[0]:
-            best = (key, (v, r[0][1]), gap)
-    if best is None or s.budget <= 0:
-        return None
-    return best[1], max(0.0, min(s.budget, best[2] - EPS))
-
-
-def _gap_builtin(s: _View) -> Move:
-    best = None
-    for v, n in s.occupied():
-        r = s.routes(v)
-        gap = r[1][0] - r[0][0] if len(r) > 1 else 10.0
-        toll = min(s.budget, max(0.0, gap - 0.01))
-        if best is None or toll * n > best[0]:
-            best = (toll * n, (v, r[0][1]), toll)
-    return None if best is None else (best[1], best[2])
-
-
-def _forced(s: _View) -> Move:
-    best = None
-    for v, n in s.occupied():
-        if len(s.g.out[v]) == 1 and (best is None or (n, -v) > best[0]):
-            best = ((n, -v), v)
-    if best is None or s.budget <= 0:
-        return None
-    v = best[1]
-    return (v, s.g.out[v][0][0]), s.budget
-
-
-def _crowd(s: _View) -> Move:
-    occ = s.occupied()
-    if not occ or s.budget <= 0:
-        return None
-    v, n = max(occ, key=lambda x: (x[1], -x[0]))
-    r = s.routes(v)
-    left = max(1, 15 - s.rnd + 1)
-    return (v, r[0][1]), min(s.budget, 2.0 * s.budget / left * n / max(1, sum(s.counts.values())))
-
-
-def _toll(s: _View) -> Move:
-    opt = best_single_raise(s.g, s.weight, s.counts, s.budget)
-    return None if opt.edge is None or opt.toll <= 0 else (opt.edge, opt.toll)
-
-
-def _nothing(s: _View) -> Move:
-    return None
-
-
-def partner_models() -> dict[str, Callable[[_View], Move]]:
-    """The candidate models of the other criminal, by name (the first is the prior)."""
-    return {"gap-toll (described)": _gap_described, "gap-toll (built-in)": _gap_builtin,
-            "all-in on a forced link": _forced, "crowd": _crowd, "toll": _toll,
-            "nothing": _nothing}
-
-
-def _same(a: Move, b: Move) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return a[0] == b[0]
-
 
 # --------------------------------------------------------------------------------------------
 # Students who re-route
