@@ -121,6 +121,9 @@ def partner_models() -> dict[str, Callable[[View], Move]]:
 
 
 def same(a: Move, b: Move) -> bool:
+    """Whether two moves raise the same link (a raise of nothing is no move)."""
+    a = None if a is None or a[1] <= 1e-9 else a
+    b = None if b is None or b[1] <= 1e-9 else b
     if a is None or b is None:
         return a is None and b is None
     return a[0] == b[0]

@@ -20,8 +20,9 @@ link; the others follow their cheapest paths), runs the two models on those coun
 itself on the path, and pays the predicted raises on the links it would cross, choosing
 at each vertex the cheapest continuation after the raise (a dynamic program over (round,
 vertex)). Beyond the horizon it counts the cheapest path on the current weights. Raises it
-cannot explain (its models are unsure: after 4 raises, under half predicted) make it fall
-back to the robust move.
+cannot explain (its models are unsure: after 4 raises, under a quarter predicted) make it
+fall back to the robust move. The plan's cost is blended with the worst case over the
+plausible strikes at its own vertex (weight ``caution``, 0.3), so a wrong model costs little.
 
 **The certificate it keeps.** The robust student's guarantee ``cost so far + U(here, held
 budget)`` (:mod:`puzzleproof.encoders.deathrun_student`) never increases under the robust
@@ -54,9 +55,9 @@ class PlannerStudent(BaseStudent):
     #: the models are unsure when, after this many raises, fewer than ``min_fit`` of them
     #: were predicted
     min_raises = 4
-    min_fit = 0.5
+    min_fit = 0.25
     #: the weight of the worst case in the plan (1 - it: the models' prediction)
-    caution = 0.5
+    caution = 0.3
 
     def __init__(self, edge_list, begin, ends):
         super().__init__(edge_list, begin, ends)
@@ -127,8 +128,10 @@ class PlannerStudent(BaseStudent):
         for name, model in self.models.items():
             b = max(self.budgets) if name in order[:1] else min(self.budgets)
             preds[name] = model(View(self.g, before, start, b, self.rnd))
-            hit = any(p is not None and p[0] == e for e, _ in raised.items()
-                      for p in (preds[name],)) or (preds[name] is None and not raised)
+            p = preds[name]
+            if p is not None and p[1] <= 1e-9:
+                p = preds[name] = None
+            hit = (p is not None and p[0] in raised) or (p is None and not raised)
             self.hits[name] = 0.85 * self.hits[name] + (1.0 if hit else 0.0)
         self._charge(raised, preds, order)
 

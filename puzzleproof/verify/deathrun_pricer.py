@@ -95,6 +95,11 @@ class PricerCriminal(BaseCriminal):
 
     bot_name = "pricer"
     rounds = 15
+    spoil_on = True
+    #: spoil when the partner's toll is worth more than this times the best own option
+    spoil_ratio = 2.0
+    catch_on = True
+    ahead_on = True
 
     def __init__(self, edge_list, begin, ends):
         super().__init__(edge_list, begin, ends)
@@ -114,8 +119,8 @@ class PricerCriminal(BaseCriminal):
         self.expect: tuple[int, int] | None = None  # (vertex, students) a raise ahead awaits
         self.toll_spend: list[float] = []
         self.added: dict[tuple[int, int], float] = {}
-        self.use_ahead = True
-        self.spoil = True
+        self.use_ahead = self.ahead_on
+        self.spoil = self.spoil_on
         self.noop = (self.g.edges[0][0], self.g.edges[0][1], 0)
 
     # -- what last round showed
@@ -185,6 +190,8 @@ class PricerCriminal(BaseCriminal):
         seen = _View(view.g, weight, view.counts, budget, view.rnd)
         spare = max(0.0, budget - self._reserve(budget))
         out = self._ahead(seen, budget) if self.use_ahead else []
+        if partner is not None and self.catch_on:
+            out += self._catch(view, partner, budget)
 
         for v, n in seen.occupied():
             r = seen.routes(v)
@@ -236,6 +243,26 @@ class PricerCriminal(BaseCriminal):
             out.append((value, n_a, (a, r[0][1]), y, False))
         return out
 
+    def _catch(self, view: "_View", partner: Move, budget: float
+               ) -> list[tuple[float, int, tuple[int, int], float, bool]]:
+        """Catch the students the partner's toll drives away: at its target, raise the next
+        best link by less than the gap to the third, so that those who leave the tolled link
+        still prefer it (the share who leave is learned)."""
+        (u, v), x = partner
+        n = view.counts.get(u, 0)
+        r = view.routes(u) if n else []
+        if len(r) < 2 or r[0][1] != v:
+            return []
+        gap = r[1][0] - r[0][0]
+        if gap <= 0 or x >= gap:
+            return []
+        room = (r[2][0] - r[1][0]) if len(r) > 2 else gap
+        y = min(budget, max(0.0, room - EPS), max(gap, 2.0))
+        if y <= EPS:
+            return []
+        leave = 1.0 - self.stay.rate(x / gap)
+        return [(y * n * leave * 0.7, n, (u, r[1][1]), y, False)]
+
     def _block(self, view: _View, partner: Move, opts: list, budget: float):
         """Spoil the partner's predicted toll (a raise just past the gap on its link, so
         the students divert and its toll earns nothing) when what it would earn there is
@@ -253,7 +280,7 @@ class PricerCriminal(BaseCriminal):
         theirs = x * n * self.stay.rate(x / gap)
         mine = max((o[0] for o in opts), default=0.0)
         amount = gap - x + 0.05
-        if theirs <= 2.0 * mine + 1.0 or amount > budget:
+        if theirs <= self.spoil_ratio * mine + 1.0 or amount > budget:
             return None
         return (0.0, n, (u, v), amount, False)
 
