@@ -26,6 +26,18 @@ The pricer keeps those strengths and removes the weaknesses:
   idle; the pricer keeps a reserve for the tolls of the rounds left and puts the rest on
   the only link out of an occupied vertex with one way out (every student there pays it;
   two criminals there do not collide), all of it in the last rounds.
+- **raises one layer ahead.** Where the students head for a vertex whose feeders have slack
+  left (no partner toll eats it), it raises that vertex's cheapest link now, below both the
+  gap there and the feeders' slack: they still come, and next round the partner's toll
+  there only finds what is left of the gap.
+- **the students the partner drives away.** At its partner's target it may raise the next
+  best link by less than the gap to the third: those who leave the tolled link (the share
+  is learned) pay it.
+- **spoiling.** Against a partner identified as a gap-toll (it takes the vertex this
+  criminal would take, every round), when the partner's toll there is worth more than twice
+  this criminal's best option, it raises the partner's link just past the gap: the students
+  divert and the partner's raise earns nothing (the partner's budget is spent; this one's
+  barely). Criminals are ranked one by one, so denying the partner is part of the game.
 
 Each move is a valid ``(u, v, w)`` with ``0 <= w <= budget`` (``(u, v, 0)`` when nothing pays).
 """
@@ -35,12 +47,16 @@ from __future__ import annotations
 import math
 import random
 
+from puzzleproof.encoders.deathrun_criminal import best_single_raise
 from puzzleproof.models.deathrun import BaseCriminal, make_graph
 from puzzleproof.verify.deathrun_habits import EPS, Move, partner_models
 from puzzleproof.verify.deathrun_habits import View as _View
 from puzzleproof.verify.deathrun_habits import same as _same
 
 __all__ = ["PricerCriminal", "StayModel"]
+
+#: The partner models a spoil is aimed at.
+SPOILED = ("gap-toll (described)", "gap-toll (built-in)")
 
 #: Bands of toll / gap and the prior stay rate in each (a mixed field of students).
 BANDS = (0.5, 0.8, 1.0)
@@ -98,7 +114,12 @@ class PricerCriminal(BaseCriminal):
     spoil_on = True
     #: spoil when the partner's toll is worth more than this times the best own option
     spoil_ratio = 2.0
+    #: spoil only a partner that follows a gap-toll (it takes the vertex this criminal
+    #: would take, every round)
+    spoil_gap_only = True
     catch_on = True
+    #: also price any link on the students' cheapest paths (the single-round toll optimum)
+    deep_on = False
     ahead_on = True
 
     def __init__(self, edge_list, begin, ends):
@@ -112,6 +133,7 @@ class PricerCriminal(BaseCriminal):
         self.mine: Move = None
         self.last_view: _View | None = None
         self.models = partner_models()
+        self._partner_name = "gap-toll (described)"
         self.hits = {name: 0.0 for name in self.models}
         self.predicted: dict[str, Move] = {}
         self.stay = StayModel()
@@ -171,6 +193,7 @@ class PricerCriminal(BaseCriminal):
     def _predict_partner(self, view: _View) -> Move:
         self.predicted = {name: model(view) for name, model in self.models.items()}
         name = max(self.models, key=lambda m: (self.hits[m], m == "gap-toll (described)"))
+        self._partner_name = name
         return self.predicted[name]
 
     def _reserve(self, budget: float) -> float:
@@ -192,6 +215,11 @@ class PricerCriminal(BaseCriminal):
         out = self._ahead(seen, budget) if self.use_ahead else []
         if partner is not None and self.catch_on:
             out += self._catch(view, partner, budget)
+        if self.deep_on:
+            opt = best_single_raise(self.g, weight, view.counts, budget, self.added, eps=EPS)
+            if opt.edge is not None and opt.toll > 0 and opt.gain > 0:
+                out.append((opt.gain * self.stay.rate(0.9), opt.users, opt.edge, opt.toll,
+                            False))
 
         for v, n in seen.occupied():
             r = seen.routes(v)
@@ -268,6 +296,8 @@ class PricerCriminal(BaseCriminal):
         the students divert and its toll earns nothing) when what it would earn there is
         worth more than twice this criminal's best option; None otherwise."""
         if partner is None or partner[1] <= 0 or not self.spoil:
+            return None
+        if self.spoil_gap_only and self._partner_name not in SPOILED:
             return None
         (u, v), x = partner
         n = view.counts.get(u, 0)
