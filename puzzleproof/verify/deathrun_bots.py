@@ -3,15 +3,18 @@
 Criminals: ``random``, ``crowd`` (spends on the crowded link its students cannot avoid),
 ``gap-toll`` (raises the link the crowd will take by just less than the detour that would
 divert it), and ``toll`` (:mod:`puzzleproof.encoders.deathrun_criminal`: the single-round
-toll optimum with a budget plan). Students: ``random``, ``greedy`` (current shortest path),
-``cautious`` (shortest path with a penalty for out-degree-1 trap vertices ahead) and
-``robust`` (:mod:`puzzleproof.encoders.deathrun_student`: the worst-case DP's policy).
+toll optimum with a budget plan) and ``pricer`` (:mod:`puzzleproof.verify.deathrun_pricer`:
+tolls priced against learned students, clear of a predicted partner). Students: ``random``,
+``greedy`` (current shortest path), ``cautious`` (shortest path with a penalty for
+out-degree-1 trap vertices ahead), ``robust`` (:mod:`puzzleproof.encoders.deathrun_student`:
+the worst-case DP's policy) and ``planner`` (:mod:`puzzleproof.verify.deathrun_planner`:
+plans against the criminals it identified, within a slack of the robust certificate).
 
 Each bot draws its randomness from ``self.rng``, seeded from Python's ``random`` module when
 the bot is built (the engine seeds that with ``f"{seed}:{seat}"``), so games replay exactly.
 
 >>> sorted(STUDENT_BOTS), sorted(CRIMINAL_BOTS)
-(['cautious', 'greedy', 'random', 'robust'], ['crowd', 'gap-toll', 'random', 'toll'])
+(['cautious', 'greedy', 'planner', 'random', 'robust'], ['crowd', 'gap-toll', 'pricer', 'random', 'toll'])
 """
 
 from __future__ import annotations
