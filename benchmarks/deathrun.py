@@ -215,8 +215,21 @@ def _graph_json(seed: int, i: int) -> dict:
     return generate_graph(f"league:{seed}:{i}").to_json()
 
 
-def part_league(args) -> dict:
-    """Head to head, seats swapped (see the module docstring)."""
+def part_league(args, which: str = "both") -> dict:
+    """Head to head, seats swapped (see the module docstring); ``which``: ``students``,
+    ``criminals`` or ``both`` (and the league's own conditions)."""
+    res: dict = {"part": "league", "graphs": args.league_graphs}
+    if which in ("students", "both"):
+        res["students"] = _league_students(args)
+    if which in ("criminals", "both"):
+        res["criminals"] = _league_criminals(args)
+    if which == "both":
+        res["league_conditions"] = _league_conditions(args)
+    print(json.dumps(res), flush=True)
+    return res
+
+
+def _league_students(args) -> list[dict]:
     n = args.league_graphs
     crim_pairs = [(L["criminal_gaptoll"], "toll"), ("gap-toll", L["criminal_forced"]),
                   ("toll", L["criminal_crowd"]), (L["criminal_forced"], L["criminal_gaptoll"])]
@@ -238,6 +251,11 @@ def part_league(args) -> dict:
                       "students", "planner", o, True) for o in others]
     _print_duels(f"students head to head: planner x4 against each x4 ({n} graphs x 2 seatings, "
                  f"{time.monotonic() - t0:.0f} s, {bad} invalid moves)", students)
+    return students
+
+
+def _league_criminals(args) -> list[dict]:
+    n = args.league_graphs
     rivals = ["random", "crowd", "gap-toll", "toll"] + LEAGUE_CRIMINALS
     specs = []
     for i in range(n):
@@ -257,11 +275,7 @@ def part_league(args) -> dict:
                        "criminals", "pricer", o, False) for o in rivals]
     _print_duels(f"criminals head to head: pricer with each, both seat orders ({n} graphs, "
                  f"{time.monotonic() - t0:.0f} s, {bad} invalid moves)", criminals)
-    league = _league_conditions(args)
-    res = {"part": "league", "graphs": n, "students": students, "criminals": criminals,
-           "league_conditions": league}
-    print(json.dumps(res), flush=True)
-    return res
+    return criminals
 
 
 def _league_conditions(args) -> list[dict]:
@@ -398,8 +412,8 @@ def _spending(recs, c: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", default="all",
-                    choices=["speed", "files", "bound", "strength", "why", "league", "mixed",
-                             "all"])
+                    choices=["speed", "files", "bound", "strength", "why", "league",
+                             "league-students", "league-criminals", "mixed", "all"])
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--graphs", type=int, default=100)
     ap.add_argument("--league-graphs", type=int, default=40)
@@ -412,6 +426,8 @@ def main() -> None:
     table = {"speed": lambda: part_speed(args, False), "files": lambda: part_speed(args, True),
              "bound": lambda: part_bound(args), "strength": lambda: part_strength(args),
              "why": lambda: part_why(args), "league": lambda: part_league(args),
+             "league-students": lambda: part_league(args, "students"),
+             "league-criminals": lambda: part_league(args, "criminals"),
              "mixed": lambda: part_mixed(args)}
     for p in parts:
         table[p]()

@@ -34,10 +34,14 @@ The pricer keeps those strengths and removes the weaknesses:
   best link by less than the gap to the third: those who leave the tolled link (the share
   is learned) pay it.
 - **spoiling.** Against a partner identified as a gap-toll (it takes the vertex this
-  criminal would take, every round), when the partner's toll there is worth more than twice
-  this criminal's best option, it raises the partner's link just past the gap: the students
-  divert and the partner's raise earns nothing (the partner's budget is spent; this one's
-  barely). Criminals are ranked one by one, so denying the partner is part of the game.
+  criminal would take, every round), it raises the partner's link just past the gap
+  whenever the partner's toll there would earn anything: the students divert and the
+  partner's raise earns nothing (the partner's budget is spent; this one's barely), which
+  keeps this criminal's budget for the forced links. Stepping aside instead hands the
+  partner the crowd every round (measured: 84 vs 97 head to head against the gap-toll).
+  Criminals are ranked one by one, so denying the partner is part of the game.
+- **a toll partner is contested**, not avoided: its raises are not priced in (stepping
+  aside handed it the crowd: 50 vs 157 head to head).
 
 Each move is a valid ``(u, v, w)`` with ``0 <= w <= budget`` (``(u, v, 0)`` when nothing pays).
 """
@@ -117,6 +121,9 @@ class PricerCriminal(BaseCriminal):
     #: spoil only a partner that follows a gap-toll (it takes the vertex this criminal
     #: would take, every round)
     spoil_gap_only = True
+    #: against a partner identified as ``toll``, price as if it raised nothing: stepping
+    #: aside hands it the crowd (measured: 50 vs 157 head to head)
+    contest_toll = True
     catch_on = True
     #: also price any link on the students' cheapest paths (the single-round toll optimum)
     deep_on = False
@@ -194,6 +201,8 @@ class PricerCriminal(BaseCriminal):
         self.predicted = {name: model(view) for name, model in self.models.items()}
         name = max(self.models, key=lambda m: (self.hits[m], m == "gap-toll (described)"))
         self._partner_name = name
+        if name == "toll" and self.contest_toll:
+            return None  # contest the toll's links rather than step aside
         return self.predicted[name]
 
     def _reserve(self, budget: float) -> float:
@@ -299,6 +308,7 @@ class PricerCriminal(BaseCriminal):
             return None
         if self.spoil_gap_only and self._partner_name not in SPOILED:
             return None
+        ratio = 0.0 if self._partner_name in SPOILED else self.spoil_ratio
         (u, v), x = partner
         n = view.counts.get(u, 0)
         r = view.routes(u) if n else []
@@ -310,7 +320,7 @@ class PricerCriminal(BaseCriminal):
         theirs = x * n * self.stay.rate(x / gap)
         mine = max((o[0] for o in opts), default=0.0)
         amount = gap - x + 0.05
-        if theirs <= self.spoil_ratio * mine + 1.0 or amount > budget:
+        if theirs <= ratio * mine + 1.0 or amount > budget:
             return None
         return (0.0, n, (u, v), amount, False)
 
