@@ -340,9 +340,11 @@ def part_mixed(args) -> dict:
 def part_why(args) -> dict:
     """Where each gap-style criminal spends and what the students it prices do."""
     gap, toll, builtin = L["criminal_gaptoll"], "toll", "gap-toll"
-    pairs = [(a, b) for a in (gap, toll, builtin) for b in (gap, toll, builtin) if a != b]
+    # one seat order per pair: criminals act as if simultaneously, so the other order plays
+    # the same game (measured: identical rows)
+    pairs = [(gap, toll), (gap, builtin), (toll, builtin)]
     pairs += [(a, L["criminal_forced"]) for a in (gap, toll, builtin, "pricer")]
-    pairs += [("pricer", gap), (gap, "pricer")]
+    pairs += [("pricer", gap), ("pricer", toll)]
     specs = []
     for i in range(args.league_graphs):
         gj = _graph_json(args.seed + 1, i)
