@@ -1,7 +1,9 @@
-"""Death Run figures (not a test): engine speed, bound vs reality, strength of the bots.
+"""Death Run figures (not a test): engine speed, bound vs reality, strength of the bots, the
+league and its targets.
 
-    .venv/bin/python benchmarks/deathrun.py [--part speed|files|bound|strength|all]
-        [--games 1000] [--graphs 100] [--jobs 2] [--seed 0] [--out DIR]
+    .venv/bin/python benchmarks/deathrun.py [--part speed|files|bound|strength|why|league|
+        mixed|all] [--games 1000] [--graphs 100] [--league-graphs 40] [--jobs 2] [--seed 0]
+        [--out DIR]
 
 - speed: ``--games`` games of fast built-in bots (criminals random/crowd/gap-toll, students
   random/greedy/cautious) on ``--jobs`` processes; games per second. Target: 1000 in 2 min.
@@ -11,8 +13,26 @@
   values for combined budgets 100 and 200 (the research's setting: about 97 and 137), the
   certified real-valued bound (upper table, step 1) and the model's lower bound for 200;
   then the realised cost of each student bot against each criminal (a pair of the same
-  criminal, a mixed field of two of each student bot).
+  criminal, a mixed field of two of each student bot), ``planner`` next to ``robust``.
 - strength: a tournament of every built-in bot (about ``--games`` games), its table.
+- why: why the public gap-toll (the league file, written from its description) beats
+  ``toll``: every ordered pair of {league gap-toll, toll, built-in gap-toll}, and each of
+  them beside a partner that never tolls (league forced), facing a mixed field; per
+  criminal: score, budget spent, raises, the share of the students at a raised link's tail
+  who crossed it, the budget no student crossed that round, collisions (both criminals on
+  one link in one round) and the budget in them, raises on forced links and their budget.
+- league: head to head on ``--league-graphs`` contest graphs, seats swapped (each graph
+  played twice). Students: 4 seats of ``planner`` and 4 of each other student (built-ins and
+  league files), facing criminal pairs in rotation from the league; criminals: ``pricer``
+  with each other criminal in both seat orders, facing a mixed field. Each line: both means,
+  the paired difference over graphs with its 95 % t interval and p. Also the league's own
+  conditions: the described gap-toll beats ``toll``, the minimax student beats ``robust``.
+- mixed: a tournament in mixed fields (the tournament's seating) of the new bots with the
+  league, on ``--league-graphs`` graphs.
+
+Targets (printed PASS / FAIL): ``planner``'s mean cost below every other student's and
+``pricer``'s mean score above every other criminal's, each difference significant at 95 %,
+head to head and in mixed fields; 1000 built-in games in under 2 minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -33,6 +53,14 @@ from puzzleproof.verify.deathrun_tournament import (GameSpec, run_games,  # noqa
                                                     run_tournament, plot_scores)
 
 BOTS = ROOT / "instances" / "deathrun" / "bots"
+LEAGUE = BOTS / "league"
+L = {name: str(LEAGUE / f"{name}.py") for name in (
+    "student_greedy", "student_trap", "student_minimax", "criminal_forced", "criminal_gaptoll",
+    "criminal_crowd")}
+LEAGUE_STUDENTS = [L["student_greedy"], L["student_trap"], L["student_minimax"]]
+LEAGUE_CRIMINALS = [L["criminal_forced"], L["criminal_gaptoll"], L["criminal_crowd"]]
+#: the fixed mixed field criminals face (two seats each)
+FIELD = ("robust", L["student_minimax"], L["student_trap"], "greedy")
 
 
 def _specs(n: int, seed: int, crims, studs, files: bool) -> list[GameSpec]:
@@ -58,6 +86,9 @@ def part_speed(args, files: bool) -> dict:
     res = {"part": "files" if files else "speed", "games": len(recs), "jobs": args.jobs,
            "seconds": round(wall, 1), "games_per_second": round(len(recs) / wall, 2),
            "invalid_moves": inv}
+    if not files:
+        res["target"] = ("PASS" if wall < 120 * len(recs) / 1000 else "FAIL") + \
+            " (1000 games in under 2 minutes, wall clock)"
     print(json.dumps(res), flush=True)
     return res
 
@@ -80,16 +111,16 @@ def part_bound(args) -> dict:
            **{k: round(statistics.fmean(r[k] for r in rows), 2) for k in rows[0]},
            "seconds": round(time.monotonic() - t0, 1)}
     print(json.dumps(res), flush=True)
-    crims = ["random", "crowd", "gap-toll", "toll"]
-    studs = ["random", "greedy", "cautious", "robust"]
+    crims = ["random", "crowd", "gap-toll", "toll", "pricer"]
+    studs = ["random", "greedy", "cautious", "robust", "planner"]
     specs = []
     for c in crims:
         for i in range(args.graphs):
             g = generate_graph(f"bound:{args.seed}:{i}").to_json()
-            rot = i % 4
+            rot = i % len(studs)
             order = tuple(studs[rot:] + studs[:rot])
             specs.append(GameSpec(f"{c}:{i}", "students", i, g, f"{args.seed}:{c}:{i}",
-                                  (c, c), order + order))
+                                  (c, c), (order + order)[:8]))
     recs = run_games(specs, jobs=args.jobs)
     table: dict = {}
     worst_gap = None
@@ -115,8 +146,8 @@ def part_bound(args) -> dict:
 def part_strength(args) -> dict:
     from puzzleproof.verify.deathrun_tournament import graphs_for_games
 
-    crims = ["random", "crowd", "gap-toll", "toll", str(BOTS / "criminal.py")]
-    studs = ["random", "greedy", "cautious", "robust", str(BOTS / "student.py")]
+    crims = ["random", "crowd", "gap-toll", "toll", "pricer", str(BOTS / "criminal.py")]
+    studs = ["random", "greedy", "cautious", "robust", "planner", str(BOTS / "student.py")]
     n = graphs_for_games(crims, studs, args.games)
     out = Path(args.out) / "deathrun-strength.jsonl"
     if out.exists():
@@ -134,26 +165,274 @@ def part_strength(args) -> dict:
     return res
 
 
+def _name(bot: str) -> str:
+    return Path(bot).stem if bot.endswith(".py") else bot
+
+
+def _per_graph(recs, role: str) -> dict[str, dict[int, float]]:
+    """``{bot: {graph index: mean score of its seats there}}`` for one role."""
+    acc: dict[str, dict[int, list[float]]] = {}
+    for r in recs:
+        nc = sum(1 for x in r["seats"] if x["role"] == "criminal")
+        for x in r["seats"]:
+            if (x["seat"] < nc) != (role == "criminals"):
+                continue
+            sc = (r["scores"]["criminals"][x["seat"]] if x["seat"] < nc
+                  else r["scores"]["students"][x["seat"] - nc])
+            acc.setdefault(x["bot"], {}).setdefault(r["graph_index"], []).append(sc)
+    return {b: {g: statistics.fmean(v) for g, v in d.items()} for b, d in acc.items()}
+
+
+def _duel(recs, role: str, ours: str, theirs: str, lower_better: bool) -> dict:
+    from puzzleproof.verify.deathrun_stats import mean_interval, paired_test
+
+    per = _per_graph(recs, role)
+    a, b = per[ours], per[theirs]
+    t = paired_test(a, b)
+    ma, ha = mean_interval(list(a.values()))
+    mb, hb = mean_interval(list(b.values()))
+    better = (t.diff < 0) if lower_better else (t.diff > 0)
+    return {"ours": _name(ours), "theirs": _name(theirs), "graphs": t.units,
+            "games": len(recs), "mean_ours": round(ma, 2), "ci_ours": round(ha or 0, 2),
+            "mean_theirs": round(mb, 2), "ci_theirs": round(hb or 0, 2),
+            "diff": round(t.diff, 2), "ci95": round(t.ci95 or 0, 2),
+            "p": None if t.p is None else float(f"{t.p:.3g}"),
+            "target": "PASS" if better and t.significant else "FAIL"}
+
+
+def _print_duels(title: str, rows: list[dict]) -> None:
+    print(f"\n{title}")
+    print(f"  {'ours':10s} {'against':18s} {'graphs':>6s} {'games':>5s} {'ours':>14s} "
+          f"{'theirs':>14s} {'diff (95% t)':>16s} {'p':>8s}  target")
+    for r in rows:
+        print(f"  {r['ours']:10s} {r['theirs']:18s} {r['graphs']:6d} {r['games']:5d} "
+              f"{r['mean_ours']:7.2f} ±{r['ci_ours']:5.2f} {r['mean_theirs']:7.2f} "
+              f"±{r['ci_theirs']:5.2f} {r['diff']:+8.2f} ±{r['ci95']:5.2f} "
+              f"{r['p'] if r['p'] is not None else '-':>8}  {r['target']}", flush=True)
+
+
+def _graph_json(seed: int, i: int) -> dict:
+    return generate_graph(f"league:{seed}:{i}").to_json()
+
+
+def part_league(args, which: str = "both") -> dict:
+    """Head to head, seats swapped (see the module docstring); ``which``: ``students``,
+    ``criminals`` or ``both`` (and the league's own conditions)."""
+    res: dict = {"part": "league", "graphs": args.league_graphs}
+    if which in ("students", "both"):
+        res["students"] = _league_students(args)
+    if which in ("criminals", "both"):
+        res["criminals"] = _league_criminals(args)
+    if which == "both":
+        res["league_conditions"] = _league_conditions(args)
+    print(json.dumps(res), flush=True)
+    return res
+
+
+def _league_students(args) -> list[dict]:
+    n = args.league_graphs
+    crim_pairs = [(L["criminal_gaptoll"], "toll"), ("gap-toll", L["criminal_forced"]),
+                  ("toll", L["criminal_crowd"]), (L["criminal_forced"], L["criminal_gaptoll"])]
+    others = ["random", "greedy", "cautious", "robust"] + LEAGUE_STUDENTS
+    specs = []
+    for i in range(n):
+        gj = _graph_json(args.seed, i)
+        for o in others:
+            for swap in (0, 1):
+                seats = ("planner",) * 4 + (o,) * 4 if not swap else (o,) * 4 + ("planner",) * 4
+                crim = crim_pairs[(i + swap) % len(crim_pairs)]
+                gid = f"s:{_name(o)}:{i}:{swap}"
+                specs.append(GameSpec(gid, "students", i, gj, f"{args.seed}:{gid}", crim,
+                                      seats))
+    t0 = time.monotonic()
+    recs = run_games(specs, jobs=args.jobs)
+    bad = sum(len(r["invalid_moves"]) for r in recs)
+    students = [_duel([r for r in recs if r["game_id"].startswith(f"s:{_name(o)}:")],
+                      "students", "planner", o, True) for o in others]
+    _print_duels(f"students head to head: planner x4 against each x4 ({n} graphs x 2 seatings, "
+                 f"{time.monotonic() - t0:.0f} s, {bad} invalid moves)", students)
+    return students
+
+
+def _league_criminals(args) -> list[dict]:
+    n = args.league_graphs
+    rivals = ["random", "crowd", "gap-toll", "toll"] + LEAGUE_CRIMINALS
+    specs = []
+    for i in range(n):
+        gj = _graph_json(args.seed, i)
+        rot = i % 4
+        field = FIELD[rot:] + FIELD[:rot]
+        for o in rivals:
+            for swap in (0, 1):
+                crim = ("pricer", o) if not swap else (o, "pricer")
+                gid = f"c:{_name(o)}:{i}:{swap}"
+                specs.append(GameSpec(gid, "criminals", i, gj, f"{args.seed}:{gid}", crim,
+                                      field + field))
+    t0 = time.monotonic()
+    recs = run_games(specs, jobs=args.jobs)
+    bad = sum(len(r["invalid_moves"]) for r in recs)
+    criminals = [_duel([r for r in recs if r["game_id"].startswith(f"c:{_name(o)}:")],
+                       "criminals", "pricer", o, False) for o in rivals]
+    _print_duels(f"criminals head to head: pricer with each, both seat orders ({n} graphs, "
+                 f"{time.monotonic() - t0:.0f} s, {bad} invalid moves)", criminals)
+    return criminals
+
+
+def _league_conditions(args) -> list[dict]:
+    """A league bot counts only when it plays as described: the gap-toll file beats ``toll``
+    and the minimax file beats ``robust``, head to head."""
+    n = args.league_graphs
+    specs = []
+    for i in range(n):
+        gj = _graph_json(args.seed, i)
+        rot = i % 4
+        field = FIELD[rot:] + FIELD[:rot]
+        for swap in (0, 1):
+            crim = (L["criminal_gaptoll"], "toll") if not swap else ("toll", L["criminal_gaptoll"])
+            gid = f"lc:{i}:{swap}"
+            specs.append(GameSpec(gid, "criminals", i, gj, f"{args.seed}:{gid}", crim,
+                                  field + field))
+            seats = ((L["student_minimax"],) * 4 + ("robust",) * 4 if not swap
+                     else ("robust",) * 4 + (L["student_minimax"],) * 4)
+            gid = f"ls:{i}:{swap}"
+            specs.append(GameSpec(gid, "students", i, gj, f"{args.seed}:{gid}",
+                                  (L["criminal_gaptoll"], "toll"), seats))
+    recs = run_games(specs, jobs=args.jobs)
+    rows = [_duel([r for r in recs if r["game_id"].startswith("lc:")], "criminals",
+                  L["criminal_gaptoll"], "toll", False),
+            _duel([r for r in recs if r["game_id"].startswith("ls:")], "students",
+                  L["student_minimax"], "robust", True)]
+    _print_duels("the league plays as described (head to head, seats swapped)", rows)
+    return rows
+
+
+def part_mixed(args) -> dict:
+    """Mixed fields: the tournament's own seating, new bots among the league."""
+    from puzzleproof.verify.deathrun_tournament import run_tournament
+
+    crims = ["pricer", "toll", L["criminal_gaptoll"], "gap-toll"]
+    studs = ["planner", "robust", L["student_minimax"], L["student_trap"]]
+    t0 = time.monotonic()
+    rep = run_tournament(crims, studs, args.league_graphs, seed=f"mixed{args.seed}",
+                         jobs=args.jobs, keep_records=False)
+    out = {}
+    for role, ours in (("students", "planner"), ("criminals", "pricer")):
+        rows = rep.summary[role]
+        print(f"\nmixed fields, {role} ({rep.games} games on {len(rep.tally.graphs)} graphs, "
+              f"{time.monotonic() - t0:.0f} s)")
+        for r in rows:
+            nxt = "-" if r["vs_next"] is None else (
+                f"{r['diff_next']:+.2f} ± {r['ci95_next'] or 0:.2f} vs {_name(r['vs_next'])}, "
+                f"p {r['p_next'] if r['p_next'] is not None else '-':.3g}")
+            print(f"  {r['rank']} {_name(r['bot']):18s} graphs {r['graphs']:3d} games "
+                  f"{r['games']:4d} mean {r['mean']:7.2f} ± {r['ci95'] or 0:5.2f}  {nxt}")
+        first = rows[0]
+        ok = (first["bot"] == ours and bool(first["significant_next"]))
+        print(f"  target ({ours} first, significantly): {'PASS' if ok else 'FAIL'}", flush=True)
+        out[role] = [{k: (_name(v) if k in ("bot", "vs_next") and isinstance(v, str) else v)
+                      for k, v in r.items()} for r in rows]
+        out[role + "_target"] = "PASS" if ok else "FAIL"
+    res = {"part": "mixed", **out}
+    print(json.dumps(res), flush=True)
+    return res
+
+
+def part_why(args) -> dict:
+    """Where each gap-style criminal spends and what the students it prices do."""
+    gap, toll, builtin = L["criminal_gaptoll"], "toll", "gap-toll"
+    # one seat order per pair: criminals act as if simultaneously, so the other order plays
+    # the same game (measured: identical rows)
+    pairs = [(gap, toll), (gap, builtin), (toll, builtin)]
+    pairs += [(a, L["criminal_forced"]) for a in (gap, toll, builtin, "pricer")]
+    pairs += [("pricer", gap), ("pricer", toll)]
+    specs = []
+    for i in range(args.league_graphs):
+        gj = _graph_json(args.seed + 1, i)
+        rot = i % 4
+        field = FIELD[rot:] + FIELD[:rot]
+        for k, pr in enumerate(pairs):
+            gid = f"w{k}:{i}"
+            specs.append(GameSpec(gid, "criminals", i, gj, f"{args.seed}:{gid}", pr,
+                                  field + field))
+    recs = run_games(specs, jobs=args.jobs)
+    rows = []
+    for pr in pairs:
+        sub = [r for r in recs if tuple(x["bot"] for x in r["seats"][:2]) == pr]
+        for c in (0, 1):
+            rows.append({"criminal": _name(pr[c]), "partner": _name(pr[1 - c]),
+                         **_spending(sub, c)})
+    print("\nwhy (per game; stay = share of the students at a raised link's tail who crossed"
+          " it that round)")
+    print(f"  {'criminal':17s} {'partner':17s} {'score':>6s} {'spent':>6s} {'raises':>6s} "
+          f"{'stay':>5s} {'unused':>6s} {'wasted':>6s} {'collide':>7s} {'in them':>7s} "
+          f"{'forced':>6s} {'on them':>7s}")
+    for r in rows:
+        print(f"  {r['criminal']:17s} {r['partner']:17s} {r['score']:6.1f} {r['spent']:6.1f} "
+              f"{r['raises']:6.1f} {r['stay']:5.2f} {100 - r['spent']:6.1f} {r['wasted']:6.1f} "
+              f"{r['collisions']:7.2f} {r['collision_budget']:7.1f} {r['forced']:6.2f} "
+              f"{r['forced_budget']:7.1f}", flush=True)
+    res = {"part": "why", "graphs": args.league_graphs, "rows": rows}
+    print(json.dumps(res), flush=True)
+    return res
+
+
+def _spending(recs, c: int) -> dict:
+    """Seat ``c``'s spending in ``recs``, per game."""
+    tot = {"score": 0.0, "spent": 0.0, "raises": 0, "waiting": 0, "crossed": 0, "wasted": 0.0,
+           "collisions": 0, "collision_budget": 0.0, "forced": 0, "forced_budget": 0.0}
+    for r in recs:
+        outdeg: dict[int, int] = {}
+        for u, _, _ in r["graph"]["edges"]:
+            outdeg[u] = outdeg.get(u, 0) + 1
+        tot["score"] += r["scores"]["criminals"][c]
+        for rr in r["rounds"]:
+            me, other = rr["criminals"][c], rr["criminals"][1 - c]
+            if not me["valid"] or me["move"][2] <= 0:
+                continue
+            u, v, w = me["move"]
+            tot["raises"] += 1
+            tot["spent"] += w
+            waiting = dict((a, n) for a, n in rr["criminal_view"]["counts"]).get(u, 0)
+            crossed = sum(1 for s in rr["students"] if s["at"] == u and s["to"] == v)
+            tot["waiting"] += waiting
+            tot["crossed"] += crossed
+            if not crossed:
+                tot["wasted"] += w
+            if other["valid"] and other["move"][2] > 0 and other["move"][:2] == [u, v]:
+                tot["collisions"] += 1
+                tot["collision_budget"] += w
+            if outdeg.get(u) == 1:
+                tot["forced"] += 1
+                tot["forced_budget"] += w
+    g = max(1, len(recs))
+    out = {k: v / g for k, v in tot.items() if k not in ("waiting", "crossed")}
+    out["stay"] = tot["crossed"] / max(1, tot["waiting"])
+    out["games"] = len(recs)
+    return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in out.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", default="all",
-                    choices=["speed", "files", "bound", "strength", "all"])
+                    choices=["speed", "files", "bound", "strength", "why", "league",
+                             "league-students", "league-criminals", "mixed", "all"])
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--graphs", type=int, default=100)
+    ap.add_argument("--league-graphs", type=int, default=40)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="/tmp")
     args = ap.parse_args()
-    parts = ["speed", "files", "bound", "strength"] if args.part == "all" else [args.part]
+    parts = (["speed", "files", "bound", "strength", "why", "league", "mixed"]
+             if args.part == "all" else [args.part])
+    table = {"speed": lambda: part_speed(args, False), "files": lambda: part_speed(args, True),
+             "bound": lambda: part_bound(args), "strength": lambda: part_strength(args),
+             "why": lambda: part_why(args), "league": lambda: part_league(args),
+             "league-students": lambda: part_league(args, "students"),
+             "league-criminals": lambda: part_league(args, "criminals"),
+             "mixed": lambda: part_mixed(args)}
     for p in parts:
-        if p == "speed":
-            part_speed(args, False)
-        elif p == "files":
-            part_speed(args, True)
-        elif p == "bound":
-            part_bound(args)
-        else:
-            part_strength(args)
+        table[p]()
 
 
 if __name__ == "__main__":

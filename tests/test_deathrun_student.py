@@ -202,3 +202,20 @@ class TestInSimulation:
         assert a["path_if_nothing_raised"][0] == 0 and len(a["path_if_nothing_raised"]) == 16
         # the research's integer-budget figures: about 97 (budget 100) and 137 (200)
         assert 80 < integer_value(g, 100) < 115 and 115 < integer_value(g, 200) < 165
+
+
+class TestGridLimit:
+    @pytest.mark.parametrize("budget,step", [(1e308, 1.0), (1_000_000, 1e-7), (200, 1e-300),
+                                             (5000, 1.0)])
+    def test_a_grid_too_large_is_refused_before_allocating(self, budget, step):
+        from puzzleproof.encoders.deathrun_student import MAX_LEVELS, robust_table
+        from puzzleproof.errors import InputError
+
+        with pytest.raises(InputError, match=f"above the limit of {MAX_LEVELS:,}"):
+            robust_table(generate_graph(1), budget, step, cache=False)
+
+    def test_the_limit_is_lifted_deliberately(self, monkeypatch):
+        from puzzleproof.encoders.deathrun_student import grid_levels
+
+        monkeypatch.setenv("PUZZLEPROOF_MAX_SIZE", "3")
+        assert grid_levels(5000, 1.0) == 5000

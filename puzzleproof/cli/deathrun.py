@@ -20,6 +20,7 @@ from puzzleproof.cli.common import (Exit, check_output, deliver, emit, executor_
                                     progress_bar, say, show)
 from puzzleproof.cli.options import options
 from puzzleproof.cli.verbs.build import inputs_of, usage_errors
+from puzzleproof.cli.verbs.crosscheck import finish
 from puzzleproof.errors import InputError
 from puzzleproof.puzzles import deathrun as plugin
 from puzzleproof.puzzles import deathrun_views as views
@@ -123,7 +124,7 @@ def _prepare_output(output: str | None, force: bool, resume: bool) -> None:
         Path(output).write_text("")
 
 
-def _run(crims: list[str], studs: list[str], graphs: list[Any], p: Params,
+def _run(crims: list[str], studs: list[str], graphs: list[Any] | None, p: Params,
          ctx: click.Context) -> Any:
     """The tournament with a progress bar; Ctrl-C says where the finished games are."""
     quiet = bool(p.quiet or p.as_json)
@@ -133,7 +134,8 @@ def _run(crims: list[str], studs: list[str], graphs: list[Any], p: Params,
             tick: Callable = lambda d, t, label: progress.update(  # noqa: E731
                 task, completed=d, total=t, description=f"games {label}")
             report = plugin.play_tournament(crims, studs, graphs, p, executor_for(p.jobs, ctx),
-                                            p.output, p.resume, tick)
+                                            p.output, p.resume, tick, games=p.count,
+                                            keep_records=False)
     except KeyboardInterrupt:
         say(views.interrupted_note(p.output))
         raise Exit(130)
@@ -155,23 +157,22 @@ def deathrun_tournament(ctx: click.Context, **values: Any) -> None:
     studs = list(dict.fromkeys(bot_list(p.students, "student")))
     if p.plot:
         check_output(p.plot, p.force)
-    loaded = _graphs(p.graph_files) if p.graph_files else []
-    graphs, _, _ = plugin.graphs_for_run(loaded, crims, studs, p.count, p.seed, 1)
+    graphs = [g for _, g, _ in _graphs(p.graph_files)] if p.graph_files else None
     _prepare_output(p.output, p.force, p.resume)
     report = _run(crims, studs, graphs, p, ctx)
     if p.plot:
         from puzzleproof.verify.deathrun_tournament import plot_scores
 
-        plot_scores(report.records, p.plot)
+        plot_scores(report.tally, p.plot)
         say(f"wrote {p.plot}")
-    if p.as_json:
-        emit({"type": "deathrun-tournament", "schema_version": 1, "seed": p.seed,
-              "criminals": crims, "students": studs, "graphs": len(graphs),
-              "games": len(report.records), "new_games": report.new_games,
+    record = {"type": "deathrun-tournament", "schema_version": 2, "seed": p.seed,
+              "criminals": crims, "students": studs, "graphs": len(report.tally.graphs),
+              "games": report.games, "new_games": report.new_games,
               "resumed_games": report.skipped, "summary": report.summary,
-              "invalid_moves": report.invalid, "output": p.output})
-        raise Exit(0)
-    show(views.tournament_page(report, len(graphs), p.seed))
+              "invalid_moves": report.invalid, "output": p.output}
+    finish("deathrun", "deathrun tournament", record,
+           views.tournament_page(report, len(report.tally.graphs), p.seed), 0,
+           Path(p.output) if p.output else None, bool(p.as_json))
     raise Exit(0)
 
 

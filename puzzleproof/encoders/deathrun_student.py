@@ -52,14 +52,48 @@ from typing import Any
 
 import numpy as np
 
+from puzzleproof.errors import InputError
+from puzzleproof.limits import over_limit
 from puzzleproof.models.deathrun import BaseStudent, Graph, make_graph, nominal_distance
 from puzzleproof.result import Result, Status
 
 __all__ = ["RobustTable", "robust_table", "integer_value", "water_level", "solve",
-           "RobustStudent", "robust_choice", "DEFAULT_BUDGET", "DEFAULT_STEP"]
+           "RobustStudent", "robust_choice", "grid_levels", "DEFAULT_BUDGET", "DEFAULT_STEP",
+           "MAX_LEVELS"]
 
 DEFAULT_BUDGET = 200.0
 DEFAULT_STEP = 1.0
+#: The most budget levels (``budget/step + 1``) a table may have: each vertex's step of the DP
+#: holds a few (levels x levels) arrays of floats, about 5 x 8 x 2001^2 bytes = 160 MB at
+#: the limit (``--max-size`` lifts it; memory and time grow with its square).
+MAX_LEVELS = 2001
+
+
+def grid_levels(budget: float, step: float) -> int:
+    """``K``, the top level of the budget grid (``K + 1`` levels), checked against
+    :data:`MAX_LEVELS` before anything is allocated: an :class:`InputError` naming the
+    limit for a grid it cannot hold, a ``ValueError`` for a step or budget out of range.
+
+    >>> grid_levels(200, 1.0)
+    200
+    >>> grid_levels(1e308, 1.0)
+    Traceback (most recent call last):
+    ...
+    puzzleproof.errors.InputError: the budget grid (budget / step + 1 levels) is 1e+308, above the limit of 2,001; lift the limits deliberately with 'puzzleproof --max-size FACTOR ...' (or PUZZLEPROOF_MAX_SIZE=FACTOR)
+    """
+    if not (math.isfinite(step) and step > 0) or not (math.isfinite(budget) and budget >= 0):
+        raise ValueError("step must be positive and budget non-negative, both finite")
+    ratio = budget / step
+    what = "the budget grid (budget / step + 1 levels)"
+    if not math.isfinite(ratio) or ratio > 1e15:
+        msg = over_limit(10**16, MAX_LEVELS, what)
+        assert msg is not None
+        raise InputError(msg.replace(f"{10**16:,}", f"{ratio + 1:.3g}"))
+    K = math.ceil(ratio - 1e-12)
+    msg = over_limit(K + 1, MAX_LEVELS, what)
+    if msg:
+        raise InputError(msg)
+    return K
 
 
 def water_level(s: float, costs: list[float]) -> float:
@@ -167,9 +201,7 @@ def robust_table(g: Graph, budget: float = DEFAULT_BUDGET, step: float = DEFAULT
     if cache and key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    if step <= 0 or budget < 0:
-        raise ValueError("step must be positive and budget non-negative")
-    K = math.ceil(budget / step - 1e-12)
+    K = grid_levels(budget, step)
     up = _levels(g, K, step, "upper")
     lo = _levels(g, K, step, "lower") if lower else None
     t = RobustTable(g, budget, step, K, up, lo, _reach(g))
@@ -183,6 +215,7 @@ def robust_table(g: Graph, budget: float = DEFAULT_BUDGET, step: float = DEFAULT
 def integer_value(g: Graph, budget_units: int, unit: float = 1.0) -> float:
     """The exact model value when every raise is a whole number of ``unit`` (weights must be
     whole multiples of ``unit``): adversary budget ``budget_units * unit``."""
+    grid_levels(budget_units, 1.0)
     m = 1.0 / unit
     wt = {e: w * m for e, w in g.weight.items()}
     if any(abs(w - round(w)) > 1e-9 for w in wt.values()):

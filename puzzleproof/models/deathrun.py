@@ -42,7 +42,8 @@ from typing import Any, Callable, Sequence
 
 from puzzleproof.errors import InputError
 from puzzleproof.limits import limit, over_limit
-from puzzleproof.models.deathrun_record import check_record_shape, describe
+from puzzleproof.models.deathrun_record import (RECORD_TYPE, SCHEMA_VERSION, check_record_shape,
+                                                describe)
 
 __all__ = ["Graph", "make_graph", "generate_graph", "nominal_distance", "BaseCriminal",
            "BaseStudent", "Player", "InProcessPlayer", "play_game", "replay", "scoreboard",
@@ -50,8 +51,6 @@ __all__ = ["Graph", "make_graph", "generate_graph", "nominal_distance", "BaseCri
            "BUDGET", "CRIMINALS", "STUDENTS", "LAYERS", "HEIGHT", "MAX_VERTICES", "MAX_EDGES",
            "MAX_WEIGHT"]
 
-RECORD_TYPE = "deathrun-game"
-SCHEMA_VERSION = 1
 BUDGET = 100
 CRIMINALS = 2
 STUDENTS = 8
@@ -455,6 +454,137 @@ def _budget_arg(b: float) -> float | int:
 # The engine
 
 
+class _Game:
+    """One game being played: the state the rules keep (weights, each criminal's additions
+    and budget, positions, counts, scores) and the record written as it goes. The steps are
+    :meth:`start`, :meth:`criminals_act` and :meth:`students_move` (one round), :meth:`finish`."""
+
+    def __init__(self, g: Graph, criminals: Sequence[Player], students: Sequence[Player],
+                 seed: int | str, budget: float, names: Sequence[str] | None) -> None:
+        self.g = g
+        self.players = list(criminals) + list(students)
+        self.nc = nc = len(criminals)
+        self.ns = len(students)
+        self.labels = list(names) if names is not None else [p.name for p in self.players]
+        self.rng = random.Random(f"deathrun-engine:{seed}")
+        self.weight: dict[tuple[int, int], float] = dict(g.weight)
+        self.keys = list(self.weight)
+        self.added: list[dict[tuple[int, int], float]] = [dict() for _ in range(nc)]
+        self.budgets = [budget] * nc
+        self.pos = [g.begin] * self.ns
+        self.counts = {v: 0 for v in g.vertices}
+        self.counts[g.begin] = self.ns
+        self.s_scores = [0.0] * self.ns
+        self.c_scores = [0.0] * nc
+        self.base_crossed = 0.0
+        self.invalid: list[dict[str, Any]] = []
+        self.prev: dict[tuple[int, int], float] = {e: 0 for e in self.keys}
+        self.record: dict[str, Any] = {
+            "type": RECORD_TYPE, "schema_version": SCHEMA_VERSION, "seed": seed,
+            "graph": g.to_json(), "budget": budget,
+            "seats": [{"seat": i, "role": "criminal" if i < nc else "student",
+                       "bot": self.labels[i]} for i in range(len(self.players))],
+            "note": ("bots received edge_updates with every edge (0 where unchanged) and "
+                     "vertex_count with every vertex; stored here sparse (non-zero entries)"),
+            "init": [], "rounds": []}
+
+    def _invalid(self, seat: int, rnd: int, why: str) -> None:
+        self.invalid.append({"seat": seat, "bot": self.labels[seat], "round": rnd,
+                             "reason": why})
+
+    def start(self, seed: int | str) -> None:
+        for i, p in enumerate(self.players):
+            why = p.start(self.g.edge_list(), self.g.begin, list(self.g.ends), f"{seed}:{i}")
+            self.record["init"].append({"seat": i, "ok": why is None,
+                                        **({"reason": why} if why else {})})
+            if why:
+                self._invalid(i, 0, why)
+
+    def running(self) -> bool:
+        return any(x not in self.g.end_set for x in self.pos)
+
+    def criminals_act(self, rnd: int) -> tuple[dict[str, Any], dict[tuple[int, int], float]]:
+        """The criminals' turn: each sees the previous round's updates; returns the round's
+        record so far and this round's updates."""
+        cur = {e: 0 for e in self.keys}
+        rr: dict[str, Any] = {"round": rnd,
+                              "criminal_view": {"updates": _sparse_updates(self.prev),
+                                                "counts": _sparse_counts(self.counts)},
+                              "criminals": [], "updates": None, "students": []}
+        for c in range(self.nc):
+            out, why = self.players[c].call(dict(self.prev), dict(self.counts),
+                                            _budget_arg(self.budgets[c]))
+            move = None
+            if why is None:
+                move, why = check_criminal_move(self.g, out, self.budgets[c])
+            entry: dict[str, Any] = {"seat": c, "budget": self.budgets[c],
+                                     "valid": move is not None}
+            if move is not None:
+                u, v, w = move
+                e = (u, v)
+                self.weight[e] += w
+                self.added[c][e] = self.added[c].get(e, 0) + w
+                self.budgets[c] -= w
+                cur[e] += w
+                entry["move"] = [u, v, w]
+            else:
+                entry["reason"] = why
+                if out is not None:
+                    entry["output"] = _short(out)
+                self._invalid(c, rnd, why)
+            rr["criminals"].append(entry)
+        rr["updates"] = _sparse_updates(cur)
+        return rr, cur
+
+    def students_move(self, rnd: int, rr: dict[str, Any],
+                      cur: dict[tuple[int, int], float]) -> None:
+        """The students' turn, one at a time, each seeing this round's updates."""
+        g = self.g
+        for s, p in enumerate(self.players[self.nc:]):
+            at = self.pos[s]
+            if at in g.end_set:
+                continue
+            seat = self.nc + s
+            view = _sparse_counts(self.counts)
+            out, why = p.call(dict(cur), dict(self.counts), at)
+            to = None
+            if why is None:
+                to, why = check_student_move(g, at, out)
+            entry = {"seat": seat, "at": at, "counts": view, "valid": to is not None}
+            if to is None:
+                entry["reason"] = why
+                if out is not None:
+                    entry["output"] = _short(out)
+                to = self.rng.choice(g.out[at])[0]
+                self._invalid(seat, rnd, why)
+            e = (at, to)
+            paid = self.weight[e]
+            self.s_scores[s] += paid
+            self.base_crossed += g.weight[e]
+            for c in range(self.nc):
+                self.c_scores[c] += self.added[c].get(e, 0)
+            self.counts[at] -= 1
+            self.counts[to] += 1
+            self.pos[s] = to
+            entry["to"] = to
+            entry["paid"] = paid
+            rr["students"].append(entry)
+
+    def finish(self) -> dict[str, Any]:
+        """Check the score invariant and complete the record."""
+        total = math.fsum(self.s_scores)
+        other = math.fsum([self.base_crossed, *self.c_scores])
+        assert abs(total - other) <= _TOL * max(1.0, abs(total)) * 10, (
+            f"score invariant broken: students {total} != base {self.base_crossed} + "
+            f"criminals {self.c_scores}")
+        rec = self.record
+        rec["scores"] = {"criminals": self.c_scores, "students": self.s_scores}
+        rec["base_crossed"] = self.base_crossed
+        rec["final_budgets"] = self.budgets
+        rec["invalid_moves"] = self.invalid
+        return rec
+
+
 def play_game(g: Graph, criminals: Sequence[Player], students: Sequence[Player],
               seed: int | str = 0, *, budget: float = BUDGET,
               names: Sequence[str] | None = None) -> dict[str, Any]:
@@ -464,116 +594,25 @@ def play_game(g: Graph, criminals: Sequence[Player], students: Sequence[Player],
     started here and closed at the end, whatever happens. Raises ``AssertionError`` if the
     score invariant fails (an engine bug, never a bot's fault).
     """
-    players = list(criminals) + list(students)
-    nc = len(criminals)
-    labels = list(names) if names is not None else [p.name for p in players]
-    rng = random.Random(f"deathrun-engine:{seed}")
-    weight: dict[tuple[int, int], float] = dict(g.weight)
-    keys = list(weight)
-    added: list[dict[tuple[int, int], float]] = [dict() for _ in range(nc)]
-    budgets = [budget] * nc
-    pos = [g.begin] * len(students)
-    counts = {v: 0 for v in g.vertices}
-    counts[g.begin] = len(students)
-    s_scores = [0.0] * len(students)
-    c_scores = [0.0] * nc
-    base_crossed = 0.0
-    record: dict[str, Any] = {
-        "type": RECORD_TYPE, "schema_version": SCHEMA_VERSION, "seed": seed,
-        "graph": g.to_json(), "budget": budget,
-        "seats": [{"seat": i, "role": "criminal" if i < nc else "student", "bot": labels[i]}
-                  for i in range(len(players))],
-        "note": ("bots received edge_updates with every edge (0 where unchanged) and "
-                 "vertex_count with every vertex; stored here sparse (non-zero entries)"),
-        "init": [], "rounds": []}
-    invalid: list[dict[str, Any]] = []
-    prev = {e: 0 for e in keys}
+    game = _Game(g, criminals, students, seed, budget, names)
     try:
-        for i, p in enumerate(players):
-            why = p.start(g.edge_list(), g.begin, list(g.ends), f"{seed}:{i}")
-            record["init"].append({"seat": i, "ok": why is None, **({"reason": why} if why
-                                                                    else {})})
-            if why:
-                invalid.append({"seat": i, "bot": labels[i], "round": 0, "reason": why})
+        game.start(seed)
         rnd = 0
-        while any(x not in g.end_set for x in pos):
+        while game.running():
             rnd += 1
             if rnd > len(g.vertices):  # impossible on a checked DAG
                 raise AssertionError("the game does not end")
-            cur = {e: 0 for e in keys}
-            rr: dict[str, Any] = {"round": rnd,
-                                  "criminal_view": {"updates": _sparse_updates(prev),
-                                                    "counts": _sparse_counts(counts)},
-                                  "criminals": [], "updates": None, "students": []}
-            for c in range(nc):
-                out, why = players[c].call(dict(prev), dict(counts), _budget_arg(budgets[c]))
-                move = None
-                if why is None:
-                    move, why = check_criminal_move(g, out, budgets[c])
-                entry: dict[str, Any] = {"seat": c, "budget": budgets[c], "valid": move is not None}
-                if move is not None:
-                    u, v, w = move
-                    e = (u, v)
-                    weight[e] += w
-                    added[c][e] = added[c].get(e, 0) + w
-                    budgets[c] -= w
-                    cur[e] += w
-                    entry["move"] = [u, v, w]
-                else:
-                    entry["reason"] = why
-                    if out is not None:
-                        entry["output"] = _short(out)
-                    invalid.append({"seat": c, "bot": labels[c], "round": rnd, "reason": why})
-                rr["criminals"].append(entry)
-            rr["updates"] = _sparse_updates(cur)
-            for s, p in enumerate(students):
-                at = pos[s]
-                if at in g.end_set:
-                    continue
-                seat = nc + s
-                view = _sparse_counts(counts)
-                out, why = p.call(dict(cur), dict(counts), at)
-                to = None
-                if why is None:
-                    to, why = check_student_move(g, at, out)
-                entry = {"seat": seat, "at": at, "counts": view, "valid": to is not None}
-                if to is None:
-                    entry["reason"] = why
-                    if out is not None:
-                        entry["output"] = _short(out)
-                    to = rng.choice(g.out[at])[0]
-                    invalid.append({"seat": seat, "bot": labels[seat], "round": rnd,
-                                    "reason": why})
-                e = (at, to)
-                paid = weight[e]
-                s_scores[s] += paid
-                base_crossed += g.weight[e]
-                for c in range(nc):
-                    c_scores[c] += added[c].get(e, 0)
-                counts[at] -= 1
-                counts[to] += 1
-                pos[s] = to
-                entry["to"] = to
-                entry["paid"] = paid
-                rr["students"].append(entry)
-            record["rounds"].append(rr)
-            prev = cur
+            rr, cur = game.criminals_act(rnd)
+            game.students_move(rnd, rr, cur)
+            game.record["rounds"].append(rr)
+            game.prev = cur
     finally:
-        for p in players:
+        for p in game.players:
             try:
                 p.close()
             except Exception:
                 pass
-    total = math.fsum(s_scores)
-    other = math.fsum([base_crossed, *c_scores])
-    assert abs(total - other) <= _TOL * max(1.0, abs(total)) * 10, (
-        f"score invariant broken: students {total} != base {base_crossed} + criminals "
-        f"{c_scores}")
-    record["scores"] = {"criminals": c_scores, "students": s_scores}
-    record["base_crossed"] = base_crossed
-    record["final_budgets"] = budgets
-    record["invalid_moves"] = invalid
-    return record
+    return game.finish()
 
 
 def scoreboard(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -596,6 +635,137 @@ def scoreboard(record: dict[str, Any]) -> list[dict[str, Any]]:
 # Replay
 
 
+class _Stop(Exception):
+    """A problem after which the replay cannot go on (the positions no longer agree)."""
+
+
+class _Replay:
+    """A record re-played by the rules, written apart from the engine (:class:`_Game`) so
+    that a bug in one is not repeated in the other. Steps: :meth:`round` (the criminals'
+    views and moves, :meth:`_criminals`; the students' moves, :meth:`_students`) and
+    :meth:`scores`."""
+
+    def __init__(self, record: dict[str, Any], g: Graph) -> None:
+        self.g = g
+        self.record = record
+        seats = record["seats"]
+        self.nc = nc = sum(1 for s in seats if s["role"] == "criminal")
+        self.ns = ns = len(seats) - nc
+        self.rng = random.Random(f"deathrun-engine:{record['seed']}")
+        self.weight: dict[tuple[int, int], float] = dict(g.weight)
+        self.keys = list(self.weight)
+        self.added: list[dict[tuple[int, int], float]] = [dict() for _ in range(nc)]
+        self.budgets = [record["budget"]] * nc
+        self.pos = [g.begin] * ns
+        self.counts = {v: 0 for v in g.vertices}
+        self.counts[g.begin] = ns
+        self.s_scores = [0.0] * ns
+        self.c_scores = [0.0] * nc
+        self.base = 0.0
+        self.prev: dict[tuple[int, int], float] = {e: 0 for e in self.keys}
+        self.probs: list[str] = []
+
+    def bad(self, msg: str) -> None:
+        if len(self.probs) < 50:
+            self.probs.append(msg)
+
+    def round(self, k: int, rr: dict[str, Any]) -> None:
+        rnd = k + 1
+        g = self.g
+        if rr.get("round") != rnd:
+            self.bad(f"round {rnd}: numbered {rr.get('round')!r}")
+        if all(x in g.end_set for x in self.pos):
+            self.bad(f"round {rnd}: every student had already finished")
+        cv = rr["criminal_view"]
+        if _as_upd(cv["updates"]) != _nz(self.prev):
+            self.bad(f"round {rnd}: the criminals were shown the wrong previous updates")
+        if _as_counts(cv["counts"]) != _nzc(self.counts):
+            self.bad(f"round {rnd}: the criminals were shown the wrong vertex counts")
+        cur = self._criminals(rnd, rr["criminals"])
+        if _as_upd(rr["updates"]) != _nz(cur):
+            self.bad(f"round {rnd}: the students were shown the wrong updates")
+        self._students(rnd, rr["students"])
+        self.prev = cur
+
+    def _criminals(self, rnd: int, moves: list[dict[str, Any]]
+                   ) -> dict[tuple[int, int], float]:
+        cur = {e: 0 for e in self.keys}
+        if [c["seat"] for c in moves] != list(range(self.nc)):
+            self.bad(f"round {rnd}: the criminals did not act once each in seat order")
+        for c, ce in enumerate(moves[:self.nc]):
+            if ce["budget"] != self.budgets[c]:
+                self.bad(f"round {rnd}: seat {c} was told budget {ce['budget']}, had "
+                         f"{self.budgets[c]}")
+            if ce["valid"]:
+                move, why = check_criminal_move(self.g, ce.get("move"), self.budgets[c])
+                if move is None:
+                    self.bad(f"round {rnd}: seat {c}'s move {ce.get('move')!r} is marked valid "
+                             f"but {why}")
+                    continue
+                u, v, w = move
+                self.weight[(u, v)] += w
+                self.added[c][(u, v)] = self.added[c].get((u, v), 0) + w
+                self.budgets[c] -= w
+                cur[(u, v)] += w
+            elif not ce.get("reason"):
+                self.bad(f"round {rnd}: seat {c}'s invalid move has no reason")
+        return cur
+
+    def _students(self, rnd: int, moves: list[dict[str, Any]]) -> None:
+        g, nc = self.g, self.nc
+        moved = [st["seat"] - nc for st in moves]
+        expect = [s for s in range(self.ns) if self.pos[s] not in g.end_set]
+        if moved != expect:
+            self.bad(f"round {rnd}: students moved in seats {moved}, expected {expect}")
+            raise _Stop
+        for st in moves:
+            s = st["seat"] - nc
+            at = self.pos[s]
+            if st["at"] != at:
+                self.bad(f"round {rnd}: seat {st['seat']} is recorded at {st['at']}, was at {at}")
+            if _as_counts(st["counts"]) != _nzc(self.counts):
+                self.bad(f"round {rnd}: seat {st['seat']} was shown the wrong vertex counts")
+            to = st["to"]
+            if st["valid"]:
+                if check_student_move(g, at, to)[0] is None:
+                    self.bad(f"round {rnd}: seat {st['seat']} moved {at}->{to}, not a link")
+                    raise _Stop
+            else:
+                drawn = self.rng.choice(g.out[at])[0]
+                if drawn != to:
+                    self.bad(f"round {rnd}: seat {st['seat']}'s invalid move became {to}, the "
+                             f"engine's seeded draw is {drawn}")
+                    to = drawn
+                if not st.get("reason"):
+                    self.bad(f"round {rnd}: seat {st['seat']}'s invalid move has no reason")
+            e = (at, to)
+            if not _close(st["paid"], self.weight[e]):
+                self.bad(f"round {rnd}: seat {st['seat']} paid {st['paid']}, the link weighed "
+                         f"{self.weight[e]}")
+            self.s_scores[s] += self.weight[e]
+            self.base += g.weight[e]
+            for c in range(nc):
+                self.c_scores[c] += self.added[c].get(e, 0)
+            self.counts[at] -= 1
+            self.counts[to] += 1
+            self.pos[s] = to
+
+    def scores(self) -> None:
+        if any(x not in self.g.end_set for x in self.pos):
+            self.bad("the game stops before every student reached an end")
+        sc = self.record["scores"]
+        for c in range(self.nc):
+            if not _close(sc["criminals"][c], self.c_scores[c]):
+                self.bad(f"criminal seat {c}: recorded score {sc['criminals'][c]}, by the "
+                         f"rules {self.c_scores[c]}")
+        for s in range(self.ns):
+            if not _close(sc["students"][s], self.s_scores[s]):
+                self.bad(f"student seat {self.nc + s}: recorded score {sc['students'][s]}, by "
+                         f"the rules {self.s_scores[s]}")
+        if not _close(math.fsum(self.s_scores), math.fsum([self.base, *self.c_scores])):
+            self.bad("the score invariant fails")
+
+
 def replay(record: dict[str, Any], graph: Graph | None = None) -> list[str]:
     """Re-check a game record by the rules; return the problems found (empty: it is sound).
 
@@ -606,127 +776,30 @@ def replay(record: dict[str, Any], graph: Graph | None = None) -> list[str]:
     marked valid must be a link; an invalid one must be the engine's seeded random choice);
     the amounts paid, the scores and the invariant; that the game ran to the end.
     """
-    probs: list[str] = []
-
-    def bad(msg: str) -> None:
-        if len(probs) < 50:
-            probs.append(msg)
-
     if not isinstance(record, dict) or record.get("type") != RECORD_TYPE:
         return [f"not a Death Run game record (type {RECORD_TYPE!r} expected)"]
     try:  # the readers check this first (exit 2); a record built in memory is checked here
         check_record_shape(record)
     except InputError as exc:
         return [f"malformed record: {exc.message}"]
+    rp: _Replay | None = None
     try:
         if graph is None:
             gj = record["graph"]
             graph = make_graph(gj["edges"], gj["begin"], gj["ends"])
-        g = graph
-        seats = record["seats"]
-        nc = sum(1 for s in seats if s["role"] == "criminal")
-        ns = len(seats) - nc
-        budget = record["budget"]
-        seed = record["seed"]
-        rng = random.Random(f"deathrun-engine:{seed}")
-        weight: dict[tuple[int, int], float] = dict(g.weight)
-        keys = list(weight)
-        added: list[dict[tuple[int, int], float]] = [dict() for _ in range(nc)]
-        budgets = [budget] * nc
-        pos = [g.begin] * ns
-        counts = {v: 0 for v in g.vertices}
-        counts[g.begin] = ns
-        s_scores = [0.0] * ns
-        c_scores = [0.0] * nc
-        base = 0.0
-        prev = {e: 0 for e in keys}
+        rp = _Replay(record, graph)
         for k, rr in enumerate(record["rounds"]):
-            rnd = k + 1
-            if rr.get("round") != rnd:
-                bad(f"round {rnd}: numbered {rr.get('round')!r}")
-            if all(x in g.end_set for x in pos):
-                bad(f"round {rnd}: every student had already finished")
-            cv = rr["criminal_view"]
-            if _as_upd(cv["updates"]) != _nz(prev):
-                bad(f"round {rnd}: the criminals were shown the wrong previous updates")
-            if _as_counts(cv["counts"]) != _nzc(counts):
-                bad(f"round {rnd}: the criminals were shown the wrong vertex counts")
-            cur = {e: 0 for e in keys}
-            if [c["seat"] for c in rr["criminals"]] != list(range(nc)):
-                bad(f"round {rnd}: the criminals did not act once each in seat order")
-            for c, ce in enumerate(rr["criminals"][:nc]):
-                if ce["budget"] != budgets[c]:
-                    bad(f"round {rnd}: seat {c} was told budget {ce['budget']}, had {budgets[c]}")
-                if ce["valid"]:
-                    move, why = check_criminal_move(g, ce.get("move"), budgets[c])
-                    if move is None:
-                        bad(f"round {rnd}: seat {c}'s move {ce.get('move')!r} is marked valid "
-                            f"but {why}")
-                        continue
-                    u, v, w = move
-                    weight[(u, v)] += w
-                    added[c][(u, v)] = added[c].get((u, v), 0) + w
-                    budgets[c] -= w
-                    cur[(u, v)] += w
-                elif not ce.get("reason"):
-                    bad(f"round {rnd}: seat {c}'s invalid move has no reason")
-            if _as_upd(rr["updates"]) != _nz(cur):
-                bad(f"round {rnd}: the students were shown the wrong updates")
-            moved = [st["seat"] - nc for st in rr["students"]]
-            expect = [s for s in range(ns) if pos[s] not in g.end_set]
-            if moved != expect:
-                bad(f"round {rnd}: students moved in seats {moved}, expected {expect}")
-                return probs
-            for st in rr["students"]:
-                s = st["seat"] - nc
-                at = pos[s]
-                if st["at"] != at:
-                    bad(f"round {rnd}: seat {st['seat']} is recorded at {st['at']}, was at {at}")
-                if _as_counts(st["counts"]) != _nzc(counts):
-                    bad(f"round {rnd}: seat {st['seat']} was shown the wrong vertex counts")
-                to = st["to"]
-                if st["valid"]:
-                    if check_student_move(g, at, to)[0] is None:
-                        bad(f"round {rnd}: seat {st['seat']} moved {at}->{to}, not a link")
-                        return probs
-                else:
-                    drawn = rng.choice(g.out[at])[0]
-                    if drawn != to:
-                        bad(f"round {rnd}: seat {st['seat']}'s invalid move became {to}, the "
-                            f"engine's seeded draw is {drawn}")
-                        to = drawn
-                    if not st.get("reason"):
-                        bad(f"round {rnd}: seat {st['seat']}'s invalid move has no reason")
-                e = (at, to)
-                if not _close(st["paid"], weight[e]):
-                    bad(f"round {rnd}: seat {st['seat']} paid {st['paid']}, the link weighed "
-                        f"{weight[e]}")
-                s_scores[s] += weight[e]
-                base += g.weight[e]
-                for c in range(nc):
-                    c_scores[c] += added[c].get(e, 0)
-                counts[at] -= 1
-                counts[to] += 1
-                pos[s] = to
-            prev = cur
-        if any(x not in g.end_set for x in pos):
-            bad("the game stops before every student reached an end")
-        sc = record["scores"]
-        for c in range(nc):
-            if not _close(sc["criminals"][c], c_scores[c]):
-                bad(f"criminal seat {c}: recorded score {sc['criminals'][c]}, by the rules "
-                    f"{c_scores[c]}")
-        for s in range(ns):
-            if not _close(sc["students"][s], s_scores[s]):
-                bad(f"student seat {nc + s}: recorded score {sc['students'][s]}, by the rules "
-                    f"{s_scores[s]}")
-        if not _close(math.fsum(s_scores), math.fsum([base, *c_scores])):
-            bad("the score invariant fails")
+            rp.round(k, rr)
+        rp.scores()
+    except _Stop:
+        pass
     except InputError as exc:
-        bad(f"the record's graph: {exc.message}")
+        return [f"the record's graph: {exc.message}"]
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        bad(f"malformed record: {type(exc).__name__}: {exc}")
-    return probs
+        probs = rp.probs if rp is not None else []
+        return (probs + [f"malformed record: {type(exc).__name__}: {exc}"])[:50]
+    assert rp is not None
+    return rp.probs
 
 
 def _close(a: Any, b: float) -> bool:

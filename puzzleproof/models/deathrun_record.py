@@ -48,7 +48,11 @@ from typing import Any
 
 from puzzleproof.errors import InputError
 
-__all__ = ["check_record_shape", "describe"]
+__all__ = ["check_record_shape", "describe", "RECORD_TYPE", "SCHEMA_VERSION"]
+
+#: The ``type`` and ``schema_version`` every game record carries (the engine writes them).
+RECORD_TYPE = "deathrun-game"
+SCHEMA_VERSION = 1
 
 _SEED = re.compile(r"-?[0-9]+(:[A-Za-z0-9_-]+)*")
 _REQUIRED = ("seed", "graph", "budget", "seats", "rounds", "scores")
@@ -271,8 +275,6 @@ def _optional(rec: dict, nc: int) -> None:
 
 
 def _check(rec: Any) -> None:
-    from puzzleproof.models.deathrun import RECORD_TYPE, SCHEMA_VERSION
-
     _expect(isinstance(rec, dict), "", "a JSON object (a Death Run game record)", rec)
     if rec.get("type") != RECORD_TYPE:
         raise _Bad("type", f"expected \"{RECORD_TYPE}\", found "

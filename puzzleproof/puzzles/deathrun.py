@@ -68,8 +68,9 @@ PLAY_OUTPUT = OUTPUT.but(help="Write the game record (JSON; 'check deathrun FILE
                          " Never overwrites an existing file unless --force.")
 GRAPH_FILES = Opt("graph_files", ("--graph",), "Play on these graphs (repeatable; folders too) "
                   "instead of seeded contest graphs.", multiple=True, metavar="FILE")
-TOURNAMENT_GAMES = COUNT.but(default=70, help="About how many games (rounded to whole graphs: "
-                             "every graph holds every pairing).")
+TOURNAMENT_GAMES = COUNT.but(default=70, help="How many games (graph after graph, each holding "
+                             "every pairing; the last graph may hold only its first games). "
+                             "Games stream: any count runs in the same memory.")
 TOURNAMENT_SEED = SEED.but(help="Seed of the graphs (graph i is the contest generator's "
                            "'SEED:i') and of every game.")
 TOURNAMENT_OUTPUT = OUTPUT.but(help="JSONL file that receives each game's record as it "
@@ -134,14 +135,19 @@ def graphs_for_run(loaded: Sequence[Loaded], crims: Sequence[str], studs: Sequen
             [f"seed {seed}:{i}" for i in range(n)], [None] * n)
 
 
-def play_tournament(crims: Sequence[str], studs: Sequence[str], graphs: Sequence[Any],
-                    p: Params, executor: Any, target: Any, resume: bool, progress: Any) -> Any:
-    """Every pairing's games on ``graphs``, records appended to ``target`` as they finish
+def play_tournament(crims: Sequence[str], studs: Sequence[str], graphs: Sequence[Any] | None,
+                    p: Params, executor: Any, target: Any, resume: bool, progress: Any,
+                    games: int | None = None, keep_records: bool = True) -> Any:
+    """Every pairing's games on ``graphs`` (or seeded contest graphs), exactly ``games`` of
+    them when given (streamed: with ``keep_records`` False only the scores are kept),
+    records appended to ``target`` as they finish
     (:func:`~puzzleproof.verify.deathrun_tournament.run_tournament`)."""
     from puzzleproof.verify.deathrun_tournament import run_tournament
 
-    return run_tournament(crims, studs, len(graphs), p.seed, graphs=graphs, jobs=executor,
-                          out_path=target, resume=resume, move_timeout=p.move_timeout,
+    n_graphs = None if games is not None or graphs is None else len(graphs)
+    return run_tournament(crims, studs, n_graphs, p.seed, graphs=graphs, games=games,
+                          keep_records=keep_records, jobs=executor, out_path=target,
+                          resume=resume, move_timeout=p.move_timeout,
                           init_timeout=p.init_timeout, memory_limit=p.memory_limit,
                           progress=progress)
 

@@ -346,11 +346,9 @@ def invalid_page(moves: list[dict], limit: int = 20, game: bool = False) -> Page
 def tournament_page(report: Any, n_graphs: int, seed: int) -> Page:
     """A tournament: how many games judged which role, then per role the table of mean
     score with its interval and rank, then the invalid moves."""
-    judged = {"students": 0, "criminals": 0}
-    for r in report.records:
-        judged[r.get("judged", "students")] = judged.get(r.get("judged", "students"), 0) + 1
+    judged = {"students": 0, "criminals": 0, **report.tally.judged}
     page = Page().line(
-        f"{plural(len(report.records), 'game')} on {plural(n_graphs, 'graph')} "
+        f"{plural(report.games, 'game')} on {plural(n_graphs, 'graph')} "
         f"({judged['students']} judging students, {judged['criminals']} judging "
         f"criminals), seed {seed}; {report.wall_time:.1f} s")
     for role, what in (("students", "cost, lower is better"),
@@ -358,15 +356,28 @@ def tournament_page(report: Any, n_graphs: int, seed: int) -> Page:
         rows = report.summary.get(role) or []
         if not rows:
             continue
-        table = _table(f"{role} ({what})", ("rank", "bot", "seat-games", "mean", "95% CI",
-                                            "min", "max", "invalid moves"), ("bot",))
+        table = _table(f"{role} ({what}); mean over graphs, 95% t interval over graphs; 'vs "
+                       "next': paired t test against the next bot on common graphs",
+                       ("rank", "bot", "graphs", "games", "seat-games", "mean", "95% CI",
+                        "vs next", "min", "max", "invalid moves"), ("bot", "vs next"))
         for r in rows:
             ci = r["ci95"]
-            table.add_row(str(r["rank"]), short(label(r["bot"]), 40), str(r["n"]),
-                          f"{r['mean']:.2f}", "-" if ci is None else f"± {ci:.2f}",
+            table.add_row(str(r["rank"]), short(label(r["bot"]), 40), str(r["graphs"]),
+                          str(r["games"]), str(r["n"]), f"{r['mean']:.2f}",
+                          "-" if ci is None else f"± {ci:.2f}", _vs_next(r),
                           f"{r['min']:.2f}", f"{r['max']:.2f}", str(r["invalid_moves"] or ""))
         page.table(table)
     return page.extend(invalid_page(report.invalid, limit=10, game=True))
+
+
+def _vs_next(r: dict) -> str:
+    """``"+3.10 ± 2.05, p 0.004, significant"`` (this bot minus the next), or ``"-"``."""
+    if r.get("vs_next") is None or r.get("diff_next") is None:
+        return "-"
+    if r.get("p_next") is None:
+        return f"{r['diff_next']:+.2f} (one common graph: no test)"
+    verdict = "significant" if r["significant_next"] else "not significant"
+    return f"{r['diff_next']:+.2f} ± {r['ci95_next']:.2f}, p {r['p_next']:.3g}, {verdict}"
 
 
 def resumed_note(report: Any, output: Any) -> str | None:

@@ -3,15 +3,18 @@
 Criminals: ``random``, ``crowd`` (spends on the crowded link its students cannot avoid),
 ``gap-toll`` (raises the link the crowd will take by just less than the detour that would
 divert it), and ``toll`` (:mod:`puzzleproof.encoders.deathrun_criminal`: the single-round
-toll optimum with a budget plan). Students: ``random``, ``greedy`` (current shortest path),
-``cautious`` (shortest path with a penalty for out-degree-1 trap vertices ahead) and
-``robust`` (:mod:`puzzleproof.encoders.deathrun_student`: the worst-case DP's policy).
+toll optimum with a budget plan) and ``pricer`` (:mod:`puzzleproof.verify.deathrun_pricer`:
+tolls priced against learned students, clear of a predicted partner). Students: ``random``,
+``greedy`` (current shortest path), ``cautious`` (shortest path with a penalty for
+out-degree-1 trap vertices ahead), ``robust`` (:mod:`puzzleproof.encoders.deathrun_student`:
+the worst-case DP's policy) and ``planner`` (:mod:`puzzleproof.verify.deathrun_planner`:
+plans against the criminals it identified, within a slack of the robust certificate).
 
 Each bot draws its randomness from ``self.rng``, seeded from Python's ``random`` module when
 the bot is built (the engine seeds that with ``f"{seed}:{seat}"``), so games replay exactly.
 
 >>> sorted(STUDENT_BOTS), sorted(CRIMINAL_BOTS)
-(['cautious', 'greedy', 'random', 'robust'], ['crowd', 'gap-toll', 'random', 'toll'])
+(['cautious', 'greedy', 'planner', 'random', 'robust'], ['crowd', 'gap-toll', 'pricer', 'random', 'toll'])
 """
 
 from __future__ import annotations
@@ -209,9 +212,9 @@ class GapTollCriminal(_Bot, BaseCriminal):
 
 
 STUDENT_BOTS: dict[str, Any] = {"random": RandomStudent, "greedy": GreedyStudent,
-                                "cautious": CautiousStudent, "robust": None}
+                                "cautious": CautiousStudent, "robust": None, "planner": None}
 CRIMINAL_BOTS: dict[str, Any] = {"random": RandomCriminal, "crowd": CrowdCriminal,
-                                 "gap-toll": GapTollCriminal, "toll": None}
+                                 "gap-toll": GapTollCriminal, "toll": None, "pricer": None}
 
 
 def bot_class(name: str, role: str) -> Any:
@@ -223,8 +226,12 @@ def bot_class(name: str, role: str) -> Any:
     if cls is None:  # bots built on the exact tools live beside them
         if name == "robust":
             from puzzleproof.encoders.deathrun_student import RobustStudent as cls
+        elif name == "planner":
+            from puzzleproof.verify.deathrun_planner import PlannerStudent as cls
         elif name == "toll":
             from puzzleproof.encoders.deathrun_criminal import TollCriminal as cls
+        elif name == "pricer":
+            from puzzleproof.verify.deathrun_pricer import PricerCriminal as cls
     return cls
 
 

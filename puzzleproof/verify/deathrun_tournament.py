@@ -11,7 +11,15 @@ finish, resume, a summary per bot and role, a plot, and the cross-check against 
 - *criminals are judged in pairs of two different bots, in both seat orders*, each pair
   facing the same fixed mixed student field (two of each of the first four student bots).
 
-A game's id is ``g{graph}:{s|c}{k}``; its seed is ``f"{seed}:{id}"``. Each finished game's
+A game's id is ``g{graph}:{s|c}{k}``; its seed is ``f"{seed}:{id}"``. A run of ``games``
+games plays exactly that many, graph after graph (the last graph may hold only its first
+games); the specs are made as the executor takes them (:func:`iter_schedule`), so a run of
+any length holds one graph and a few hundred specs at a time.
+
+**Figures** (:class:`Tally`). Games on one graph share it, so the independent unit is the
+graph: a bot's mean is the mean over graphs of its mean on each graph, its 95 % interval is
+Student's t over those graph means (:mod:`puzzleproof.verify.deathrun_stats`), and two bots
+are compared by a paired t test on the graphs both played. Each finished game's
 record (the engine's record plus ``"game_id"`` and ``"judged"``) is appended to the JSONL
 output as one line; with ``resume`` the games already there are skipped, so a killed run
 loses nothing and repeats nothing.
@@ -19,6 +27,7 @@ loses nothing and repeats nothing.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -27,17 +36,20 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from puzzleproof import executor, procs
+from puzzleproof.errors import InputError
 from puzzleproof.models.deathrun import Graph, generate_graph, make_graph, play_game
 from puzzleproof.verify.crosscheck import _trim_torn_tail, load_records
 from puzzleproof.verify.deathrun_workers import (DEFAULT_INIT_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB,
                                                  DEFAULT_MOVE_TIMEOUT,
                                                  WorkerPool, make_player, parse_bot)
+from puzzleproof.verify.deathrun_stats import mean_interval, paired_test
 
-__all__ = ["GameSpec", "schedule", "graphs_for_games", "run_games", "run_tournament",
-           "TournamentReport", "summarise", "plot_scores", "crosscheck_records"]
+__all__ = ["GameSpec", "schedule", "iter_schedule", "graphs_for_games", "per_graph",
+           "run_games", "run_tournament", "TournamentReport", "Tally", "summarise",
+           "scores_by_bot", "plot_scores", "crosscheck_records"]
 
 
 @dataclass(frozen=True)
@@ -74,41 +86,73 @@ def per_graph(criminals: Sequence[str], students: Sequence[str]) -> int:
 
 
 def graphs_for_games(criminals: Sequence[str], students: Sequence[str], games: int) -> int:
-    """How many graphs make about ``games`` games (at least one)."""
-    return max(1, round(games / per_graph(criminals, students)))
+    """How many graphs hold ``games`` games (the last one possibly in part; at least one)."""
+    return max(1, -(-games // per_graph(criminals, students)))
+
+
+def _graph_games(gi: int, gj: dict[str, Any], seed: int | str, criminals: Sequence[str],
+                 students: Sequence[str]) -> Iterator[GameSpec]:
+    """The games of graph ``gi`` (see the module docstring)."""
+    groups = _student_groups(students)
+    pairs = _criminal_pairs(criminals)
+    field4 = tuple(students[i % len(students)] for i in range(4))
+    rot = gi % 4
+    for k, grp in enumerate(groups):
+        order = grp[rot:] + grp[:rot]
+        crim = pairs[(gi * len(groups) + k) % len(pairs)]
+        gid = f"g{gi}:s{k}"
+        yield GameSpec(gid, "students", gi, gj, f"{seed}:{gid}", crim, order + order)
+    if len(set(criminals)) > 1:
+        order = field4[rot:] + field4[:rot]
+        for k, pr in enumerate(pairs):
+            gid = f"g{gi}:c{k}"
+            yield GameSpec(gid, "criminals", gi, gj, f"{seed}:{gid}", pr, order + order)
+
+
+def iter_schedule(criminals: Sequence[str], students: Sequence[str], seed: int | str = 0, *,
+                  games: int | None = None, n_graphs: int | None = None,
+                  graphs: Sequence[Graph] | None = None) -> Iterator[GameSpec]:
+    """The games of a tournament in their fixed order, made one at a time (a graph is built
+    when its first game is asked for, so a run of any length holds one graph at a time).
+
+    Graph ``i`` is ``graphs[i % len(graphs)]`` when graphs are given, else the contest
+    generator's ``f"{seed}:{i}"``. It stops after exactly ``games`` games (the last graph
+    then holds only the first of its games) or, without ``games``, after ``n_graphs``
+    graphs (default: each given graph once).
+
+    >>> [s.game_id for s in iter_schedule(["crowd", "toll"], ["greedy"], games=4)]
+    ['g0:s0', 'g0:c0', 'g0:c1', 'g1:s0']
+    """
+    if not criminals or not students:
+        raise ValueError("a tournament needs at least one criminal and one student bot")
+    if games is None and n_graphs is None:
+        if graphs is None:
+            raise ValueError("give games, n_graphs or graphs")
+        n_graphs = len(graphs)
+    if graphs is not None and not len(graphs):
+        raise ValueError("graphs is empty")
+    made = 0
+    gi = 0
+    while (games is None or made < games) and (n_graphs is None or gi < n_graphs):
+        g = graphs[gi % len(graphs)] if graphs is not None else generate_graph(f"{seed}:{gi}")
+        for spec in _graph_games(gi, g.to_json(), seed, criminals, students):
+            if games is not None and made >= games:
+                return
+            made += 1
+            yield spec
+        gi += 1
 
 
 def schedule(criminals: Sequence[str], students: Sequence[str], n_graphs: int,
              seed: int | str = 0, graphs: Sequence[Graph] | None = None) -> list[GameSpec]:
-    """The games of a tournament, in a fixed order (see the module docstring).
+    """The games of ``n_graphs`` whole graphs as a list (:func:`iter_schedule` streams).
 
     >>> len(schedule(["crowd", "gap-toll"], ["greedy", "random"], 3))
     9
     """
-    if not criminals or not students:
-        raise ValueError("a tournament needs at least one criminal and one student bot")
-    groups = _student_groups(students)
-    pairs = _criminal_pairs(criminals)
-    field4 = tuple(students[i % len(students)] for i in range(4))
-    gs = list(graphs) if graphs is not None else [generate_graph(f"{seed}:{i}")
-                                                   for i in range(n_graphs)]
-    out = []
-    for gi, g in enumerate(gs):
-        gj = g.to_json()
-        for k, grp in enumerate(groups):
-            rot = gi % 4
-            order = grp[rot:] + grp[:rot]
-            crim = pairs[(gi * len(groups) + k) % len(pairs)]
-            gid = f"g{gi}:s{k}"
-            out.append(GameSpec(gid, "students", gi, gj, f"{seed}:{gid}", crim, order + order))
-        if len(set(criminals)) > 1:
-            for k, pr in enumerate(pairs):
-                rot = gi % 4
-                order = field4[rot:] + field4[:rot]
-                gid = f"g{gi}:c{k}"
-                out.append(GameSpec(gid, "criminals", gi, gj, f"{seed}:{gid}", pr,
-                                    order + order))
-    return out
+    if graphs is not None:
+        n_graphs = len(graphs)
+    return list(iter_schedule(criminals, students, seed, n_graphs=n_graphs, graphs=graphs))
 
 
 # --------------------------------------------------------------------------------------------
@@ -158,19 +202,37 @@ def close_workers() -> None:
         _POOL = None
 
 
-def run_games(specs: Sequence[GameSpec], *, jobs: int = 1,
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    chunk: list[Any] = []
+    for x in items:
+        chunk.append(x)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+#: Games handed to the executor at a time: a run of any length holds at most this many specs.
+CHUNK = 256
+
+
+def run_games(specs: Iterable[GameSpec], *, jobs: int = 1,
               move_timeout: float = DEFAULT_MOVE_TIMEOUT,
               init_timeout: float = DEFAULT_INIT_TIMEOUT,
               on_record: Callable[[dict], None] | None = None,
               memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB,
-              on_failure: Callable[[dict], None] | None = None) -> list[dict]:
-    """Play ``specs`` on ``jobs`` (a number of local processes or an
-    :class:`~puzzleproof.executor.ExecutorSpec`); ``on_record(record)`` as each one finishes.
-    A game whose worker kept dying is ``on_failure(error record)`` (default: an error)."""
+              on_failure: Callable[[dict], None] | None = None,
+              keep: bool = True) -> list[dict]:
+    """Play ``specs`` (any iterable, consumed :data:`CHUNK` games at a time) on ``jobs`` (a
+    number of local processes or an :class:`~puzzleproof.executor.ExecutorSpec`);
+    ``on_record(record)`` as each one finishes. A game whose worker kept dying is
+    ``on_failure(error record)`` (default: an error). Returns the records when ``keep``."""
     out: list[dict] = []
 
     def accept(rec: dict) -> None:
-        out.append(rec)
+        if keep:
+            out.append(rec)
         if on_record:
             on_record(rec)
 
@@ -179,17 +241,18 @@ def run_games(specs: Sequence[GameSpec], *, jobs: int = 1,
     # whose worker died is played again elsewhere
     try:
         with procs.sigterm_exits(), executor.open_pool(jobs) as pool:
-            for s, rec in pool.stream(
-                    play_spec, specs, name=lambda s: f"game {s.game_id}",
-                    args=lambda s: (s, move_timeout, init_timeout, None, memory_limit)):
-                if isinstance(rec, executor.TaskFailure):
-                    if on_failure is None:
-                        raise RuntimeError(rec.message)
-                    on_failure({"type": "deathrun-game-error", "schema_version": 1,
-                                "game_id": s.game_id, "status": "ERROR",
-                                "error": rec.message})
-                    continue
-                accept(rec)
+            for chunk in _chunks(specs, CHUNK):
+                for s, rec in pool.stream(
+                        play_spec, chunk, name=lambda s: f"game {s.game_id}",
+                        args=lambda s: (s, move_timeout, init_timeout, None, memory_limit)):
+                    if isinstance(rec, executor.TaskFailure):
+                        if on_failure is None:
+                            raise RuntimeError(rec.message)
+                        on_failure({"type": "deathrun-game-error", "schema_version": 1,
+                                    "game_id": s.game_id, "status": "ERROR",
+                                    "error": rec.message})
+                        continue
+                    accept(rec)
     finally:
         close_workers()  # bot-file workers of games played in this process
     return out
@@ -197,6 +260,9 @@ def run_games(specs: Sequence[GameSpec], *, jobs: int = 1,
 
 @dataclass
 class TournamentReport:
+    """What a tournament gives back. ``records`` holds every game only when the run was
+    asked to keep them; ``tally`` always holds the scores the summary is made from."""
+
     records: list[dict]
     summary: dict[str, list[dict]]
     new_games: int
@@ -204,66 +270,108 @@ class TournamentReport:
     wall_time: float
     invalid: list[dict] = field(default_factory=list)
     failed: list[dict] = field(default_factory=list)  # games whose worker kept dying
+    tally: "Tally | None" = None
+
+    @property
+    def games(self) -> int:
+        return self.tally.games if self.tally is not None else len(self.records)
 
 
-def run_tournament(criminals: Sequence[str], students: Sequence[str], n_graphs: int,
-                   seed: int | str = 0, *, graphs: Sequence[Graph] | None = None,
+#: Invalid moves a report lists (all are counted in the summary).
+MAX_INVALID_LISTED = 1000
+
+
+class _Resume:
+    """The games of an earlier run, matched to the schedule as it streams past."""
+
+    def __init__(self, path: Path | None, resume: bool) -> None:
+        self.old: dict[str, dict] = {}
+        self.kept: list[dict] = []
+        self.path = path
+        if path is None:
+            return
+        if path.exists() and path.stat().st_size and not resume:
+            raise FileExistsError(f"{path} exists; pass resume to continue it")
+        if resume:
+            _trim_torn_tail(path)
+            self.old = {r["game_id"]: r for r in load_records(path)
+                        if r.get("type") == "deathrun-game" and "game_id" in r}
+
+    def todo(self, specs: Iterable[GameSpec]) -> Iterator[GameSpec]:
+        """The specs not played yet; those played are checked and kept aside."""
+        for s in specs:
+            r = self.old.pop(s.game_id, None)
+            if r is None:
+                yield s
+                continue
+            bots = [x.get("bot") for x in r.get("seats", []) if isinstance(x, dict)]
+            if (bots != list(s.criminals) + list(s.students) or r.get("seed") != s.seed
+                    or r.get("graph") != s.graph):
+                raise InputError(f"game {r['game_id']} there was played by other bots, on "
+                                 "another graph or with another seed: resume with the options "
+                                 "that began the run, or write to another file", str(self.path))
+            self.kept.append(r)
+
+
+def run_tournament(criminals: Sequence[str], students: Sequence[str],
+                   n_graphs: int | None = None, seed: int | str = 0, *,
+                   graphs: Sequence[Graph] | None = None, games: int | None = None,
                    jobs: int = 1, out_path: str | os.PathLike | None = None,
                    resume: bool = False, move_timeout: float = DEFAULT_MOVE_TIMEOUT,
                    init_timeout: float = DEFAULT_INIT_TIMEOUT,
                    on_record: Callable[[dict], None] | None = None,
                    progress: Callable[[int, int, str], None] | None = None,
-                   memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB
-                   ) -> TournamentReport:
-    """Run (or resume) a tournament; bot specs are names or ``FILE.py[:Class]`` (checked
-    first: a bad spec raises :class:`~puzzleproof.errors.InputError` before any game).
+                   memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB,
+                   keep_records: bool = True) -> TournamentReport:
+    """Run (or resume) a tournament of exactly ``games`` games (or ``n_graphs`` whole
+    graphs); bot specs are names or ``FILE.py[:Class]`` (checked first: a bad spec raises
+    :class:`~puzzleproof.errors.InputError` before any game). Games stream: their specs are
+    made as the executor takes them, and with ``keep_records=False`` only the scores stay
+    in memory.
 
     ``out_path`` gets one JSONL line per finished game; an existing non-empty file is a
-    ``FileExistsError`` unless ``resume``. Returns every record (old and new) and the summary.
+    ``FileExistsError`` unless ``resume``. ``progress(done, total, game id)`` counts the
+    resumed games as done.
     """
     for c in criminals:
         parse_bot(c, "criminal")
     for s in students:
         parse_bot(s, "student")
-    specs = schedule(criminals, students, n_graphs, seed, graphs)
-    old: list[dict] = []
+    if games is None and n_graphs is None and graphs is None:
+        raise ValueError("give games, n_graphs or graphs")
+    if graphs is not None and games is None and n_graphs is None:
+        n_graphs = len(graphs)
+    total = games if games is not None else n_graphs * per_graph(criminals, students)
     path = Path(out_path) if out_path is not None else None
-    if path is not None:
-        if path.exists() and path.stat().st_size and not resume:
-            raise FileExistsError(f"{path} exists; pass resume to continue it")
-        if resume:
-            _trim_torn_tail(path)
-            old = [r for r in load_records(path) if r.get("type") == "deathrun-game"]
-    ids = {s.game_id for s in specs}
-    old = [r for r in old if r.get("game_id") in ids]
-    by_id = {s.game_id: s for s in specs}
-    for r in old:
-        s = by_id[r["game_id"]]
-        bots = [x.get("bot") for x in r.get("seats", []) if isinstance(x, dict)]
-        if (bots != list(s.criminals) + list(s.students) or r.get("seed") != s.seed
-                or r.get("graph") != s.graph):
-            from puzzleproof.errors import InputError
-
-            raise InputError(f"game {r['game_id']} there was played by other bots, on another "
-                             "graph or with another seed: resume with the options that began "
-                             "the run, or write to another file", str(path))
-    done = {r["game_id"] for r in old}
-    todo = [s for s in specs if s.game_id not in done]
+    prior = _Resume(path, resume)
+    specs = prior.todo(iter_schedule(criminals, students, seed, games=games,
+                                     n_graphs=n_graphs, graphs=graphs))
+    tally = Tally()
+    kept: list[dict] = []
+    invalid: list[dict] = []
+    failed: list[dict] = []
     sink = open(path, "a", encoding="utf-8") if path is not None else None
     t0 = time.monotonic()
-    count = [0]
+    count = [0, 0]  # new, resumed
+
+    def note(rec: dict) -> None:
+        tally.add(rec)
+        if keep_records:
+            kept.append(rec)
+        for m in rec.get("invalid_moves", []):
+            if len(invalid) < MAX_INVALID_LISTED:
+                invalid.append({"game_id": rec["game_id"], **m})
 
     def accept(rec: dict) -> None:
         if sink is not None:
             sink.write(json.dumps(rec, separators=(",", ":")) + "\n")
             sink.flush()
         count[0] += 1
+        note(rec)
         if on_record:
             on_record(rec)
         if progress:
-            progress(count[0], len(todo), rec["game_id"])
-
-    failed: list[dict] = []
+            progress(count[0] + len(prior.kept), total, rec["game_id"])
 
     def fail(rec: dict) -> None:  # written, so the run shows it; --resume plays it again
         failed.append(rec)
@@ -272,73 +380,129 @@ def run_tournament(criminals: Sequence[str], students: Sequence[str], n_graphs: 
             sink.flush()
 
     try:
-        new = run_games(todo, jobs=jobs, move_timeout=move_timeout,
-                        init_timeout=init_timeout, on_record=accept,
-                        memory_limit=memory_limit, on_failure=fail)
+        run_games(specs, jobs=jobs, move_timeout=move_timeout, init_timeout=init_timeout,
+                  on_record=accept, memory_limit=memory_limit, on_failure=fail, keep=False)
     finally:
         if sink is not None:
             sink.close()
-    recs = old + new
-    inv = [{"game_id": r["game_id"], **m} for r in recs for m in r.get("invalid_moves", [])]
-    return TournamentReport(recs, summarise(recs), len(new), len(done),
-                            time.monotonic() - t0, inv, failed)
+    for r in prior.kept:
+        note(r)
+    return TournamentReport(prior.kept + kept if keep_records else [], tally.summary(),
+                            count[0], len(prior.kept), time.monotonic() - t0, invalid,
+                            failed, tally)
 
 
 # --------------------------------------------------------------------------------------------
 # Summary
 
 
-def _ci(xs: list[float]) -> tuple[float, float | None]:
-    m = statistics.fmean(xs)
-    if len(xs) < 2:
-        return m, None
-    return m, 1.96 * statistics.stdev(xs) / math.sqrt(len(xs))
+def _unit(record: dict) -> str:
+    """The independent unit a game belongs to: its graph (games on one graph share it)."""
+    edges = record["graph"]["edges"]
+    return hashlib.sha1(repr((edges, record["graph"]["begin"], record["graph"]["ends"])
+                             ).encode()).hexdigest()[:16]
 
 
-def scores_by_bot(records: Sequence[dict]) -> dict[str, dict[str, list[float]]]:
-    """``{"students": {bot: [score per seat-game]}, "criminals": {...}}``, each role from the
-    games that judge it (all games when none is marked)."""
-    out: dict[str, dict[str, list[float]]] = {"students": {}, "criminals": {}}
-    for r in records:
+class Tally:
+    """Scores gathered as games finish: per role and bot, every seat-game's score grouped
+    by graph (the independent unit), the games played and the invalid moves. Each role is
+    counted from the games that judge it (all games when none is marked)."""
+
+    def __init__(self) -> None:
+        self.scores: dict[str, dict[str, dict[str, list[float]]]] = {"students": {},
+                                                                        "criminals": {}}
+        self.game_count: dict[str, dict[str, int]] = {"students": {}, "criminals": {}}
+        self.bad: dict[tuple[str, str], int] = {}
+        self.games = 0
+        self.judged: dict[str, int] = {}
+        self.graphs: set[str] = set()
+
+    def add(self, r: dict) -> None:
+        self.games += 1
         judged = r.get("judged")
+        self.judged[judged or "students"] = self.judged.get(judged or "students", 0) + 1
+        unit = _unit(r)
+        self.graphs.add(unit)
         nc = sum(1 for s in r["seats"] if s["role"] == "criminal")
+        seen: set[tuple[str, str]] = set()
         for s in r["seats"]:
             role = "criminals" if s["role"] == "criminal" else "students"
             if judged and judged != role:
                 continue
             i = s["seat"]
             sc = r["scores"]["criminals"][i] if i < nc else r["scores"]["students"][i - nc]
-            out[role].setdefault(s["bot"], []).append(sc)
-    return out
-
-
-def summarise(records: Sequence[dict]) -> dict[str, list[dict]]:
-    """Per role, one row per bot: games (seat-games), mean, 95% CI half-width, rank (1 =
-    best: lowest cost for students, highest score for criminals), invalid moves."""
-    bad: dict[tuple[str, str], int] = {}
-    for r in records:
+            self.scores[role].setdefault(s["bot"], {}).setdefault(unit, []).append(sc)
+            seen.add((role, s["bot"]))
+        for role, bot in seen:
+            self.game_count[role][bot] = self.game_count[role].get(bot, 0) + 1
         for m in r.get("invalid_moves", []):
             role = r["seats"][m["seat"]]["role"]
             key = ("criminals" if role == "criminal" else "students", m["bot"])
-            bad[key] = bad.get(key, 0) + 1
-    out: dict[str, list[dict]] = {}
-    for role, table in scores_by_bot(records).items():
-        rows = []
-        for bot, xs in table.items():
-            m, ci = _ci(xs)
-            rows.append({"role": role[:-1], "bot": bot, "n": len(xs), "mean": m, "ci95": ci,
-                         "min": min(xs), "max": max(xs),
-                         "invalid_moves": bad.get((role, bot), 0)})
-        rows.sort(key=lambda x: x["mean"], reverse=(role == "criminals"))
-        for k, row in enumerate(rows, 1):
-            row["rank"] = k
-        out[role] = rows
-    return out
+            self.bad[key] = self.bad.get(key, 0) + 1
+
+    def seat_scores(self) -> dict[str, dict[str, list[float]]]:
+        """``{"students": {bot: [score per seat-game]}, "criminals": {...}}``."""
+        return {role: {bot: [x for xs in units.values() for x in xs]
+                       for bot, units in table.items()}
+                for role, table in self.scores.items()}
+
+    def summary(self) -> dict[str, list[dict]]:
+        """Per role, one row per bot, best first (lowest cost for students, highest score
+        for criminals): ``mean`` (the mean over graphs of the bot's mean on each graph) and
+        ``ci95``, the half-width of its t interval (graphs - 1 degrees of freedom); the
+        ``graphs``, ``games`` and seat-games (``n``) it rests on; min, max, invalid moves,
+        ``rank``; and the paired t test against the next bot in the ranking on the graphs
+        both played (``vs_next``, ``diff_next`` = this minus next, ``ci95_next``, ``p_next``,
+        ``significant_next`` at 95 %)."""
+        out: dict[str, list[dict]] = {}
+        for role, table in self.scores.items():
+            rows = []
+            means: dict[str, dict[str, float]] = {}
+            for bot, units in table.items():
+                # sorted, so that the figures do not depend on the order games finished in
+                means[bot] = {u: math.fsum(units[u]) / len(units[u]) for u in sorted(units)}
+                m, ci = mean_interval([means[bot][u] for u in sorted(units)])
+                xs = [x for v in units.values() for x in v]
+                rows.append({"role": role[:-1], "bot": bot, "n": len(xs),
+                             "games": self.game_count[role].get(bot, 0),
+                             "graphs": len(units), "mean": m, "ci95": ci,
+                             "min": min(xs), "max": max(xs),
+                             "invalid_moves": self.bad.get((role, bot), 0)})
+            sign = -1 if role == "criminals" else 1
+            rows.sort(key=lambda x: (sign * x["mean"], x["bot"]))
+            for k, row in enumerate(rows, 1):
+                row["rank"] = k
+                nxt = rows[k] if k < len(rows) else None
+                test = paired_test(means[row["bot"]], means[nxt["bot"]]) if nxt else None
+                row.update({"vs_next": nxt["bot"] if nxt else None,
+                            "diff_next": test.diff if test else None,
+                            "ci95_next": test.ci95 if test else None,
+                            "p_next": test.p if test else None,
+                            "significant_next": test.significant if test else None})
+            out[role] = rows
+        return out
 
 
-def plot_scores(records: Sequence[dict], path: str | os.PathLike) -> None:
+def scores_by_bot(records: Sequence[dict]) -> dict[str, dict[str, list[float]]]:
+    """``{"students": {bot: [score per seat-game]}, "criminals": {...}}``, each role from the
+    games that judge it (all games when none is marked)."""
+    t = Tally()
+    for r in records:
+        t.add(r)
+    return t.seat_scores()
+
+
+def summarise(records: Sequence[dict]) -> dict[str, list[dict]]:
+    """The summary of :meth:`Tally.summary` over ``records``."""
+    t = Tally()
+    for r in records:
+        t.add(r)
+    return t.summary()
+
+
+def plot_scores(records: "Sequence[dict] | Tally", path: str | os.PathLike) -> None:
     """Box plots of the score distributions per bot, one panel per role (PNG or SVG by the
-    file name), written atomically."""
+    file name), written atomically; from records or a :class:`Tally`."""
     import io
 
     import matplotlib
@@ -348,7 +512,7 @@ def plot_scores(records: Sequence[dict], path: str | os.PathLike) -> None:
 
     from puzzleproof.formats import write_atomic
 
-    data = scores_by_bot(records)
+    data = records.seat_scores() if isinstance(records, Tally) else scores_by_bot(records)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
     for ax, role, title in ((axes[0], "students", "students: cost (lower is better)"),
                             (axes[1], "criminals", "criminals: score (higher is better)")):

@@ -207,35 +207,34 @@ def _die_with_parent(parent: int) -> None:
     procs.die_with_parent(parent, signal.SIGTERM, on_death=_exit_all, watchdog=True)
 
 
-def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in the worker
-    _die_with_parent(parent)
-    conn = Connection(fd)
-    import importlib.util
-    import random
-    import traceback  # noqa: F401
+class _BotHost:  # pragma: no cover - runs in the worker
+    """The worker's side: hosts one bot at a time and answers the parent's requests
+    (``load``, ``call``, ``end``, ``quit``). The bot's stdout (fd 1) goes to a private file
+    whose size tells whether it printed; its stderr goes nowhere."""
 
-    out_fd = os.open(os.devnull if False else "/dev/null", os.O_WRONLY)
-    # fd 1 goes to a private file whose size tells whether the bot printed
-    import tempfile
+    def __init__(self, conn: Connection) -> None:
+        import tempfile
 
-    capture = tempfile.TemporaryFile()
-    os.dup2(capture.fileno(), 1)
-    os.dup2(out_fd, 2)
-    sys.stdout = open(1, "w", closefd=False)
-    sys.stderr = open(2, "w", closefd=False)
-    try:
-        import networkx  # noqa: F401  (most contest bots import it; load it once)
-    except ImportError:
-        pass
-    bot: Any = None
-    counter = 0
-    added_paths: list[str] = []
-    before_modules: set[str] = set()
-    bot_dir = ""
+        self.conn = conn
+        out_fd = os.open("/dev/null", os.O_WRONLY)
+        self.capture = tempfile.TemporaryFile()
+        os.dup2(self.capture.fileno(), 1)
+        os.dup2(out_fd, 2)
+        sys.stdout = open(1, "w", closefd=False)
+        sys.stderr = open(2, "w", closefd=False)
+        try:
+            import networkx  # noqa: F401  (most contest bots import it; load it once)
+        except ImportError:
+            pass
+        st = os.fstat(self.capture.fileno())
+        self.capture_id = (st.st_dev, st.st_ino)
+        self.bot: Any = None
+        self.counter = 0
+        self.added_paths: list[str] = []
+        self.before_modules: set[str] = set()
+        self.bot_dir = ""
 
-    capture_id = (os.fstat(capture.fileno()).st_dev, os.fstat(capture.fileno()).st_ino)
-
-    def printed() -> str | None:
+    def printed(self) -> str | None:
         """None, ``"printed"`` (the bot wrote to stdout) or ``"closed"`` (it closed or
         replaced fd 1, which is then restored)."""
         try:
@@ -244,11 +243,11 @@ def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in th
             pass
         try:
             st = os.fstat(1)
-            same = (st.st_dev, st.st_ino) == capture_id
+            same = (st.st_dev, st.st_ino) == self.capture_id
         except OSError:
             same = False
         if not same:
-            os.dup2(capture.fileno(), 1)
+            os.dup2(self.capture.fileno(), 1)
             sys.stdout = open(1, "w", closefd=False)
             os.ftruncate(1, 0)
             os.lseek(1, 0, 0)
@@ -259,89 +258,100 @@ def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in th
             return "printed"
         return None
 
-    def cleanup() -> None:
-        nonlocal bot
-        bot = None
+    def cleanup(self) -> None:
+        """Drop the bot, the modules it imported from its folder, its path entries, and
+        every process it started."""
+        self.bot = None
         for name in list(sys.modules):
-            if name in before_modules:
+            if name in self.before_modules:
                 continue
             mod = sys.modules.get(name)
             f = getattr(mod, "__file__", None) or ""
-            if name.startswith("_deathrun_bot_") or (bot_dir and f.startswith(bot_dir)):
+            if name.startswith("_deathrun_bot_") or (self.bot_dir and f.startswith(self.bot_dir)):
                 del sys.modules[name]
-        for p in added_paths:
+        for p in self.added_paths:
             while p in sys.path:
                 sys.path.remove(p)
-        added_paths.clear()
+        self.added_paths.clear()
         _kill_strays()
 
-    while True:
+    def load(self, msg: tuple) -> tuple[str, Any]:
+        import importlib.util
+        import random
+
+        _, path, cls_name, _role, edge_list, begin, ends, seed_text = msg
+        self.cleanup()
+        self.counter += 1
+        self.bot_dir = os.path.dirname(path) + os.sep
+        self.before_modules = set(sys.modules)
         try:
-            msg = conn.recv()
-        except (EOFError, OSError):  # the parent is gone: take the bots' processes along
-            _exit_all(0)
-        kind = msg[0]
-        if kind == "quit":
-            cleanup()
-            _exit_all(0)
-        if kind == "end":
-            cleanup()
-            conn.send(("ok", None))
-            continue
-        if kind == "load":
-            _, path, cls_name, role, edge_list, begin, ends, seed_text = msg
-            cleanup()
-            counter += 1
-            bot_dir = os.path.dirname(path) + os.sep
-            before_modules = set(sys.modules)
+            sys.path.insert(0, os.path.dirname(path))
+            self.added_paths.append(os.path.dirname(path))
+            random.seed(seed_text)
+            name = f"_deathrun_bot_{self.counter}"
+            spec = importlib.util.spec_from_file_location(name, path)
+            mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+            # the contest's base classes (models.deathrun), for files that use them
+            # without importing them; a file that defines its own replaces them
+            mod.__dict__.update(BaseCriminal=BaseCriminal, BaseStudent=BaseStudent)
+            sys.modules[name] = mod
+            spec.loader.exec_module(mod)  # type: ignore[union-attr]
+            self.bot = getattr(mod, cls_name)(edge_list, begin, ends)
+            reply: tuple[str, Any] = ("ok", None)
+        except MemoryError:
+            self.bot = None
+            reply = ("memory", "init failed: memory limit reached (MemoryError)")
+        except BaseException as exc:  # noqa: BLE001 - SystemExit too
+            self.bot = None
+            reply = ("error", f"init failed: {type(exc).__name__}: {exc}"[:300])
+        if self.printed() and reply[0] == "ok":
+            reply = ("ok-printed", None)
+        return reply
+
+    def call(self, args: tuple) -> tuple[str, Any]:
+        if self.bot is None:
+            return "error", "bot not running"
+        try:
+            reply: tuple[str, Any] = ("ok", _plain(self.bot.strategy(*args)))
+        except MemoryError:
+            reply = ("memory", "memory limit reached (MemoryError)")
+        except BaseException as exc:  # noqa: BLE001
+            reply = ("error", f"crash: {type(exc).__name__}: {exc}"[:300])
+        out = self.printed()
+        if out == "closed" and reply[0] != "memory":
+            reply = ("error", "closed its stdout (the output channel is the move)")
+        elif out and reply[0] != "memory":
+            reply = ("error", "printed to stdout (the output channel is the move)")
+        return reply
+
+    def serve(self) -> None:
+        while True:
             try:
-                sys.path.insert(0, os.path.dirname(path))
-                added_paths.append(os.path.dirname(path))
-                random.seed(seed_text)
-                name = f"_deathrun_bot_{counter}"
-                spec = importlib.util.spec_from_file_location(name, path)
-                mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-                # the contest's base classes (models.deathrun), for files that use them
-                # without importing them; a file that defines its own replaces them
-                mod.__dict__.update(BaseCriminal=BaseCriminal, BaseStudent=BaseStudent)
-                sys.modules[name] = mod
-                spec.loader.exec_module(mod)  # type: ignore[union-attr]
-                cls = getattr(mod, cls_name)
-                bot = cls(edge_list, begin, ends)
-                reply = ("ok", None)
-            except MemoryError:
-                bot = None
-                reply = ("memory", "init failed: memory limit reached (MemoryError)")
-            except BaseException as exc:  # noqa: BLE001 - SystemExit too
-                bot = None
-                reply = ("error", f"init failed: {type(exc).__name__}: {exc}"[:300])
-            if printed() and reply[0] == "ok":
-                reply = ("ok-printed", None)
-            conn.send(reply)
-            continue
-        if kind == "call":
-            if bot is None:
-                conn.send(("error", "bot not running"))
-                continue
+                msg = self.conn.recv()
+            except (EOFError, OSError):  # the parent is gone: take the bots' processes along
+                _exit_all(0)
+            kind = msg[0]
+            if kind == "quit":
+                self.cleanup()
+                _exit_all(0)
+            if kind == "end":
+                self.cleanup()
+                reply: tuple[str, Any] = ("ok", None)
+            elif kind == "load":
+                reply = self.load(msg)
+            elif kind == "call":
+                reply = self.call(msg[1])
+            else:
+                reply = ("error", f"unknown request {kind!r}")
             try:
-                res = bot.strategy(*msg[1])
-                reply = ("ok", _plain(res))
-            except MemoryError:
-                res = None
-                reply = ("memory", "memory limit reached (MemoryError)")
-            except BaseException as exc:  # noqa: BLE001
-                reply = ("error", f"crash: {type(exc).__name__}: {exc}"[:300])
-            out = printed()
-            if out == "closed" and reply[0] != "memory":
-                reply = ("error", "closed its stdout (the output channel is the move)")
-            elif out and reply[0] != "memory":
-                reply = ("error", "printed to stdout (the output channel is the move)")
-            try:
-                conn.send(reply)
+                self.conn.send(reply)
             except (pickle.PicklingError, TypeError):
-                conn.send(("error", "unpicklable output"))
-            continue
-        conn.send(("error", f"unknown request {kind!r}"))
+                self.conn.send(("error", "unpicklable output"))
+
+
+def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in the worker
+    _die_with_parent(parent)
+    _BotHost(Connection(fd)).serve()
 
 
 # --------------------------------------------------------------------------------------------
