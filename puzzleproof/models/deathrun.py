@@ -582,6 +582,15 @@ class _Game:
         rec["base_crossed"] = self.base_crossed
         rec["final_budgets"] = self.budgets
         rec["invalid_moves"] = self.invalid
+        for seat, p in zip(rec["seats"], self.players):
+            tail = getattr(p, "stderr_tail", None)
+            text = tail() if callable(tail) else ""
+            if text:  # a bot file's stderr: how a contest player debugs
+                seat["stderr"] = text
+                last = [ln for ln in text.splitlines() if ln.strip()][-3:]
+                for m in self.invalid:  # shown beside the bot's invalid moves
+                    if m["seat"] == seat["seat"]:
+                        m["stderr"] = "\n".join(last)
         return rec
 
 

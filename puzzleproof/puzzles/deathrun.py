@@ -301,7 +301,8 @@ def _crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
     if resumed and not (env.quiet or p.as_json):
         page.note(resumed)
     page.extend(views.crosscheck_page(summary, report, target))
-    return Outcome(summary["ok"], summary, page)
+    code = 1 if not summary["ok"] or summary["program_findings"] else 0
+    return Outcome(code == 0, summary, page, code)
 
 
 CROSSCHECK = CrosscheckSpec(

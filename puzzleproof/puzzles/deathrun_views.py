@@ -333,13 +333,19 @@ def invalid_page(moves: list[dict], limit: int = 20, game: bool = False) -> Page
     if not moves:
         return page
     groups: dict[tuple, list[int]] = {}
+    stderr: dict[tuple, str] = {}
     for m in moves:
-        groups.setdefault((m.get("game_id") if game else None, m["seat"], m["bot"],
-                           m["reason"]), []).append(m.get("round", 0))
+        key = (m.get("game_id") if game else None, m["seat"], m["bot"], m["reason"])
+        groups.setdefault(key, []).append(m.get("round", 0))
+        if m.get("stderr"):
+            stderr[key] = m["stderr"]
     page.line(f"{plural(len(moves), 'invalid move')}:")
-    for (gid, seat, bot, reason), rounds in list(groups.items())[:limit]:
+    for key, rounds in list(groups.items())[:limit]:
+        gid, seat, bot, reason = key
         where = f"game {gid}, " if gid is not None else ""
         page.line(f"  {where}seat {seat} ({label(bot)}), {rounds_text(rounds)}: {reason}")
+        for ln in stderr.get(key, "").splitlines():
+            page.line(f"    stderr| {short(ln, 100)}")
     if len(groups) > limit:
         page.line(f"  ... and {len(groups) - limit} more")
     return page
@@ -414,8 +420,29 @@ def crosscheck_page(summary: dict, report: Any, output: Any) -> Page:
             page.line(f"FAILED: game {f['game_id']} does not replay by the rules: "
                       f"{f['problem']}")
     page.extend(invalid_page(report.invalid, limit=5, game=True))
+    page.extend(_program_findings(summary["program_findings"], output))
     return page.line("no check failed" if not summary["failures"] else
                      f"{plural(len(summary['failures']), 'check')} FAILED")
+
+
+def _program_findings(found: list[dict], output: Any) -> Page:
+    """A judged student file that paid more than the robust bound: a finding against it,
+    each game its evidence (``render deathrun FILE#GAME`` draws it)."""
+    page = Page()
+    if not found:
+        return page
+    page.line(f"FINDING: {plural(len(found), 'game')} where a judged student file paid more "
+              "than the robust bound (a student following the robust policy pays at most the "
+              "bound whatever the criminals do):")
+    for f in found[:10]:
+        page.line(f"  {label(f['bot'])} paid {f['cost']:.2f} > bound {f['bound']:.2f} in game "
+                  f"{f['game_id']} (graph {f['graph']}, criminals "
+                  f"{'+'.join(f['criminals'])})")
+    if len(found) > 10:
+        page.line(f"  ... and {len(found) - 10} more")
+    if output:
+        page.line(f"  the games are in {output}: render deathrun '{output}#GAME' draws one")
+    return page
 
 
 def _students_table(summary: dict) -> Any:

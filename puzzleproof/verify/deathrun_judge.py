@@ -17,7 +17,7 @@ from puzzleproof.limits import Deadline
 from puzzleproof.models.deathrun import replay
 from puzzleproof.verify.deathrun_methods import STEP, bot_method
 
-__all__ = ["judge", "worst_pairs", "confirm_evidence", "SUMMARY_TYPE"]
+__all__ = ["judge", "worst_pairs", "confirm_evidence", "is_program", "SUMMARY_TYPE"]
 
 SUMMARY_TYPE = "deathrun-crosscheck"
 
@@ -98,10 +98,19 @@ def judge(records: Sequence[dict], graphs: Sequence[Any], names: Sequence[str],
         f["criminals"] = [s["bot"] for s in by_id[f["game_id"]]["seats"]
                           if s["role"] == "criminal"]
     failures = _failures(records, flags)
+    # a user's own student file above the bound is a finding against it (exit 1); the
+    # built-in baselines' are known findings (measurements of weak bots)
+    programs = [f for f in flags if is_program(f["bot"])]
     findings = confirm_evidence(graphs, names, evidence)
     failures += [{"kind": "finding-no-longer-holds", **x} for x in findings if not x["holds"]]
     return {"type": SUMMARY_TYPE, "schema_version": 1, "seed": seed,
             "graphs": len(graphs), "games": len(records), "students": cc["students"],
             "criminals": cc["criminals"], "worst_criminals": worst_pairs(records),
-            "exploitable": flags, "known_findings": findings, "failures": failures,
-            "ok": not failures}
+            "exploitable": flags, "program_findings": programs, "known_findings": findings,
+            "failures": failures, "ok": not failures}
+
+
+def is_program(bot: str) -> bool:
+    """A bot given as a contest file (``student.py``, ``bots/mine.py:Class``), not one of
+    ours."""
+    return ".py" in str(bot)

@@ -16,8 +16,11 @@ an invalid move with the reason; a bot that timed out has its worker's whole pro
 killed (a replacement is started for the next game) and its later moves in that game are
 invalid. A bot that runs out of memory (each worker has an address-space limit,
 ``memory_limit``, default 768 MB as on CodinGame) gets the verdict "memory limit" and its worker
-is replaced; one that closes or replaces its stdout, or prints, gets an invalid move saying so;
-its stderr goes nowhere (megabytes of it cost nothing).
+is replaced; one that closes or replaces its stdout, or prints, gets an invalid move saying so.
+A crash names the line of the bot's own file it came from (the last frame in that file). Its
+stderr (how contest players debug) goes to a file per worker, emptied at each game and cut to
+its last :data:`STDERR_KEEP` bytes as it grows; the game record keeps the last of it per
+seat.
 
 No process is left behind (see :mod:`puzzleproof.procs`): workers die with their parent
 (``PR_SET_PDEATHSIG`` on Linux, and a watchdog that polls the parent's pid) and take with them
@@ -57,6 +60,24 @@ DEFAULT_INIT_TIMEOUT = 5.0
 #: a bot worker's address space (RLIMIT_AS), as CodinGame's memory limit
 DEFAULT_MEMORY_LIMIT_MB = 768
 DEFAULT_CLASS = {"criminal": "BaseCriminal", "student": "BaseStudent"}
+#: the bytes of a bot's stderr a game record keeps (its last)
+STDERR_KEEP = 4096
+#: a bot's stderr file is cut back to its last STDERR_KEEP bytes beyond this size
+STDERR_CAP = 1 << 20
+
+
+def _where(exc: BaseException, path: str) -> str:
+    """`` at FILE:LINE in FUNCTION``: the last frame of the bot's own file in the
+    traceback of ``exc`` (empty when the error is not in that file)."""
+    import traceback
+
+    last = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename == path:
+            last = (lineno, frame.f_code.co_name)
+    if last is None:
+        return ""
+    return f" at {os.path.basename(path)}:{last[0]} in {last[1]}"
 
 
 @dataclass(frozen=True)
@@ -212,16 +233,16 @@ class _BotHost:  # pragma: no cover - runs in the worker
     (``load``, ``call``, ``end``, ``quit``). The bot's stdout (fd 1) goes to a private file
     whose size tells whether it printed; its stderr goes nowhere."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, err_path: str) -> None:
         import tempfile
 
         self.conn = conn
-        out_fd = os.open("/dev/null", os.O_WRONLY)
+        err_fd = os.open(err_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self.capture = tempfile.TemporaryFile()
         os.dup2(self.capture.fileno(), 1)
-        os.dup2(out_fd, 2)
+        os.dup2(err_fd, 2)
         sys.stdout = open(1, "w", closefd=False)
-        sys.stderr = open(2, "w", closefd=False)
+        sys.stderr = open(2, "w", closefd=False, buffering=1)  # line by line, as a terminal
         try:
             import networkx  # noqa: F401  (most contest bots import it; load it once)
         except ImportError:
@@ -233,14 +254,16 @@ class _BotHost:  # pragma: no cover - runs in the worker
         self.added_paths: list[str] = []
         self.before_modules: set[str] = set()
         self.bot_dir = ""
+        self.bot_path = ""
 
     def printed(self) -> str | None:
         """None, ``"printed"`` (the bot wrote to stdout) or ``"closed"`` (it closed or
-        replaced fd 1, which is then restored)."""
-        try:
-            sys.stdout.flush()
-        except Exception:
-            pass
+        replaced fd 1, which is then restored). Its stderr is flushed to its file."""
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
         try:
             st = os.fstat(1)
             same = (st.st_dev, st.st_ino) == self.capture_id
@@ -281,6 +304,7 @@ class _BotHost:  # pragma: no cover - runs in the worker
 
         _, path, cls_name, _role, edge_list, begin, ends, seed_text = msg
         self.cleanup()
+        self.bot_path = path
         self.counter += 1
         self.bot_dir = os.path.dirname(path) + os.sep
         self.before_modules = set(sys.modules)
@@ -303,7 +327,8 @@ class _BotHost:  # pragma: no cover - runs in the worker
             reply = ("memory", "init failed: memory limit reached (MemoryError)")
         except BaseException as exc:  # noqa: BLE001 - SystemExit too
             self.bot = None
-            reply = ("error", f"init failed: {type(exc).__name__}: {exc}"[:300])
+            reply = ("error", f"init failed{_where(exc, path)}: {type(exc).__name__}: "
+                              f"{exc}"[:300])
         if self.printed() and reply[0] == "ok":
             reply = ("ok-printed", None)
         return reply
@@ -316,7 +341,8 @@ class _BotHost:  # pragma: no cover - runs in the worker
         except MemoryError:
             reply = ("memory", "memory limit reached (MemoryError)")
         except BaseException as exc:  # noqa: BLE001
-            reply = ("error", f"crash: {type(exc).__name__}: {exc}"[:300])
+            reply = ("error", f"crash{_where(exc, self.bot_path)}: {type(exc).__name__}: "
+                              f"{exc}"[:300])
         out = self.printed()
         if out == "closed" and reply[0] != "memory":
             reply = ("error", "closed its stdout (the output channel is the move)")
@@ -349,9 +375,9 @@ class _BotHost:  # pragma: no cover - runs in the worker
                 self.conn.send(("error", "unpicklable output"))
 
 
-def _worker_main(fd: int, parent: int) -> None:  # pragma: no cover - runs in the worker
+def _worker_main(fd: int, parent: int, err_path: str) -> None:  # pragma: no cover
     _die_with_parent(parent)
-    _BotHost(Connection(fd)).serve()
+    _BotHost(Connection(fd), err_path).serve()
 
 
 # --------------------------------------------------------------------------------------------
@@ -368,8 +394,12 @@ class _Worker:
                                     else "")
         for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(var, "1")  # thread pools would eat the address-space limit
+        import tempfile
+
+        err_fd, self.err_path = tempfile.mkstemp(prefix="puzzleproof-bot-", suffix=".stderr")
+        os.close(err_fd)
         code = ("import sys; from puzzleproof.verify.deathrun_workers import _worker_main; "
-                f"_worker_main({fd}, {os.getpid()})")
+                f"_worker_main({fd}, {os.getpid()}, {self.err_path!r})")
         # its own session (so its own process group, which is what gets killed), the memory
         # limit and the parent-death signal before exec, and the group listed with the guardian
         preexec, self.notes = procs.child_setup(memory_limit)
@@ -422,6 +452,33 @@ class _Worker:
                 x.close()
             except OSError:
                 pass
+        if not hasattr(self, "last_tail"):
+            self.last_tail = self.stderr_tail()  # what it wrote before it was killed
+        try:
+            os.unlink(self.err_path)
+        except OSError:
+            pass
+
+    def stderr_tail(self) -> str:
+        """The last :data:`STDERR_KEEP` bytes the bot wrote to its stderr this game (the
+        file is cut back when it has grown past :data:`STDERR_CAP`)."""
+        try:
+            with open(self.err_path, "rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                fh.seek(max(0, size - STDERR_KEEP))
+                tail = fh.read(STDERR_KEEP)
+            if size > STDERR_CAP:
+                with open(self.err_path, "wb") as fh:
+                    fh.write(tail)
+        except OSError:
+            return getattr(self, "last_tail", "")
+        return tail.decode("utf-8", "replace")
+
+    def stderr_reset(self) -> None:
+        try:
+            os.truncate(self.err_path, 0)
+        except OSError:
+            pass
 
     def quit(self) -> None:
         if self.alive:
@@ -516,6 +573,8 @@ class FilePlayer(_import_player_base()):  # type: ignore[misc]
 
     def start(self, edge_list, begin, ends, seed_text):
         self.worker = self.pool.acquire()
+        self.worker.stderr_reset()
+        self.stderr = ""
         t0 = time.monotonic()
         status, detail = self.worker.request(
             ("load", self.spec.path, self.spec.cls, self.spec.role, edge_list, begin, ends,
@@ -565,8 +624,15 @@ class FilePlayer(_import_player_base()):  # type: ignore[misc]
         limit = self.pool.memory_limit
         return (f"memory limit: {detail}" + (f" (limit {limit:g} MB)" if limit else ""))
 
+    def stderr_tail(self) -> str:
+        """The last of what the bot wrote to stderr in this game."""
+        if self.worker is not None:
+            self.stderr = self.worker.stderr_tail()
+        return getattr(self, "stderr", "")
+
     def close(self):
         if self.worker is not None:
+            self.stderr = self.worker.stderr_tail()
             self.pool.release(self.worker)
             self.worker = None
 

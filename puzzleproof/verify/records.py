@@ -89,6 +89,7 @@ class Disagreement:
 
 #: the counts a run's summary states, in the order they are shown
 COUNT_NAMES = ("instances", "games", "lost", "lost_winnable", "defects", "above_bound",
+               "program_findings",
                "invalid_moves", "disagreements", "failed_checks", "unknown", "not_sent",
                "findings_confirmed", "findings_broken")
 
@@ -131,6 +132,7 @@ def _part_counts(part: dict) -> dict[str, int]:
         known = part.get("known_findings") or []
         return {"games": int(part.get("games") or 0),
                 "above_bound": len(part.get("exploitable") or []),
+                "program_findings": len(part.get("program_findings") or []),
                 "failed_checks": len(part.get("failures") or []),
                 "findings_confirmed": sum(bool(k.get("holds")) for k in known),
                 "findings_broken": sum(not k.get("holds") for k in known)}
@@ -145,6 +147,7 @@ def counts_text(counts: dict[str, int], exit_status: int | None = None) -> str:
     """The counts in one line: ``games 24, lost 3, ...; exit 1``."""
     words = {"lost_winnable": "lost on winnable starts", "failed_checks": "failed checks",
              "above_bound": "games above the robust bound", "invalid_moves": "invalid moves",
+             "program_findings": "your program's games above the bound",
              "not_sent": "not sent", "findings_confirmed": "known findings confirmed",
              "findings_broken": "findings broken"}
     text = ", ".join(f"{words.get(k, k)} {v}" for k, v in counts.items())
