@@ -561,7 +561,12 @@ def game_sections(recs: list[dict], path: str = "") -> list[Section]:
     if failed:
         sections.append(Section("Games that failed", [Table(
             ["game", "error"], [[r.get("game_id"), r.get("error")] for r in failed])]))
+    judged = next((r for r in reversed(recs) if r["type"] == "deathrun-crosscheck"), None)
+    if judged is not None:
+        sections.append(_bound_section(judged))
     bad = [g for g in games if g.get("invalid_moves")]
+    if bad:
+        sections.append(_invalid_section(bad))
     shown = bad[:MAX_DRAWN // 4] or games[:1]
     drawn = Section("Games drawn", ["Games with invalid moves are drawn; without any, the "
                                     "first game."])
@@ -577,6 +582,32 @@ def game_sections(recs: list[dict], path: str = "") -> list[Section]:
                                    "colour, raised links marked"))
     sections.append(drawn)
     return sections
+
+
+def _bound_section(judged: dict) -> Section:
+    """A cross-check's students against the robust bound, and the games above it (a judged
+    student file's are findings against it)."""
+    rows = [[s["bot"], s["games"], _fmt(s["mean_cost"]), _fmt(s["mean_bound"]),
+             s["above_bound"]] for s in judged.get("students") or []]
+    games = [[f["game_id"], f["bot"], _fmt(f["cost"]), _fmt(f["bound"]), f.get("graph"),
+              "+".join(f.get("criminals") or []),
+              "finding (a judged program)" if ".py" in str(f["bot"]) else "known (built-in)"]
+             for f in judged.get("exploitable") or []]
+    return Section("Against the robust bound", [
+        "A student following the robust policy pays at most the bound, whatever the "
+        "criminals do with their combined budget: a student that paid more was exploitable.",
+        Table(["student", "seat-games", "mean cost", "mean bound", "above bound"], rows,
+              "Each student's realised cost next to the robust bound"),
+        Table(["game", "student", "cost", "bound", "graph", "criminals", "what"], games[:200],
+              "The games above the bound (the evidence)")])
+
+
+def _invalid_section(bad: list[dict]) -> Section:
+    """Each invalid move with its reason, and the bot's last stderr lines."""
+    rows = [[g.get("game_id"), m["seat"], m["bot"], m.get("round"), m["reason"],
+             m.get("stderr", "")] for g in bad for m in g["invalid_moves"]][:300]
+    return Section("Invalid moves", [Table(
+        ["game", "seat", "bot", "round", "why", "its stderr (last lines)"], rows)])
 
 
 def _fmt(v: Any) -> Any:
