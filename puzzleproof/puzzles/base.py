@@ -353,9 +353,10 @@ class Plugin:
     callable or a ``"module:function"`` string); ``sniffer`` a cheap test that refuses text
     that cannot be this puzzle's at once (None: every text is tried by the reader);
     ``noun`` is what one instance is called ("map"); ``priority`` decides between two
-    puzzles that both read a text (higher wins; a file's ending decides first); ``literal`` says a string that is not a file may be an instance
-    (a Tatham game ID); ``rank`` orders the puzzles in listings and mixed runs; ``commands``
-    names the puzzle's own game verbs (``"module:GROUPS"``, a tuple of Click groups)."""
+    puzzles that both read a text (higher wins; a file's ending decides first);
+    ``literal`` says a string that is not a file may be an instance (a Tatham game ID);
+    ``rank`` orders the puzzles in listings and mixed runs; ``commands`` names the puzzle's
+    own game verbs (``"module:GROUPS"``, a tuple of Click groups)."""
 
     name: str
     title: str

@@ -146,7 +146,8 @@ def _part_counts(part: dict) -> dict[str, int]:
 def counts_text(counts: dict[str, int], exit_status: int | None = None) -> str:
     """The counts in one line: ``games 24, lost 3, ...; exit 1``."""
     words = {"lost_winnable": "lost on winnable starts", "failed_checks": "failed checks",
-             "above_bound": "seat-games above the robust bound", "invalid_moves": "invalid moves",
+             "above_bound": "seat-games above the robust bound",
+             "invalid_moves": "invalid moves",
              "program_findings": "your program's seat-games above the bound",
              "not_sent": "not sent", "findings_confirmed": "known findings confirmed",
              "findings_broken": "findings broken"}
