@@ -1,0 +1,198 @@
+"""Judging your own program, one story from terminal to report (issue 30): for every kind of
+run, the counts the command prints (``--json``) and its exit status are the ones its report
+states, read back from the HTML; and the programs a user would write are judged as they
+should be (an Episode 2 rule breaker, a bot that prints to stderr and crashes at a known
+line, a Death Run student that walks into traps, a Hashi solver not sent what CodinGame's
+input cannot carry)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from puzzleproof.cli import main
+from puzzleproof.verify.records import summary_counts
+from tests.conftest import INSTANCES, shared_path
+
+PY = sys.executable
+
+SKYNET_RULE_BREAKER = """\
+    # cuts the first link it read, gateway or not: under Episode 2 only a link that touches
+    # a gateway may be cut
+    n, l, e = map(int, input().split())
+    links = [input().split() for _ in range(l)]
+    gates = [input() for _ in range(e)]
+    while True:
+        input()
+        print(*links.pop(0))
+"""
+
+DEATHRUN_CRASHER = """\
+    import sys
+
+
+    class BaseStudent:
+        def __init__(self, edges, begin, ends):
+            self.out = {}
+            for u, v, w in edges:
+                self.out.setdefault(u, []).append(v)
+
+        def strategy(self, edge_updates, vertex_count, current_vertex):
+            print("at", current_vertex, file=sys.stderr)
+            if current_vertex > 60:
+                raise RuntimeError("oops, my bug")
+            return self.out[current_vertex][0]
+"""
+#: the line of the raise above, as the file is written
+CRASH_LINE = next(k for k, ln in enumerate(textwrap.dedent(DEATHRUN_CRASHER).splitlines(), 1)
+                  if "raise" in ln)
+
+DEATHRUN_TRAP_WALKER = """\
+    class BaseStudent:
+        # always the cheapest link now, blind to the criminals and to traps
+        def __init__(self, edges, begin, ends):
+            self.w = {(u, v): w for u, v, w in edges}
+
+        def strategy(self, edge_updates, vertex_count, current_vertex):
+            nxt = [(w + edge_updates.get((u, v), 0), v) for (u, v), w in self.w.items()
+                   if u == current_vertex]
+            return min(nxt)[1]
+"""
+
+HASHI_NEVER_3 = """\
+    w = int(input()); h = int(input()); rows = [input() for _ in range(h)]
+    print("0 0 1 0 1")
+"""
+
+
+def _file(folder: Path, name: str, body: str) -> str:
+    path = folder / name
+    path.write_text(textwrap.dedent(body))
+    return str(path)
+
+
+def _run(capsys, *args) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def _report_counts(run: Path, tmp: Path, capsys) -> dict[str, str]:
+    """The report's "Run summary" table, read back from the HTML."""
+    page = tmp / "report.html"
+    assert _run(capsys, "report", run, "-o", page, "--force")[0] == 0
+    text = page.read_text()
+    section = text.split("<h2>Run summary</h2>", 1)[1].split("<h2>", 1)[0]
+    rows = re.findall(r"<tr><td>(.*?)</td><td[^>]*>(.*?)</td></tr>", section)
+    return {html.unescape(k): html.unescape(v) for k, v in rows}
+
+
+def _same_story(json_out: str, code: int, run: Path, tmp: Path, capsys) -> dict:
+    """The terminal's --json counts and exit status equal the report's."""
+    record = json.loads(json_out)
+    counts = summary_counts(record)
+    shown = _report_counts(run, tmp, capsys)
+    assert shown.pop("exit status") == str(code)
+    for key in ("agents", "rules"):
+        shown.pop(key, None)
+    assert {k.replace(" ", "_"): int(v) for k, v in shown.items()} == counts
+    return counts
+
+
+def test_crosscheck_hashi_with_a_solver_the_protocol_cannot_carry(tmp_path, capsys):
+    solver = _file(tmp_path, "solver.py", HASHI_NEVER_3)
+    run = tmp_path / "run.jsonl"
+    code, out, err = _run(capsys, "crosscheck", "hashi", INSTANCES / "hashi/small-5x5.txt",
+                          INSTANCES / "hashi/four-bridges-7x7.tatham", "--method", "sat",
+                          "--bot-cmd", f"mine={PY} {solver}", "-q", "-o", run, "--json")
+    assert code == 1  # its answer to the 5x5 breaks the rules
+    counts = _same_story(out, code, run, tmp_path, capsys)
+    assert counts["not_sent"] == 1 and counts["disagreements"] == 1
+    record = json.loads(out)
+    assert all("four-bridges" not in d["instance"] for d in record["disagreements"])
+
+
+def test_crosscheck_cityclose(tmp_path, capsys):
+    run = tmp_path / "run.jsonl"
+    code, out, _ = _run(capsys, "crosscheck", "cityclose", INSTANCES / "cityclose", "-q", "-o",
+                        run, "--json", "--time-limit", "30")
+    assert code == 0
+    _same_story(out, code, run, tmp_path, capsys)
+
+
+def test_skynet_referee_of_a_rule_breaker(tmp_path, capsys):
+    """A natural first bot that cuts a link that touches no gateway loses every Episode 2
+    game at once: each a defect of the program, whatever the start; the report's agents
+    are the ones it played."""
+    bot = _file(tmp_path, "bot.py", SKYNET_RULE_BREAKER)
+    run = tmp_path / "run.jsonl"
+    official = shared_path("instances/skynet/ep2/01-robust-double-gateways.txt")
+    code, out, _ = _run(capsys, "skynet", "referee", official, "--all-starts", "--agent",
+                        "article,nearest", "--bot-cmd", f"mine={PY} {bot}", "-q", "-o", run,
+                        "--json")
+    assert code == 1
+    counts = _same_story(out, code, run, tmp_path, capsys)
+    assert counts["lost"] == counts["games"] == counts["defects"]
+    record = json.loads(out)
+    assert record["agents"] == ["article", "nearest"]
+    assert all(j["reason"] == "illegal-cut" for j in record["judged"])
+    text = (tmp_path / "report.html").read_text()
+    assert "the agent model &#x27;article&#x27;" in text and "worst-case agent" not in text
+
+
+def test_crosscheck_skynet_with_a_program_is_one_record_of_parts(tmp_path, capsys):
+    bot = _file(tmp_path, "bot.py", SKYNET_RULE_BREAKER)
+    run = tmp_path / "run.jsonl"
+    official = shared_path("instances/skynet/ep2/02-linked-double-gateways.txt")
+    code, out, _ = _run(capsys, "crosscheck", "skynet", official, "--bot-cmd",
+                        f"mine={PY} {bot}", "--agent", "article", "-q", "-o", run, "--json")
+    assert code == 1
+    counts = _same_story(out, code, run, tmp_path, capsys)
+    assert counts["lost"] >= 1
+
+
+def test_deathrun_crosscheck_of_a_crashing_and_a_trap_walking_student(tmp_path, capsys):
+    """A student file's crash names its own line and its stderr is shown; a student file
+    that pays more than the robust bound is a finding (exit 1) with its games as evidence,
+    and the report shows the bound and those games."""
+    crasher = _file(tmp_path, "crasher.py", DEATHRUN_CRASHER)
+    walker = _file(tmp_path, "walker.py", DEATHRUN_TRAP_WALKER)
+    run = tmp_path / "run.jsonl"
+    code, out, err = _run(capsys, "crosscheck", "deathrun", INSTANCES / "deathrun/graphs",
+                          "--students", f"{crasher},{walker},robust", "-q", "-o", run,
+                          "--json")
+    assert code == 1
+    counts = _same_story(out, code, run, tmp_path, capsys)
+    record = json.loads(out)
+    assert counts["program_findings"] >= 1
+    assert {f["bot"] for f in record["program_findings"]} <= {crasher, walker}
+    games = [json.loads(x) for x in run.read_text().splitlines()]
+    moves = [m for g in games if g.get("type") == "deathrun-game"
+             for m in g.get("invalid_moves", [])]
+    crash = next(m for m in moves if "crash" in m["reason"])
+    assert f"crasher.py:{CRASH_LINE} in strategy" in crash["reason"]
+    assert "at " in crash["stderr"]
+    text = (tmp_path / "report.html").read_text()
+    assert "Against the robust bound" in text and "finding (a judged program)" in text
+    assert "oops, my bug" in text
+
+
+def test_deathrun_tournament(tmp_path, capsys):
+    run = tmp_path / "run.jsonl"
+    code, out, _ = _run(capsys, "deathrun", "tournament", "--criminals", "toll,gap-toll",
+                        "--students", "robust,greedy", "-n", "6", "--seed", "2", "-q", "-o",
+                        run, "--json")
+    assert code == 0 and json.loads(out)["games"] == 6
+    _same_story(out, code, run, tmp_path, capsys)
+
+
+@pytest.mark.parametrize("args", [["solve", "skynnet", "x.txt"], ["crosscheck", "hashy", "y"]])
+def test_a_mistyped_puzzle_is_one_line_with_a_suggestion(capsys, args):
+    code, out, err = _run(capsys, *args)
+    assert code == 2 and f"unknown puzzle {args[1]!r}; did you mean" in err
