@@ -86,7 +86,9 @@ class TestPlay:
                              "--student", "greedy*6", "--move-timeout", "0.3")
         assert code == 0, err
         assert "invalid move" in out
-        assert "crash.py), round 2: crash: ZeroDivisionError: boom" in out
+        # a crash names the line of the bot's own file it came from
+        assert "crash.py), round 2: crash at crash.py:7 in strategy: ZeroDivisionError: boom" \
+            in out
         assert "crash.py), rounds 1, 3-15: garbage output: 'nowhere'" in out
         assert "hang.py:Sleepy), round 1: timeout" in out  # then not running: rounds 2-15
         assert "hang.py:Sleepy), rounds 2-15: bot not running" in out
@@ -138,12 +140,17 @@ def test_tournament_resume_adds_nothing_and_plots(capsys, tmp_path):
     code, out, err = run(capsys, *args, "--plot", plot)
     assert code == 0, err
     lines = out_file.read_text().splitlines()
-    assert len(lines) == 7 and plot.stat().st_size > 1000
+    games = [ln for ln in lines if '"deathrun-game"' in ln]
+    assert len(games) == 7 and plot.stat().st_size > 1000
+    assert json.loads(lines[-1])["type"] == "run-summary"  # what the terminal said
     for word in ("students (cost", "criminals (score", "95% CI", "rank", "robust", "toll"):
         assert word in out
     code, out2, err = run(capsys, *args, "--resume")
     assert code == 0 and "7 game(s) already there, 0 played now" in err
-    assert out_file.read_text().splitlines() == lines
+    again = out_file.read_text().splitlines()
+    assert again[:len(lines)] == lines and [json.loads(x)["type"] for x in again[len(lines):]] \
+        == ["run-summary"]  # no game played twice; the resumed run's summary added
+    lines = again
     code, _, err = run(capsys, *args)  # no --resume, no --force: refused, file untouched
     assert code == 2 and "--force" in err and out_file.read_text().splitlines() == lines
     code, out, _ = run(capsys, "check", "deathrun", out_file)
@@ -226,8 +233,9 @@ class TestCrosscheck:
         code, out, _ = run(capsys, "crosscheck", "deathrun", "-n", 7, "-j", 1, "--students",
                            "robust,greedy", "--criminals", "toll,crowd", "-o", runs)
         assert code == 1 and "FAILED: the robust student paid" in out
-        last = json.loads(runs.read_text().splitlines()[-1])
+        last, summary = [json.loads(x) for x in runs.read_text().splitlines()][-2:]
         assert last["type"] == "deathrun-crosscheck" and not last["ok"]
+        assert summary["type"] == "run-summary" and summary["exit_status"] == 1
         failed = [f for f in last["failures"] if f["kind"] == "robust-above-bound"]
         assert failed and failed[0]["record"]["type"] == "deathrun-game"
 
