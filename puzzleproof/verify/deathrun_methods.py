@@ -221,20 +221,24 @@ EXACT = (
            "path", run="puzzleproof.verify.deathrun_methods:run_fh_lp", options=("budget",)),
 )
 
-#: The built-in bots by role; their classes are :data:`~puzzleproof.verify.deathrun_bots.STUDENT_BOTS`
-#: and :data:`~puzzleproof.verify.deathrun_bots.CRIMINAL_BOTS` (a test keeps the two in step).
+#: The built-in bots by role; their classes are
+#: :data:`~puzzleproof.verify.deathrun_bots.STUDENT_BOTS` and
+#: :data:`~puzzleproof.verify.deathrun_bots.CRIMINAL_BOTS` (a test keeps the two in step).
 BOTS = {
     "student": (_bot("robust", "student", "the robust DP's policy: never pays above its bound"),
                 _bot("greedy", "student", "the first link of the current shortest path"),
                 _bot("cautious", "student", "shortest path avoiding trap vertices ahead"),
-                _bot("random", "student", "a random out-link")),
+                _bot("random", "student", "a random out-link"),
+                _bot("planner", "student", "models each criminal from its raises and plans "
+                                           "three rounds ahead, the robust move where unsure")),
     "criminal": (_bot("toll", "criminal", "the single-round toll optimum with a budget plan"),
                  _bot("gap-toll", "criminal", "raises the crowded link just below the "
                                               "students' detour"),
                  _bot("crowd", "criminal", "spends on the crowded link students cannot avoid"),
-                 _bot("random", "criminal", "a random link raised by a random amount")),
+                 _bot("random", "criminal", "a random link raised by a random amount"),
+                 _bot("pricer", "criminal", "prices the students' detours round by round, "
+                                            "its partner predicted from its raises")),
 }
-
 
 
 def _by_name(*groups: Sequence[Method]) -> tuple[Method, ...]:
