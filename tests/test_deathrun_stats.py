@@ -107,6 +107,7 @@ class TestCounts:
         assert code == 0, cap.err
         summary = json.loads(cap.out)
         assert summary["games"] == 24 and summary["graphs"] == 4
-        assert len(out.read_text().splitlines()) == 24
+        types = [json.loads(x)["type"] for x in out.read_text().splitlines()]
+        assert types.count("deathrun-game") == 24 and types[-1] == "run-summary"
         for row in summary["summary"]["criminals"]:
             assert {"graphs", "games", "n", "ci95", "vs_next", "p_next"} <= set(row)
