@@ -31,7 +31,10 @@ def _coelho(n: int) -> list[str]:
 
 
 def _records(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    """The run's records; its summary line (with its exit status, said by the command that
+    ran it) is not a record of a task."""
+    return [r for r in (json.loads(x) for x in path.read_text().splitlines() if x.strip())
+            if r.get("type") != "run-summary"]
 
 
 def _comparable(rec: dict) -> dict:
