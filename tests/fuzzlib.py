@@ -337,14 +337,38 @@ def _write(folder: Path, name: str, body: str | bytes) -> None:
 MAX_MB = 1024
 
 
+#: A small launcher between the test and the run. Linux keeps a process's peak memory
+#: (``ru_maxrss``) across fork and exec, so a run started straight from a large pytest
+#: process would report pytest's size as its own; forked from this small launcher, the
+#: run's figure is its own. The launcher writes it to the file it is given.
+_LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss))
+if os.WIFSIGNALED(status):  # die as the run died, so the test sees the same status
+    import signal
+    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    os.kill(os.getpid(), os.WTERMSIG(status))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def _run(argv: list[str], cwd: Path, timeout: float) -> tuple[int | None, str, str, float]:
     """Run ``argv``; ``(exit code or None on a timeout, stdout, stderr, peak MB)``. The
-    process group is killed at the timeout; the peak is the run's own (``wait4``)."""
+    process group is killed at the timeout; the peak is the run's own (see ``_LAUNCHER``)."""
     import os
     import signal
+    import tempfile
     import threading
 
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    fd, peak_file = tempfile.mkstemp(prefix="fuzz-peak-")
+    os.close(fd)
+    proc = subprocess.Popen([sys.executable, "-I", "-c", _LAUNCHER, peak_file, *argv],
+                            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     got: dict[str, bytes] = {}
     readers = [threading.Thread(target=lambda k=k, f=f: got.__setitem__(k, f.read()))
@@ -352,14 +376,14 @@ def _run(argv: list[str], cwd: Path, timeout: float) -> tuple[int | None, str, s
     for t in readers:
         t.start()
     end = time.monotonic() + timeout
-    status, usage = None, None
+    status = None
     while status is None:
         pid, st, ru = os.wait4(proc.pid, os.WNOHANG)
         if pid:
-            status, usage = st, ru
+            status = st
         elif time.monotonic() > end:
             os.killpg(proc.pid, signal.SIGKILL)
-            _, status, usage = os.wait4(proc.pid, 0)
+            os.wait4(proc.pid, 0)
             status = None
             break
         else:
@@ -369,7 +393,11 @@ def _run(argv: list[str], cwd: Path, timeout: float) -> tuple[int | None, str, s
         t.join(10)
     out = got.get("out", b"").decode("utf-8", "replace")
     err = got.get("err", b"").decode("utf-8", "replace")
-    peak = usage.ru_maxrss / 1024 if usage is not None else 0.0
+    try:
+        peak = int(Path(peak_file).read_text() or 0) / 1024
+    except (OSError, ValueError):
+        peak = 0.0  # killed at the timeout: the timeout is the finding
+    Path(peak_file).unlink(missing_ok=True)
     return (None if status is None else proc.returncode), out, err, peak
 
 
