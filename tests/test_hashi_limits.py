@@ -51,8 +51,8 @@ def test_building_a_large_model_is_bounded_by_the_deadline(solver):
     p = lattice(150, extra=True)  # 6105 islands, no quick reason to refuse it
     _ = (p.incident, p.crossings)  # the geometry is the reader's work
     began = time.monotonic()
-    res = hashi_solver(solver)(p, time_limit=0.05)
-    assert time.monotonic() - began < 0.05 * 1.1 + 0.2 + 1.0
+    res = hashi_solver(solver)(p, time_limit=0.005)  # far below the build's ~0.05 s
+    assert time.monotonic() - began < 0.005 * 1.1 + 0.2 + 1.0
     assert res.status is Status.UNKNOWN and res.answer is None
     assert "ran out while the model was built" in res.certificate["note"]
     assert res.solver == solver

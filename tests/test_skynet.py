@@ -405,7 +405,7 @@ def test_json_is_one_object_with_the_worst_case_and_external_programs(capsys, tm
         assert "stroke-dasharray" in svg.read_text()
     capsys.readouterr()
     assert main(["render", "skynet", m, "--game", f"{recs}#9"]) == 2
-    assert "#9: the file holds 2 game record(s)" in capsys.readouterr().err
+    assert "#9: the file holds 4 game record(s)" in capsys.readouterr().err
     assert "fl/article" in {x["method"] for x in d["parts"][1]["lost"]}
 
 

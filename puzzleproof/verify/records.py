@@ -17,7 +17,9 @@ Example:
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 __all__ = ["SCHEMA_VERSION", "Record", "Disagreement"]
@@ -160,3 +162,18 @@ def run_summary(puzzle: str, verb: str, record: dict, exit_status: int) -> dict:
     return {"type": "run-summary", "schema_version": SCHEMA_VERSION, "puzzle": puzzle,
             "verb": verb, "exit_status": exit_status, "counts": summary_counts(record),
             "summary": record}
+
+
+def append_run_summary(path: Path, line: dict) -> None:
+    """End the JSONL file at ``path`` with ``line``, in place of a run summary already
+    ending it: a resumed run's file ends in one summary of the whole run, and a resume
+    with nothing left to do leaves the file as it was."""
+    with open(path, "rb+") as fh:
+        size = fh.seek(0, 2)
+        fh.seek(max(0, size - (1 << 20)))  # a summary line is far below 1 MiB
+        tail = fh.read()
+        cut = tail.rstrip(b"\n").rfind(b"\n") + 1
+        if b'"type": "run-summary"' in tail[cut:cut + 64]:
+            fh.truncate(size - len(tail) + cut)
+        fh.seek(0, 2)
+        fh.write((json.dumps(line) + "\n").encode("utf-8"))

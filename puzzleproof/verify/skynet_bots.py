@@ -409,6 +409,9 @@ class ExactBot(Ep2SlackBot):
         #: the time its first turn may take to decide (None: no limit); past it, the bot
         #: plays as from a lost position
         self.seconds = seconds
+        #: a clock time (``time.monotonic()``) the first turn's decision ends by in any
+        #: case: the deadline of the task the bot is played in (None: none)
+        self.until: float | None = None
 
     def reset(self, m: SkynetMap) -> None:
         super().reset(m)
@@ -428,8 +431,9 @@ class ExactBot(Ep2SlackBot):
                 return super().choose(agent)
             import time
 
-            d = decide(red, red.K, False, Budget(
-                deadline=None if self.seconds is None else time.monotonic() + self.seconds))
+            ends = [t for t in (self.until, None if self.seconds is None
+                                else time.monotonic() + self.seconds) if t is not None]
+            d = decide(red, red.K, False, Budget(deadline=min(ends, default=None)))
             self.proved = d.status == HOLDS
             if self.proved:
                 self.plan = PlayerStrategy(red, d.proposer, d.candidate or {})

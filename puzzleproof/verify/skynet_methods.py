@@ -13,6 +13,7 @@ by the exact SAT solver (:func:`puzzleproof.encoders.skynet_sat.solve`), with th
 from __future__ import annotations
 
 import json
+import time
 from functools import partial
 from typing import Any, Callable
 
@@ -24,7 +25,7 @@ from puzzleproof.method import Method, seconds_run
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' agent name)
 from puzzleproof.verify.skynet_agents import make_agent
-from puzzleproof.verify.skynet_bots import make_bot
+from puzzleproof.verify.skynet_bots import Bot, make_bot
 from puzzleproof.verify.external import DEFAULT_MEMORY_LIMIT_MB
 from puzzleproof.verify.skynet_referee import (BY_PLAY, DEFAULT_FIRST_TURN_SECONDS,
                                                DEFAULT_TURN_SECONDS, play, play_external)
@@ -165,7 +166,19 @@ def run_worst_case(bot: str, rule: str | None, data: tuple[SkynetMap, int],
     from puzzleproof.verify.skynet_adversary import BotPlayer
 
     rule = rule or data[0].rule or make_bot(bot).rule
-    return _adversary_result(BotPlayer(bot), rule, data, time_limit, per_line, max_lines)
+    # a bot that decides by search on its first turn (ours, playing the proved strategy)
+    # decides by the task's deadline; when it gives up, the adversary's clock has run out
+    # too, and the answer is UNKNOWN
+    timed = time_limit is not None and hasattr(make_bot(bot), "until")
+    until = None if time_limit is None else time.monotonic() + time_limit
+    player = BotPlayer(bot, partial(_bot_until, bot, until) if timed else None)
+    return _adversary_result(player, rule, data, time_limit, per_line, max_lines)
+
+
+def _bot_until(name: str, until: float) -> Bot:
+    bot = make_bot(name)
+    bot.until = until
+    return bot
 
 
 def run_adversary_program(name: str, command: list[str], rule: str | None,

@@ -160,9 +160,9 @@ class Search:
         ek = (key, cut)
         if ek in self.expanded and not forced:
             return self.expanded[ek], [], None, []
-        left = None if self.deadline is None else self.deadline - time.monotonic()
-        limit = QUESTION_SECONDS if left is None else max(0.05, min(QUESTION_SECONDS, left))
-        for v in moves:
+        for v in moves:  # each question gets what is left of the deadline
+            left = None if self.deadline is None else self.deadline - time.monotonic()
+            limit = QUESTION_SECONDS if left is None else max(0.01, min(QUESTION_SECONDS, left))
             if self.oracle.wins(v, after, limit) is False:
                 return [], [], v, []
         children = [(v, self.key(v, after, key, cut, v)) for v in moves]

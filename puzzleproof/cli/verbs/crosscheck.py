@@ -6,7 +6,6 @@ under ``--json``) and its code is the exit code (1 a disagreement, 130 interrupt
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +90,8 @@ def finish(puzzle: str, verb: str, record: dict, page: Any, code: int, target: P
     """A batch's end, the same for every puzzle: the page (or the ``--json`` summary), the
     run's counts in one last line, and in the JSONL file a last ``run-summary`` line with
     the same counts and the exit status, which ``report`` states as they are."""
-    from puzzleproof.verify.records import counts_text, run_summary, summary_counts
+    from puzzleproof.verify.records import (append_run_summary, counts_text, run_summary,
+                                            summary_counts)
 
     if as_json:
         emit(record)
@@ -100,8 +100,7 @@ def finish(puzzle: str, verb: str, record: dict, page: Any, code: int, target: P
         show(page)
         out.print(counts_text(summary_counts(record), code), markup=False)
     if target is not None and target.exists():
-        with open(target, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(run_summary(puzzle, verb, record, code)) + "\n")
+        append_run_summary(target, run_summary(puzzle, verb, record, code))
 
 
 def _gather(plugin: Any, p: Params, ctx: click.Context) -> Any:
