@@ -52,6 +52,7 @@ def test_the_plugin_is_found_as_an_installed_distribution(site):
     assert "latin" in r.stdout
 
 
+@pytest.mark.slow
 def test_solve_infers_the_puzzle_and_proves_uniqueness(site):
     r = pp(site, "solve", "a.latin")
     assert r.returncode == 0 and "UNIQUE (brute force)" in r.stdout and "1 3 2" in r.stdout
@@ -63,6 +64,7 @@ def test_solve_infers_the_puzzle_and_proves_uniqueness(site):
     assert r.returncode == 2 and "unknown method nope" in r.stderr
 
 
+@pytest.mark.slow
 def test_check_render_and_convert(site):
     (site / "right.json").write_text("[[1, 3, 2], [3, 2, 1], [2, 1, 3]]")
     (site / "wrong.json").write_text("[[1, 2, 3], [3, 2, 1], [2, 1, 3]]")
@@ -75,6 +77,7 @@ def test_check_render_and_convert(site):
     assert r.returncode == 0 and json.loads(r.stdout)["n"] == 3
 
 
+@pytest.mark.slow
 def test_crosscheck_and_its_report(site):
     run = site / "run.jsonl"
     r = pp(site, "crosscheck", "a.latin", "none.latin", "-q", "-o", str(run), "--force")
@@ -86,6 +89,7 @@ def test_crosscheck_and_its_report(site):
     assert "Cross-check of Latin square" in (site / "run.html").read_text()
 
 
+@pytest.mark.slow
 def test_generate_proves_what_it_keeps(site):
     r = pp(site, "generate", "latin", "-n", "2", "--seed", "3")
     assert r.returncode == 0

@@ -112,6 +112,7 @@ class TestCheck:
 
 
 class TestRender:
+    @pytest.mark.slow
     def test_svg_png_and_a_game_drawn(self, game_files):
         pic = puzzleproof.render(game_files["graph"])
         assert pic.ok and pic.kind == "svg" and pic.data.startswith("<svg")

@@ -101,6 +101,7 @@ def _total(res) -> int | None:
 
 
 class TestAgainstBruteForce:
+    @pytest.mark.slow
     def test_dp_and_exact_on_every_graph_up_to_7(self):
         maps = atlas_maps(7)
         assert len(maps) == 1 + 1 + 2 + 6 + 21 + 112 + 853
@@ -123,6 +124,7 @@ class TestAgainstBruteForce:
                 checked += 1
         assert checked > 3000
 
+    @pytest.mark.slow
     def test_ilp_on_every_graph_up_to_7(self):
         """Every connected graph up to 6 nodes under every rule set; every third graph of 7
         nodes under the plain rules and every eighth under two rule sets (all 853 graphs of 7
@@ -144,6 +146,7 @@ class TestAgainstBruteForce:
 
 
 class TestExactOnShippedMaps:
+    @pytest.mark.slow
     def test_roundabout_all_methods(self):
         p = shared_path("instances/cityclose/two-spies-roundabout.json")
         m = read_map(p.read_text(), str(p))
@@ -156,6 +159,7 @@ class TestExactOnShippedMaps:
         if i.status == Status.UNKNOWN:
             assert i.certificate["lower_bound"] <= 372
 
+    @pytest.mark.slow
     def test_time_limits_give_unknown_with_bounds(self):
         p = shared_path("instances/cityclose/europe30.json")
         m = read_map(p.read_text(), str(p))
@@ -262,6 +266,7 @@ class TestBounds:
             checked += 1
         return checked
 
+    @pytest.mark.slow
     def test_admissible_on_every_graph_up_to_7(self):
         checked = 0
         for m in atlas_maps(7):
@@ -313,6 +318,7 @@ class TestBounds:
         table, stats = min_wiener_by_size(m.adj, 20, 20)
         assert table[20] == 526 and stats[20][2]
 
+    @pytest.mark.slow
     def test_both_bounds_prove_europe30(self):
         p = shared_path("instances/cityclose/europe30.json")
         m = read_map(p.read_text(), str(p))

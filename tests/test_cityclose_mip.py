@@ -35,6 +35,7 @@ def _cases() -> list[tuple[CityMap, Rules]]:
 
 @pytest.mark.parametrize("backend", MIP)
 class TestAgainstTheDP:
+    @pytest.mark.slow
     def test_atlas_sample(self, backend):
         cases = _cases()
         assert len(cases) >= 40 and {r for _, r in cases} == set(RULES)
@@ -96,6 +97,7 @@ def _poor_order() -> tuple[CityMap, list[int]]:
     raise AssertionError("no graph of 7 nodes where the worst greedy is not optimal")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", MIP)
 def test_time_limit_honoured(backend):
     p = shared_path("instances/cityclose/two-spies-roundabout.json")

@@ -58,6 +58,7 @@ def _checked(m: CityMap, rules: Rules, res) -> int | None:
 
 
 class TestWideAgainstWord:
+    @pytest.mark.slow
     def test_every_graph_up_to_6_and_a_share_of_7(self):
         maps = [m for m in atlas_maps(7) if m.n <= 6] + [m for m in atlas_maps(7)
                                                         if m.n == 7][::7]
@@ -105,6 +106,7 @@ class TestWideAgainstWord:
 class TestBeyondAWord:
     """Maps of 64 to 80 cities, where the plain DP is feasible (few connected sets)."""
 
+    @pytest.mark.slow
     @pytest.mark.parametrize("n", [64, 71, 80])
     def test_paths_and_cycles_closed_forms(self, n):
         r = E.solve(path(n))
@@ -113,6 +115,7 @@ class TestBeyondAWord:
         w = n ** 3 // 8 if n % 2 == 0 else (n ** 3 - n) // 8
         assert _checked(c, Rules(), E.solve(c)) == w + math.comb(n + 1, 4)
 
+    @pytest.mark.slow
     @pytest.mark.parametrize("m", [
         core_with_legs([(0, 1), (1, 2), (2, 3), (3, 0)], 4, [(0, 62)]),          # tadpole, 66
         core_with_legs([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)], 4,
@@ -131,6 +134,7 @@ class TestBeyondAWord:
             assert res.stats.get("layers") is not None
             assert _checked(m, rules, res) == _checked(m, rules, ref), (m.n, rules)
 
+    @pytest.mark.slow
     def test_a_limit_gives_unknown_with_a_checked_order_and_bounds(self):
         from puzzleproof.formats.cityclose import read_map
         from tests.conftest import shared_path
@@ -252,6 +256,7 @@ def test_heuristics_equal_trying_every_city():
         assert (got and got["order"]) == ref
 
 
+@pytest.mark.slow
 def test_heuristics_answer_on_the_world_map_within_their_limit():
     from puzzleproof.formats.cityclose import read_map
     from tests.conftest import shared_path

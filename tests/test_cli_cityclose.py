@@ -181,6 +181,7 @@ class TestSolve:
                            "c07", "--final-size", "2")
         assert code == 1 and "INFEASIBLE: proved" in out
 
+    @pytest.mark.slow
     def test_the_methods_agree_on_a_small_map(self, capsys, tmp_path):
         small = tmp_path / "small.edges"
         small.write_text("a b\nb c\nc d\nd e\ne a\na c\nc f\nf g\ng d\n")

@@ -101,6 +101,7 @@ def test_resume_after_interruption_reproduces_records_without_duplicates(tmp_pat
     assert rep.exit_code == rep2.exit_code == rep3.exit_code == 0
 
 
+@pytest.mark.slow
 def test_crosscheck_command(capsys, tmp_path):
     out = tmp_path / "cc.jsonl"
     code = main(["crosscheck", str(INSTANCES / "hashi"), "-o", str(out), "-q"])

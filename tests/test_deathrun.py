@@ -170,6 +170,7 @@ def _random_game(k: int) -> dict:
 
 
 class TestInvariantAndReplay:
+    @pytest.mark.slow
     def test_hundreds_of_random_games(self):
         # play_game asserts the invariant; replay re-derives every score independently
         for k in range(300):
@@ -262,6 +263,7 @@ class TestGraphs:
             read_graph(text, "g.json")
         assert ei.value.line == 4 and "link 2" in ei.value.message
 
+    @pytest.mark.slow
     def test_huge_sizes_are_refused_before_building(self):
         text = '{"begin": 0, "ends": [1], "edges": [' + ",".join(["[0,1,1]"] * 1_000_001) + "]}"
         with pytest.raises(InputError, match="links in field .edges. is 1,000,001, above the limit of 1,000,000"):

@@ -48,6 +48,7 @@ def test_the_new_bots_are_built_in():
     assert bot_class("pricer", "criminal") is PricerCriminal
 
 
+@pytest.mark.slow
 def test_no_invalid_move_on_200_random_contest_graphs():
     """200 contest graphs (seeds never used elsewhere); each game seats the two new bots
     (the pricer twice in one of every four games, so it also meets itself) among fast
@@ -125,6 +126,7 @@ class Stalker:
         return v, u, budget * 0.5
 
 
+@pytest.mark.slow
 def test_the_planner_stays_within_its_certificate():
     for k in range(6):
         g = generate_graph(f"league-cert:{k}")

@@ -155,6 +155,7 @@ class Stalker(BaseCriminal):
 
 
 class TestInSimulation:
+    @pytest.mark.slow
     def test_robust_student_below_its_bound_against_every_criminal(self):
         crims = [lambda: builtin_player(n, "criminal")
                  for n in ("random", "crowd", "gap-toll", "toll")]

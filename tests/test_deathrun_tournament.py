@@ -46,6 +46,7 @@ class TestSchedule:
 
 
 class TestRun:
+    @pytest.mark.slow
     def test_parallel_resume_summary_plot(self, tmp_path):
         out = tmp_path / "games.jsonl"
         full = run_tournament(CRIMS, STUDS, 2, seed=5, jobs=2)
@@ -80,6 +81,7 @@ class TestRun:
         plot_scores(saved, tmp_path / "scores.svg")
         assert "<svg" in (tmp_path / "scores.svg").read_text()[:500]
 
+    @pytest.mark.slow
     def test_bot_files_in_a_tournament(self):
         rep = run_tournament(["gap-toll", str(ROOT / "instances/deathrun/bots/criminal.py")],
                              ["greedy", str(ROOT / "instances/deathrun/bots/student.py")], 1,

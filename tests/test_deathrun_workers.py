@@ -154,6 +154,7 @@ class TestFailures:
         assert [m["round"] for m in rec["invalid_moves"]] == list(range(1, 12))
         assert replay(rec) == []
 
+    @pytest.mark.slow
     def test_hang_is_a_timeout_and_the_worker_is_replaced(self, bots):
         with WorkerPool(move_timeout=0.3) as pool:
             t0 = time.monotonic()
@@ -185,6 +186,7 @@ class TestFailures:
             assert not st[0]["valid"] and not st[1]["valid"]
             assert replay(rec) == []
 
+    @pytest.mark.slow
     def test_forked_children_are_killed(self, bots):
         with WorkerPool(move_timeout=0.3) as pool:
             _game(pool, "hostile.py:Forker", d=bots)
@@ -231,6 +233,7 @@ class TestFailures:
 
 
 class TestFiles:
+    @pytest.mark.slow
     def test_contest_style_files_run_unchanged(self):
         g = generate_graph(4)
         with WorkerPool() as pool:

@@ -95,6 +95,7 @@ def cluster(tmp_path_factory):
                 proc.wait()
 
 
+@pytest.mark.slow
 def test_dask_gives_the_records_of_local_processes(tmp_path, cluster):
     address, _ = cluster
     files = _coelho(4)
@@ -140,6 +141,7 @@ def _wait_for(path: Path, n: int, proc: subprocess.Popen, limit: float = 60) -> 
     raise AssertionError(f"fewer than {n} records in {path} after {limit} s")
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_no_task(tmp_path, cluster):
     address, client = cluster
     files = _coelho(4)
@@ -174,6 +176,7 @@ def test_a_worker_killed_mid_run_loses_no_task(tmp_path, cluster):
     client.wait_for_workers(2, timeout=60)  # the nanny restarts the killed worker
 
 
+@pytest.mark.slow
 def test_a_run_begun_on_dask_is_finished_by_local_processes(tmp_path, cluster):
     address, _ = cluster
     files = _coelho(6)
@@ -275,6 +278,7 @@ def test_guarded_call_returns_and_raises_as_the_function_does():
     assert isinstance(got[1], TaskFailure) and got[1].kind == "timeout"
 
 
+@pytest.mark.slow
 def test_dask_n_starts_a_local_cluster_and_tears_it_down(tmp_path):
     from puzzleproof.verify.hashi_methods import hashi_kind, load_hashi_instances
 

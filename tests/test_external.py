@@ -155,6 +155,7 @@ def ep2_maps():
 
 
 class TestRunner:
+    @pytest.mark.slow
     @pytest.mark.parametrize("code,reason", [
         ("import time; time.sleep(30)", "init-timeout"),
         ("import sys; print('bye', file=sys.stderr); sys.exit(3)", "crash"),
@@ -227,6 +228,7 @@ class TestRefereeExternal:
     """One game each on map 01 from its start: every misbehaviour gets its verdict within its
     limit, its stderr is kept, and nothing of it is left running."""
 
+    @pytest.mark.slow
     @pytest.mark.parametrize("name,script,reason,limit_s", [
         ("crash", CRASH, "crash", 3.0),
         ("hang", HANG, "timeout", 3.0),
@@ -277,6 +279,7 @@ class TestRefereeExternal:
 
 
 class TestBatch:
+    @pytest.mark.slow
     def test_external_bots_over_every_start(self, tmp_path, ep2_maps):
         """Built-in and external bots over every start of three maps, in parallel; the lost
         games are judged against the exact solver."""
@@ -337,6 +340,7 @@ def puzzle_and_solution():
 
 
 class TestHashiExternal:
+    @pytest.mark.slow
     def test_right_wrong_and_hanging_solvers(self, tmp_path, puzzle_and_solution):
         from puzzleproof.verify.crosscheck import Instance
         from puzzleproof.verify.hashi_external import external_method

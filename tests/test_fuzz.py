@@ -149,6 +149,7 @@ class TestIssueItems:
         with pytest.raises(InputError, match=r"E \(gateways\) is 21"):
             sfmt.read_map("30 1 21\n", "m.txt")
 
+    @pytest.mark.slow
     def test_max_size_lifts_the_limits(self, tmp_path):
         import subprocess
 
@@ -279,6 +280,7 @@ READERS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reader", [r for r in READERS], ids=[r[0] for r in READERS])
 @settings(max_examples=150, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -313,6 +315,7 @@ def test_classify_random_text(text):
 SUBPROCESS_EXAMPLES = int(os.environ.get("PUZZLEPROOF_FUZZ_EXAMPLES", "4"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verb, puzzle", sorted(fuzzlib.COMMANDS),
                          ids=[f"{v}-{p}" for v, p in sorted(fuzzlib.COMMANDS)])
 def test_verbs_on_mutated_inputs(verb, puzzle, tmp_path_factory):

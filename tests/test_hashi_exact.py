@@ -94,6 +94,7 @@ def _sgt_records():
     return read_puzzles(path.read_text(), str(path))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", HASHI_SOLVERS)
 def test_sgt_bridges_sample_unique_and_equal_to_given(solver):
     recs = _sgt_records()

@@ -28,6 +28,7 @@ def all_solutions(res) -> list:
     return res.certificate["solutions"] if res.status is not Status.INFEASIBLE else []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", HASHI_SOLVERS)
 def test_enumeration_stops_at_the_time_limit_with_what_it_checked(solver):
     """A puzzle with far more solutions than time: the limit ends the enumeration (UNKNOWN,

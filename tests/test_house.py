@@ -40,6 +40,7 @@ def _quick_start() -> dict[str, str]:
     return dict(zip(("install", "activate", "tests", "completion"), blocks))
 
 
+@pytest.mark.slow
 def test_readme_quick_start_as_written_in_a_fresh_clone(tmp_path):
     """A fresh clone of the committed project with ../shared beside it, a fresh virtual
     environment, the install + main-job command exactly as the README writes it, then the
@@ -71,6 +72,21 @@ def test_readme_quick_start_as_written_in_a_fresh_clone(tmp_path):
     assert ". ~/.puzzleproof-complete.bash" in (home / ".bashrc").read_text()
 
 
+def test_the_fast_subset_named_in_the_readme_selects_a_subset():
+    """The README's fast subset (``-m "not slow"``): the marker is registered (the suite runs
+    with ``--strict-markers``) and leaves out some tests, not all. Its duration is a
+    benchmark's matter, not this test's."""
+    assert '.venv/bin/python -m pytest -m "not slow"' in README
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m",
+                           "not slow", "-p", "no:cacheprovider"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    got = re.search(r"(\d+)/(\d+) tests collected \((\d+) deselected\)", proc.stdout)
+    assert got, proc.stdout[-500:]
+    kept, total, left_out = map(int, got.groups())
+    assert 0 < kept < total and left_out == total - kept
+
+
 def _readme_commands() -> list[str]:
     cmds, inside = [], False
     for ln in README.splitlines():
@@ -81,6 +97,7 @@ def _readme_commands() -> list[str]:
     return cmds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", _readme_commands())
 def test_every_readme_command_runs(command, capsys):
     if "../shared" in command:
@@ -274,6 +291,7 @@ def test_output_through_links_into_pipes_and_onto_unwritable_paths(capsys, tmp_p
         assert "internal error" not in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("puzzle,path", [
     (None, FIVE), ("hashi", FIVE), (None, f"{OFFICIAL}/01-robust-double-gateways.txt"),
     (None, "../shared/instances/cityclose/europe30.json"),
@@ -432,6 +450,7 @@ BOTS = {
 }
 
 
+@pytest.mark.slow
 def test_external_bots_judged_over_all_starts_with_stderr(capsys, tmp_path):
     m1 = str(shared_path("instances/skynet/ep2/01-robust-double-gateways.txt"))
     m2 = str(shared_path("instances/skynet/ep2/02-linked-double-gateways.txt"))

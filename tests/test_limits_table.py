@@ -19,6 +19,7 @@ CASES = limitslib.cases()
 LIMIT = 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("puzzle, method, rel", CASES, ids=[f"{p}-{m}" for p, m, _ in CASES])
 def test_every_method_honours_a_one_second_limit(puzzle, method, rel):
     if rel.startswith("shared/"):

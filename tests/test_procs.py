@@ -140,6 +140,7 @@ def _generate_args(tmp: Path) -> list[str]:
             "-o", str(tmp / "out.jsonl"), "-q"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 @pytest.mark.parametrize("command", ["crosscheck", "generate"])
 def test_killed_batch_command_leaves_no_process(tmp_path, command, sig):
@@ -222,6 +223,7 @@ def test_huge_jobs_on_one_instance_starts_a_handful_of_workers(tmp_path):
     print(f"-j 1024 on one instance: {len(seen)} child processes")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", ["starting", "running"])
 def test_sigterm_with_many_jobs_exits_cleanly(tmp_path, when):
     """SIGTERM to a crosscheck run with a large ``-j``, while its pool starts (the fork hooks
@@ -480,6 +482,7 @@ def ep1_map():
     return read_map(p.read_text(), p.name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,shell", [
     # bash waits for sleep (not the last command, so it is a child, not an exec)
     ("sleep-then-answer", "(exec -a {m} sleep 100); echo 0 1"),
@@ -635,6 +638,7 @@ def test_deathrun_misbehaving_bot(dr_bots, bot, needle, limit_s):
     assert not left
 
 
+@pytest.mark.slow
 def test_killed_solve_takes_its_mip_solver_with_it(tmp_path):
     """SCIP runs in a forked process under a time limit (its own limit is not honoured on
     time): a judge killed outright (SIGKILL, no handler runs) must not leave it solving."""

@@ -70,6 +70,7 @@ def _chromium(*args: str, tmp: Path) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, "")
 
 
+@pytest.mark.slow
 def test_a_cross_check_report_shows_its_tables_and_pictures_in_chromium(hashi_run, tmp_path):
     page = tmp_path / "report.html"
     r = _pp("report", str(hashi_run), "-o", str(page))
@@ -98,6 +99,7 @@ def test_a_cross_check_report_shows_its_tables_and_pictures_in_chromium(hashi_ru
     assert ink > 0.01  # tables and pictures drawn, not an empty page
 
 
+@pytest.mark.slow
 def test_markdown_report_writes_its_pictures_beside_it(hashi_run, tmp_path):
     md = tmp_path / "report.md"
     r = _pp("report", str(hashi_run), "--format", "md", "-o", str(md))
@@ -118,6 +120,7 @@ def _main(*args: str) -> int:  # in this process: no interpreter start-up per ru
     return main(list(args))
 
 
+@pytest.mark.slow
 def test_reports_of_skynet_city_closing_death_run_and_generator_runs(tmp_path, capsys):
     from puzzleproof.report import build, to_html
 
@@ -181,6 +184,7 @@ def test_evidence_not_as_the_project_writes_it_is_said_not_drawn(tmp_path, capsy
     assert "holds records that are not as the project writes them" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_an_output_whose_ending_names_no_report_format_is_refused(hashi_run, tmp_path):
     """``-o r.pdf`` would hold HTML: refused before any work (exit 2), unless --format says
     which is meant."""

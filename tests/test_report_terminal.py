@@ -118,6 +118,7 @@ def test_crosscheck_hashi_with_a_solver_the_protocol_cannot_carry(tmp_path, caps
     assert all("four-bridges" not in d["instance"] for d in record["disagreements"])
 
 
+@pytest.mark.slow
 def test_crosscheck_cityclose(tmp_path, capsys):
     run = tmp_path / "run.jsonl"
     code, out, _ = _run(capsys, "crosscheck", "cityclose", INSTANCES / "cityclose", "-q", "-o",
@@ -126,6 +127,7 @@ def test_crosscheck_cityclose(tmp_path, capsys):
     _same_story(out, code, run, tmp_path, capsys)
 
 
+@pytest.mark.slow
 def test_skynet_referee_of_a_rule_breaker(tmp_path, capsys):
     """A natural first bot that cuts a link that touches no gateway loses every Episode 2
     game at once: each a defect of the program, whatever the start; the report's agents
@@ -157,6 +159,7 @@ def test_crosscheck_skynet_with_a_program_is_one_record_of_parts(tmp_path, capsy
     assert counts["lost"] >= 1
 
 
+@pytest.mark.slow
 def test_deathrun_crosscheck_of_a_crashing_and_a_trap_walking_student(tmp_path, capsys):
     """A student file's crash names its own line and its stderr is shown; a student file
     that pays more than the robust bound is a finding (exit 1) with its games as evidence,

@@ -288,6 +288,7 @@ class TestReferee:
         rec = record_from_json(out.read_text().splitlines()[0])
         assert rec.result == "WIN" and replay(rec) == [] and rec.cuts >= 10
 
+    @pytest.mark.slow
     @pytest.mark.parametrize("script,reason", [
         ("import time\ninput(); time.sleep(30)", "init-timeout"),
         ("import sys\nsys.stdin.readline(); print('hello there', flush=True)",
@@ -372,6 +373,7 @@ class TestReferee:
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_json_is_one_object_with_the_worst_case_and_external_programs(capsys, tmp_path):
     """``--json`` printed two objects (a batch and its worst-case summary; a cross-check
     and its programs' batch), which ``json.loads`` refuses: now one object each."""
@@ -409,6 +411,7 @@ def test_json_is_one_object_with_the_worst_case_and_external_programs(capsys, tm
     assert "fl/article" in {x["method"] for x in d["parts"][1]["lost"]}
 
 
+@pytest.mark.slow
 def test_a_program_that_fails_is_a_defect_on_every_start(capsys, tmp_path):
     """A program that crashes loses every start, the unwinnable ones too; those were filed
     under "lost: unwinnable" alone. Every lost game says whether the program's own failure

@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from puzzleproof.cli import main
 from puzzleproof.encoders.skynet_sat import solve as sat_solve
 from puzzleproof.formats.skynet import read_map, record_from_json
@@ -160,6 +162,7 @@ def test_a_tiny_max_replays_gives_unknown_with_the_counts():
     assert "UNKNOWN" in r.summary() and "positions" in r.summary()
 
 
+@pytest.mark.slow
 def test_episode_1_rules_are_bounded_by_the_time_limit():
     m = official(OFFICIAL[4])
     r = adversary(m, "ep1", m.start, BotPlayer("ep2-slack"), time_limit=3)
@@ -298,6 +301,7 @@ def test_the_oracle_agrees_with_explicit_search_on_random_positions():
     assert answers == {True, False}
 
 
+@pytest.mark.slow
 def test_cli_a_program_judged_by_the_worst_case_over_every_start(tmp_path, capsys):
     maps = [str(shared_path(f"instances/skynet/ep2/{n}.txt")) for n in OFFICIAL]
     out = tmp_path / "games.jsonl"

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap, replay
 from puzzleproof.models.skynet_strategy import check_player_strategy
@@ -36,6 +38,7 @@ def bot_cut_at(m: SkynetMap, name: str, agent: int, links: frozenset) -> tuple[i
     return (min(u, v), max(u, v))
 
 
+@pytest.mark.slow
 def test_proved_certificates_on_maps_05_and_06_hold_by_the_rules_alone():
     """Each start after the first takes positions the earlier ones settled; every
     certificate is replayed by the rules-only checker (it shares nothing with the search)

@@ -206,6 +206,7 @@ def _command(args: list[str], timeout: float, memory: int | None = None
     return proc, time.monotonic() - t0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,question,limit", [
     ("07-mesh-500", ["--min-cuts"], 1.0),
     ("05-mesh-100", ["-H", "50"], 2.0),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import random
 
+import pytest
+
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.result import Status
@@ -37,6 +39,7 @@ def test_hand_checked_cases():
     assert solve(read_map(TRAP), "ep1").status is Status.LOSS
 
 
+@pytest.mark.slow
 def test_random_small_maps_certificates_both_rules():
     rng = random.Random(12)
     seen = {Status.WIN: 0, Status.LOSS: 0}
@@ -57,6 +60,7 @@ def test_random_small_maps_certificates_both_rules():
     assert min(seen.values()) >= 20
 
 
+@pytest.mark.slow
 def test_official_maps_are_won_from_their_starts_with_checked_strategies():
     for m in official_maps():
         r = solve(m, "ep2", time_limit=120)

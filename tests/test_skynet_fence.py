@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from puzzleproof.encoders.skynet_fence import FenceSearch, boundary, fenced_map
 from puzzleproof.encoders.skynet_sat import solve as sat_solve
 from puzzleproof.models.skynet import SkynetMap
@@ -45,6 +47,7 @@ def test_room_value_comes_from_a_fence_and_agrees_with_explicit():
     assert ex_solve(ROOM, "ep1", value=True).answer["value"] == 2
 
 
+@pytest.mark.slow
 def test_fence_strategies_contain_the_agent_on_random_maps():
     """With the Episode 2 verdicts from the explicit solver (no SAT), every fence the search
     reports is won as an Episode 1 strategy on the real map: its certificate (written by

@@ -83,6 +83,7 @@ def fewest(m: SkynetMap) -> tuple[FewestCuts, int | None]:
     return fc, val
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_value_agrees_with_explicit_search_on_random_maps(seed):
     """150 random winnable maps of 4-9 nodes per seed: the same value as the explicit
@@ -211,6 +212,7 @@ def test_solve_min_cuts_uses_it_and_proves_both_sides():
             "positions"], "seconds": r.stats["exact_search"]["settled"][-1]["seconds"]}
 
 
+@pytest.mark.slow
 def test_solve_min_cuts_honours_the_time_limit_on_the_complex_mesh(capsys):
     """Map 05 under ep1 is open: a short limit gives UNKNOWN with proved bounds, on time."""
     m = official("05")
@@ -288,6 +290,7 @@ def test_an_escape_on_the_map_without_pockets_holds_on_the_full_map():
         checked += 1
 
 
+@pytest.mark.slow
 def test_solve_raises_the_lower_bound_without_the_pockets(monkeypatch):
     """When the exact search on the full map runs out, the one without pockets raises the
     lower bound before the fence and SAT (map 04, the full search given no positions)."""
@@ -309,6 +312,7 @@ def _called_from(*steps: str) -> bool:
     return any(f.function in steps for f in inspect.stack(0))
 
 
+@pytest.mark.slow
 def test_a_fence_not_checked_in_time_leaves_the_bounds_proved_before(monkeypatch):
     """The limit coming while the fence's strategy is checked costs the fence's bound only:
     the verdict and the bounds are still proved without it (the double-star ring at 30 s
@@ -329,6 +333,7 @@ def test_a_fence_not_checked_in_time_leaves_the_bounds_proved_before(monkeypatch
     assert r.answer["value"] == 8 and "fence" not in r.answer["upper_bound"]["by"]
 
 
+@pytest.mark.slow
 def test_a_verdict_not_checked_in_time_keeps_the_lower_bound(monkeypatch):
     """The limit coming while the verdict's strategy is checked (no fence, no invariant
     bound): UNKNOWN, the solver's verdict not reported unchecked, and the lower bound the
@@ -351,6 +356,7 @@ def test_a_verdict_not_checked_in_time_keeps_the_lower_bound(monkeypatch):
     assert a["lower_bound"]["horizon"] == 7 and "exact search" in a["lower_bound"]["by"]
 
 
+@pytest.mark.slow
 def test_no_fence_certificate_when_the_invariant_bounds_as_well():
     """Where every node links to at most one gateway, the invariant at the start bounds the
     value by the gateway links the agent reaches; a fence no better is not certified (on the

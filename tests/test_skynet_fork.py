@@ -10,6 +10,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from puzzleproof.cli import main
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import replay
@@ -133,6 +135,7 @@ def test_python_programs_are_forked_and_others_are_not(tmp_path):
     assert fork_host_command(["no-such-command-anywhere"]) is None
 
 
+@pytest.mark.slow
 def test_forked_lines_judge_exactly_like_fresh_runs(tmp_path):
     bot = tmp_path / "good_bot.py"
     bot.write_text(GOOD)
@@ -156,6 +159,7 @@ def test_forked_lines_judge_exactly_like_fresh_runs(tmp_path):
     assert still_running(str(tmp_path)) == []
 
 
+@pytest.mark.slow
 def test_a_history_dependent_program_is_judged_line_by_line_with_forks(tmp_path):
     """Line by line, fresh runs of this program reach about 460 line nodes in 20 s on map 03
     start 8; forked, the whole search (about 2,500) ends PROVED in about 12 s."""
@@ -172,6 +176,7 @@ def test_a_history_dependent_program_is_judged_line_by_line_with_forks(tmp_path)
     assert still_running(str(tmp_path)) == []
 
 
+@pytest.mark.slow
 def test_a_program_that_cannot_be_forked_is_run_afresh(tmp_path):
     bot = tmp_path / "deaf_bot.py"
     bot.write_text(DEAF)
@@ -184,6 +189,7 @@ def test_a_program_that_cannot_be_forked_is_run_afresh(tmp_path):
     assert still_running(str(tmp_path)) == []
 
 
+@pytest.mark.slow
 def test_cli_forks_by_default_and_not_with_no_fork(tmp_path, capsys):
     bot = tmp_path / "good_bot.py"
     bot.write_text(GOOD)
@@ -224,6 +230,7 @@ def test_killing_the_referee_leaves_no_forked_copy(tmp_path):
     assert left_running(str(bot)) == []
 
 
+@pytest.mark.slow
 def test_console_scripts_and_modules_are_forked_and_judged_alike(tmp_path, monkeypatch):
     """A script whose #! line names Python (as the console script ``puzzleproof`` is) and
     ``python -m module`` run under the fork host: forked where lines branch, with the same
@@ -246,6 +253,7 @@ def test_console_scripts_and_modules_are_forked_and_judged_alike(tmp_path, monke
     assert still_running(str(tmp_path)) == []
 
 
+@pytest.mark.slow
 def test_a_forked_program_search_ends_at_its_time_limit(tmp_path):
     """Map 05 takes minutes from one start: the search stops at its limit (with a generous
     margin for the program's start-up on a loaded machine), UNKNOWN with its counts."""

@@ -11,6 +11,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from tests.conftest import shared_path
 
 BOT = textwrap.dedent('''
@@ -63,6 +65,7 @@ def test_a_program_forked_child_dies_when_its_runner_is_killed_before_registerin
     assert left == []
 
 
+@pytest.mark.slow
 def test_ctrl_c_of_a_batch_referee_leaves_nothing_running(tmp_path):
     bot = tmp_path / "bot.py"
     bot.write_text(BOT)

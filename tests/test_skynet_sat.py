@@ -40,6 +40,7 @@ def random_map(rng: random.Random, n: int) -> SkynetMap:
     return SkynetMap(n, tuple(sorted(links)), gates, start=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_sat_agrees_with_explicit_on_random_maps(seed):
     """Verdict and value, both rules, on 50 random small maps per seed (300 games in all);
@@ -419,6 +420,7 @@ def test_cli_solve_skynet(tmp_path, capsys):
     assert rec["status"] == "WIN" and rec["answer"]["value"] == 2
 
 
+@pytest.mark.slow
 def test_cli_generate_skynet(tmp_path, capsys):
     out = tmp_path / "b"
     assert main(["generate", "skynet", "--nodes", "9", "--bots", "ep2-article", "--seed",

@@ -52,6 +52,7 @@ SKYNET_05 = "instances/skynet/ep2/05-complex-mesh.txt"
 SKYNET_SMALL = "instances/skynet/ep2/01-robust-double-gateways.txt"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method,extra", [
     ("sat", []), ("sat", ["--min-cuts"]), ("sat", ["--rule", "ep1", "--min-cuts"]),
     ("explicit", []), ("explicit", ["--rule", "ep1", "--min-cuts"]),
@@ -80,6 +81,7 @@ HASHI_400 = "instances/hashi/coelho2019/400/Hs_34_400_75_00_001.has"
 HASHI_SMALL = "instances/hashi/coelho2019/100/Hs_16_100_25_00_001.has"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["sat", "cpsat", "article"])
 def test_hashi_limit_holds(method):
     big = str(shared_path(HASHI_400))
@@ -99,6 +101,7 @@ EUROPE41 = "instances/cityclose/europe41-land-borders.json"
 ROUNDABOUT = "instances/cityclose/two-spies-roundabout.json"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["exact", "ilp", "merged-beam"])
 def test_cityclose_limit_holds(method):
     big = str(shared_path(EUROPE41))

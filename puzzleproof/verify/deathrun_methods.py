@@ -18,7 +18,7 @@ comes from code that does not share the method's logic:
   tournament's mixed student field; the record is replayed by the rules.
 
 >>> [m.name for m in EXACT], sorted(bot_names("student"))
-(['robust', 'toll-round', 'fh-lp'], ['cautious', 'greedy', 'random', 'robust'])
+(['robust', 'toll-round', 'fh-lp'], ['cautious', 'greedy', 'planner', 'random', 'robust'])
 """
 
 from __future__ import annotations
