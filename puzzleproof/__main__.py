@@ -1,8 +1,6 @@
 """``python -m puzzleproof``: the same as the ``puzzleproof`` command."""
 
-import sys
-
-from puzzleproof.cli import main
+from puzzleproof._entry import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -199,3 +199,4 @@ def test_deathrun_tournament(tmp_path, capsys):
 def test_a_mistyped_puzzle_is_one_line_with_a_suggestion(capsys, args):
     code, out, err = _run(capsys, *args)
     assert code == 2 and f"unknown puzzle {args[1]!r}; did you mean" in err
+    assert len([ln for ln in err.splitlines() if ln.strip()]) == 1, err  # one line

@@ -18,7 +18,7 @@ import click
 from puzzleproof import puzzles as registry
 from puzzleproof.cli.common import Exit, one_json, out, say
 from puzzleproof.cli.verbs.build import inputs_of
-from puzzleproof.errors import InputError
+from puzzleproof.errors import InputError, UsageError
 from puzzleproof.puzzles.inputs import could_be_input
 
 __all__ = ["VERBS", "PuzzleVerb", "verb_groups"]
@@ -89,7 +89,7 @@ class PuzzleVerb(click.Group):
     def resolve_command(self, ctx: click.Context, args: list[str]):
         cmd = self.get_command(ctx, args[0])
         if cmd is None:
-            raise click.UsageError(self._unknown(args[0]), ctx)
+            raise UsageError(self._unknown(args[0]))
         return cmd.name, cmd, args[1:]
 
     def _unknown(self, word: str) -> str:
@@ -111,8 +111,9 @@ class PuzzleVerb(click.Group):
         if not args or args[0] in ("-h", "--help") or self.get_command(ctx, args[0]):
             return super().parse_args(ctx, args)
         if self.needs_puzzle:
-            raise click.UsageError(self._unknown(args[0]) if not args[0].startswith("-") else
-                                   f"name the puzzle: {ctx.command_path} "
+            if not args[0].startswith("-"):
+                raise UsageError(self._unknown(args[0]))
+            raise click.UsageError(f"name the puzzle: {ctx.command_path} "
                                    f"{{{','.join(self.list_commands(ctx))}}} ...", ctx)
         inputs = self._inputs(ctx, args)
         self._typo(ctx, inputs[0])
@@ -155,7 +156,7 @@ class PuzzleVerb(click.Group):
         except InputError:
             c = None
         if c is None or not c.is_instance:
-            raise click.UsageError(self._unknown(word), ctx)
+            raise UsageError(self._unknown(word))
 
     def invoke(self, ctx: click.Context):
         several = ctx.meta.get("puzzleproof.several")
