@@ -41,7 +41,7 @@ from functools import cached_property
 from typing import Any, Callable, Sequence
 
 from puzzleproof.errors import InputError
-from puzzleproof.limits import limit, over_limit
+from puzzleproof.limits import Deadline, limit, over_limit
 from puzzleproof.models.deathrun_record import (RECORD_TYPE, SCHEMA_VERSION, check_record_shape,
                                                 describe)
 
@@ -594,20 +594,33 @@ class _Game:
         return rec
 
 
+class OutOfTime(Exception):
+    """The deadline a game was played against passed between two rounds (``rounds``: the
+    rounds played); the game has no result."""
+
+    def __init__(self, rounds: int) -> None:
+        super().__init__(f"the time limit ran out after {rounds} round(s)")
+        self.rounds = rounds
+
+
 def play_game(g: Graph, criminals: Sequence[Player], students: Sequence[Player],
               seed: int | str = 0, *, budget: float = BUDGET,
-              names: Sequence[str] | None = None) -> dict[str, Any]:
+              names: Sequence[str] | None = None,
+              deadline: Deadline | None = None) -> dict[str, Any]:
     """Play one game and return its record (a JSON-able dict, see the module docstring).
 
     ``criminals`` take seats 0.. and ``students`` the seats after them. The players are
     started here and closed at the end, whatever happens. Raises ``AssertionError`` if the
-    score invariant fails (an engine bug, never a bot's fault).
+    score invariant fails (an engine bug, never a bot's fault), :class:`OutOfTime` when
+    ``deadline`` passes before the game ends (read between rounds).
     """
     game = _Game(g, criminals, students, seed, budget, names)
     try:
         game.start(seed)
         rnd = 0
         while game.running():
+            if deadline is not None and deadline.expired():
+                raise OutOfTime(rnd)
             rnd += 1
             if rnd > len(g.vertices):  # impossible on a checked DAG
                 raise AssertionError("the game does not end")

@@ -153,8 +153,12 @@ class Opt:
         low, high = self.bounds()
         if self.kind not in ("int", "float", "seconds"):
             return ""
+        if low is None and high is None:
+            return ""
+        if high is None:
+            return f"[above {_num(low)}]" if self.open_low else f"[{_num(low)} or more]"
         lo = "" if low is None else (f">{_num(low)}" if self.open_low else _num(low))
-        return f"[{lo or '...'} to {_num(high)}]" if high is not None else f"[{lo} or more]"
+        return f"[{lo or '...'} to {_num(high)}]"
 
 
 def _num(x: Any) -> str:

@@ -178,9 +178,10 @@ def run_bot(g: Graph, *, deadline: Deadline, bot: str, role: str,
             seed: int | str | None = 0, opponents: Sequence[str] | None = None) -> Result:
     """One game of the built-in ``bot`` on ``g`` (see the module docstring; ``opponents``
     replaces the other side), replayed by the rules. The answer: the bot's worst seat score
-    (a student's cost, a criminal's revenue), every seat's score, and the robust bound. A
-    game of built-in bots on a contest graph takes a few tenths of a second; it does not
-    poll ``deadline``."""
+    (a student's cost, a criminal's revenue), every seat's score, and the robust bound. The
+    game stops at ``deadline`` (read between rounds: a planning bot's game can take seconds)
+    with UNKNOWN."""
+    from puzzleproof.models.deathrun import OutOfTime
     from puzzleproof.verify.deathrun_bots import builtin_player
 
     t0 = time.monotonic()
@@ -191,9 +192,16 @@ def run_bot(g: Graph, *, deadline: Deadline, bot: str, role: str,
     else:
         crims = [bot] * CRIMINALS
         studs = list(opponents or STUDENT_FIELD)
-    rec = play_game(g, [builtin_player(c, "criminal") for c in crims],
-                    [builtin_player(s, "student") for s in studs], seed=seed,
-                    names=crims + studs)
+    try:
+        rec = play_game(g, [builtin_player(c, "criminal") for c in crims],
+                        [builtin_player(s, "student") for s in studs], seed=seed,
+                        names=crims + studs, deadline=deadline)
+    except OutOfTime as stop:
+        return Result("deathrun", Status.UNKNOWN,
+                      {"note": f"time limit ({deadline.limit:g} s) reached after "
+                               f"{stop.rounds} round(s) of the game"},
+                      solver=f"{role} bot {bot}", params={"seed": seed},
+                      wall_time=time.monotonic() - t0)
     problems = replay(rec, g)
     mine = rec["scores"]["students"] if role == "student" else rec["scores"]["criminals"]
     worst = max(mine) if role == "student" else min(mine)
