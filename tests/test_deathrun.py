@@ -14,8 +14,9 @@ from puzzleproof.errors import InputError
 from puzzleproof.formats.deathrun import (kind_of, read_graph, read_record, read_records,
                                           render_svg, sniff, write_graph, write_record)
 from puzzleproof.models.deathrun import (BaseCriminal, BaseStudent, InProcessPlayer,
-                                        generate_graph, make_graph, nominal_distance,
-                                        play_game, replay, scoreboard)
+                                         generate_graph, make_graph, nominal_distance, play_game,
+                                         scoreboard)
+from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.verify.deathrun_bots import builtin_player
 
 # 0 -> 1 (2), 0 -> 2 (3), 1 -> 3 (4), 1 -> 4 (5), 2 -> 3 (1); ends 3, 4

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from puzzleproof.encoders.deathrun_student import robust_table
-from puzzleproof.models.deathrun import (InProcessPlayer, generate_graph, make_graph,
-                                        play_game, replay)
+from puzzleproof.models.deathrun import InProcessPlayer, generate_graph, make_graph, play_game
+from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.verify.deathrun_bots import CRIMINAL_BOTS, STUDENT_BOTS, bot_class
 from puzzleproof.verify.deathrun_habits import View, forced, gap_described
 from puzzleproof.verify.deathrun_planner import PlannerStudent

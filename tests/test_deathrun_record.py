@@ -15,7 +15,8 @@ from puzzleproof.cli import main
 from puzzleproof.errors import InputError
 from puzzleproof.formats.deathrun import read_records, write_record
 from puzzleproof.models.deathrun import (BaseCriminal, BaseStudent, InProcessPlayer,
-                                        generate_graph, play_game, replay)
+                                         generate_graph, play_game)
+from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.models.deathrun_record import check_record_shape
 from puzzleproof.verify.deathrun_bots import builtin_player
 

@@ -12,8 +12,9 @@ import pytest
 from puzzleproof.encoders.deathrun_student import (RobustStudent, integer_value,
                                                    robust_choice, robust_table, solve,
                                                    water_level)
-from puzzleproof.models.deathrun import (BaseCriminal, InProcessPlayer, generate_graph,
-                                        make_graph, nominal_distance, play_game, replay)
+from puzzleproof.models.deathrun import (BaseCriminal, InProcessPlayer, generate_graph, make_graph,
+                                         nominal_distance, play_game)
+from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.result import Status
 from puzzleproof.verify.deathrun_bots import builtin_player
 

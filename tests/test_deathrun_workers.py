@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from puzzleproof.errors import InputError
-from puzzleproof.models.deathrun import make_graph, generate_graph, play_game, replay
+from puzzleproof.models.deathrun import make_graph, generate_graph, play_game
+from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.verify.deathrun_workers import WorkerPool, make_player, parse_bot
 
 ROOT = Path(__file__).resolve().parent.parent

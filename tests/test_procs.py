@@ -611,7 +611,7 @@ def _dr_game(pool, spec):
 ])
 def test_deathrun_misbehaving_bot(dr_bots, bot, needle, limit_s):
     """Each gets its verdict within its limit, and no process of it is left."""
-    from puzzleproof.models.deathrun import replay
+    from puzzleproof.models.deathrun_replay import replay
     from puzzleproof.verify.deathrun_workers import WorkerPool
 
     before = _tree(os.getpid())

@@ -6,7 +6,7 @@
   "schema_version": 1, ...}`` as written by :func:`puzzleproof.models.deathrun.play_game`.
   Reading one checks every field's type and shape
   (:func:`puzzleproof.models.deathrun_record.check_record_shape`: an error names the JSON path,
-  such as ``rounds[0].students[2].paid``); :func:`puzzleproof.models.deathrun.replay` then
+  such as ``rounds[0].students[2].paid``); :func:`puzzleproof.models.deathrun_replay.replay` then
   checks it by the rules.
 
 Every reader raises :class:`InputError` naming the file, the line (when known) and the field.

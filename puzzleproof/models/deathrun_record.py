@@ -2,7 +2,7 @@
 
 A record (as :func:`puzzleproof.models.deathrun.play_game` writes it) is read in two steps:
 :func:`check_record_shape` says whether every field has the type the format gives it (an
-error here is an unreadable file: exit 2), then :func:`puzzleproof.models.deathrun.replay`
+error here is an unreadable file: exit 2), then :func:`puzzleproof.models.deathrun_replay.replay`
 says whether the game followed the rules (an error there is a broken rule: exit 1).
 
 The format, field by field (``?`` marks an optional field; other keys are ignored):
@@ -307,7 +307,7 @@ def _check(rec: Any) -> None:
 def check_record_shape(record: Any) -> None:
     """Raise :class:`InputError` (without a location; readers add it) naming the JSON path of
     the first field whose type or shape is not the record format's, and what was expected.
-    The rules (moves, views, scores) are :func:`puzzleproof.models.deathrun.replay`'s."""
+    The rules (moves, views, scores) are :func:`puzzleproof.models.deathrun_replay.replay`'s."""
     try:
         _check(record)
     except _Bad as exc:

@@ -197,7 +197,8 @@ def _check(args: Sequence[str], p: Params, inputs: Any) -> Outcome:
     """Each record replayed by the rules (and, with GRAPH, played on it)."""
     from puzzleproof.formats import deathrun as dfmt
     from puzzleproof.formats import read_source
-    from puzzleproof.models.deathrun import replay, scoreboard
+    from puzzleproof.models.deathrun import scoreboard
+    from puzzleproof.models.deathrun_replay import replay
 
     graph = None
     if len(args) == 2:
@@ -229,7 +230,7 @@ def _render(arg: str, kind: str, p: Params, inputs: Any) -> Picture:
     drawn with its title saying so."""
     from puzzleproof.formats import deathrun as dfmt
     from puzzleproof.formats import read_source
-    from puzzleproof.models.deathrun import replay
+    from puzzleproof.models.deathrun_replay import replay
 
     base = arg.rpartition("#")[0] if "#" in arg and not Path(arg).exists() else arg
     text, source, _ = read_source(base)

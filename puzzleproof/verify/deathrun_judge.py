@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from puzzleproof.limits import Deadline
-from puzzleproof.models.deathrun import replay
+from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.verify.deathrun_methods import STEP, bot_method
 
 __all__ = ["judge", "worst_pairs", "confirm_evidence", "is_program", "SUMMARY_TYPE"]

@@ -31,7 +31,8 @@ from puzzleproof.errors import UsageError
 from puzzleproof.limits import Deadline
 from puzzleproof.method import Method
 from puzzleproof.models.deathrun import (BUDGET, CRIMINALS, STUDENTS, Graph, distances_to_ends,
-                                         play_game, replay)
+                                         play_game)
+from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.result import Result, Status
 
 __all__ = ["METHODS", "EXACT", "BOTS", "TOTAL_BUDGET", "STEP", "DEFAULT_STUDENTS",
