@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
 #: A method's run in a fresh process: the plugin's solve spec makes the task from the
-#: sample (its option defaults), the method runs under one Deadline made when it starts.
+#: sample (its option defaults), the method runs under one Deadline made when it starts,
+#: and the process ends as the ``puzzleproof`` command does.
 _RUNNER = r"""
 import json, sys, time
 from puzzleproof import puzzles
@@ -37,6 +38,8 @@ with spec.session(p) as session:
     res = plugin.method(method).bind(p)(task.instance, deadline=p.deadline())
     took = time.monotonic() - t0
 print(json.dumps({"status": res.status.value, "seconds": took}))
+from puzzleproof._entry import _leave
+_leave(0)  # the command's own way out
 """
 
 

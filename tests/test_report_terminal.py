@@ -200,3 +200,21 @@ def test_a_mistyped_puzzle_is_one_line_with_a_suggestion(capsys, args):
     code, out, err = _run(capsys, *args)
     assert code == 2 and f"unknown puzzle {args[1]!r}; did you mean" in err
     assert len([ln for ln in err.splitlines() if ln.strip()]) == 1, err  # one line
+
+
+def test_no_installed_puzzle_is_said_not_an_internal_error(capsys, monkeypatch, tmp_path):
+    """An install whose entry points are missing (an old editable install) reads no file:
+    one clear note and one clear error, exit 2."""
+    from puzzleproof.puzzles import registry
+
+    monkeypatch.setattr(registry.metadata, "entry_points", lambda **kw: [])
+    registry.reload()
+    try:
+        f = tmp_path / "map.json"
+        f.write_text('{"cities": ["a", "b"], "roads": [["a", "b"]]}')
+        code, _, err = _run(capsys, "check", str(f))
+    finally:
+        monkeypatch.undo()
+        registry.reload()
+    assert code == 2 and "no puzzle is installed" in err
+    assert "no installed puzzle reads it" in err and "internal error" not in err

@@ -127,6 +127,8 @@ def _no_reader(text: str, source: str, errors: list[tuple[Any, InputError]]) -> 
     the candidate that got furthest (the latest line), naming what each expected."""
     if len(errors) == 1:
         return errors[0][1]
+    if not errors:
+        return InputError("no installed puzzle reads it (none is installed)", source)
 
     def depth(e: InputError) -> tuple[int, int]:
         return (e.line or 0, e.col or 0)

@@ -36,6 +36,10 @@ def _load() -> dict[str, PuzzlePlugin]:
                              f"is left out: {problem}\n")
             continue
         found.append(obj)
+    if not found:
+        sys.stderr.write(f"puzzleproof: note: no puzzle is installed (the entry-point group "
+                         f"{GROUP!r} is empty): reinstall puzzleproof, e.g. "
+                         f"'pip install -e .' in its checkout\n")
     plugins: dict[str, PuzzlePlugin] = {}
     aliases: dict[str, str] = {}
     for p in sorted(found, key=lambda p: (p.rank, p.name)):
