@@ -100,6 +100,10 @@ from puzzleproof.cli.report import report_command  # noqa: E402 - every puzzle's
 
 cli.add_command(report_command)
 
+from puzzleproof.cli.prepare import prepare_command  # noqa: E402 - every puzzle's set-up
+
+cli.add_command(prepare_command)
+
 cli.help = inspect.cleandoc(cli.help or "") + "\n\n\b\nPuzzles:\n" + _puzzle_lines()
 
 

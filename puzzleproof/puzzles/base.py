@@ -393,6 +393,10 @@ class Plugin:
     instance_type: Any = None
     #: an instance as the text of a file the reader reads back (the API writes objects so)
     write_instance: Callable[[Any], str] | None = None
+    #: what ``puzzleproof prepare`` does for the puzzle once after installing, so that no
+    #: first run pays for it (compiling and caching code): ``() -> {"done": str,
+    #: "seconds": float}`` (a callable or ``"module:function"``); None: nothing to do
+    prepare: Any = None
 
     def read(self, text: str, source: str, **options: Any) -> list[Loaded]:
         return load_ref(self.reader)(text, source, **options)

@@ -324,6 +324,16 @@ GENERATE = GenerateSpec(
     output_help="A .json file (one map) or a folder (one NAME.json a map; created when "
                 "missing). Without it one map goes to stdout.")
 
+def _prepare() -> dict:
+    """``puzzleproof prepare``: compile the exact search's loops (word and wide sets) and the
+    heuristics' into numba's cache, so the first run after installing is as fast as later
+    ones."""
+    from puzzleproof.verify.cityclose_methods import warm_all
+
+    return {"done": "the exact search's and the heuristics' loops compiled into numba's cache",
+            "seconds": warm_all()}
+
+
 def _write_json(m: Any) -> str:
     from puzzleproof.formats.cityclose import map_to_json
 
@@ -345,6 +355,7 @@ PLUGIN = Plugin(
     limits=views.LIMITS,
     written={"cityclose-order": "a city-closing order"},
     instance_type="puzzleproof.models.cityclose:CityMap", write_instance=_write_json,
+    prepare=_prepare,
     samples={"instances": ["instances/cityclose/ring14-s1-0.json",
                            "shared/cityclose/two-spies-roundabout.json"],
              "check": [["instances/cityclose/ring14-s1-0.json",

@@ -42,6 +42,7 @@ from typing import Any, Callable, Sequence
 from puzzleproof.limits import Deadline
 from puzzleproof.method import Method
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
+from puzzleproof.procs import note
 from puzzleproof.result import Result, Status
 from puzzleproof.verify import cityclose_heuristics as H
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
@@ -71,6 +72,9 @@ def warm_exact(engine: str = "word") -> float:
 
     from puzzleproof.encoders import cityclose_exact
 
+    if _cache_cold(engine):
+        note("compiling city closing's loops, once (about 10 s; 'puzzleproof prepare' does "
+             "it right after installing)")
     t0 = time.monotonic()
     tiny = CityMap(("a", "b", "c", "d"), ((0, 1), (1, 2), (2, 3), (3, 0)))
     cityclose_exact.solve(tiny, Rules(), engine=engine)
@@ -79,10 +83,32 @@ def warm_exact(engine: str = "word") -> float:
     return time.monotonic() - t0
 
 
+def _cache_cold(engine: str) -> bool:
+    """Whether the compiled loops ``engine`` needs are missing from numba's cache (a fresh
+    install not yet prepared): judged by the index files of the modules' compiled
+    functions; False when that cannot be told."""
+    import importlib
+    import os
+
+    names = ["cityclose_graph", "cityclose_word" if engine == "word" else "cityclose_wide"]
+    try:
+        for name in names:
+            mod = importlib.import_module(f"puzzleproof.encoders.{name}")
+            for obj in vars(mod).values():
+                cache = getattr(obj, "_cache", None)
+                path = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+                if path and not os.path.exists(path):
+                    return True
+    except Exception:  # noqa: BLE001 - numba's internals moved: no note, nothing else
+        return False
+    return False
+
+
 def warm_all() -> float:
-    """Compile (or load) every compiled loop of city closing, word and wide sets: run once
-    after installing, so that no later first run pays for compiling (numba caches the code
-    beside the modules)."""
+    """Compile (or load) every compiled loop of city closing, word and wide sets, and return
+    the seconds it took: ``puzzleproof prepare`` runs it once after installing, so that no
+    later first run pays for compiling (numba caches the code beside the modules, or in
+    the user's cache folder where those cannot be written)."""
     from puzzleproof.encoders import cityclose_exact
 
     total = warm_exact("word") + warm_exact("wide")
