@@ -321,3 +321,41 @@ def test_memory_limit_is_an_option(capsys, tmp_path):
                          "--memory-limit", 200)
     assert code == 0, err
     assert "hog.py), round 1: memory limit" in out
+
+
+def _wide_graph(path: Path, n: int = 4000, fan: int = 10) -> None:
+    """A legal course of ``n`` vertices and about ``n * fan`` links: the robust tables take
+    tens of seconds on it."""
+    import random
+
+    rnd = random.Random(1)
+    edges = [[i, j, rnd.randint(1, 9)] for i in range(n - 1)
+             for j in sorted({rnd.randint(i + 1, min(n - 1, i + 30)) for _ in range(fan)})]
+    path.write_text(json.dumps({"type": "deathrun-graph", "begin": 0, "ends": [n - 1],
+                                "edges": edges}))
+
+
+def test_solve_under_a_time_limit_is_unknown_not_a_wait(tmp_path, capsys):
+    """The robust tables' work grows with links x levels^2: the limit cuts it, and what
+    was filled is said."""
+    import time
+
+    f = tmp_path / "wide.json"
+    _wide_graph(f)
+    t0 = time.monotonic()
+    code, out, err = run(capsys, "solve", "deathrun", str(f), "--time-limit", "0.5", "--json")
+    took = time.monotonic() - t0
+    got = json.loads(out)
+    assert code == 0 and got["status"] == "UNKNOWN" and got["answer"] is None, err
+    assert "time limit (0.5 s) reached with" in got["certificate"]["note"]
+    assert took < 0.5 * 2 + 5, took
+    code, out, err = run(capsys, "solve", "deathrun", str(f), "--time-limit", "0.5")
+    assert code == 0 and "UNKNOWN" in out and "vertices' tables filled" in out
+
+
+def test_solve_with_a_time_limit_it_meets_is_the_same_answer(capsys):
+    g = GRAPHS / "gap-s1-1.json"
+    free = json.loads(run(capsys, "solve", "deathrun", str(g), "--json")[1])
+    timed = json.loads(run(capsys, "solve", "deathrun", str(g), "--json", "--time-limit",
+                           "60")[1])
+    assert free["answer"] == timed["answer"] and free["status"] == timed["status"]

@@ -53,11 +53,11 @@ from typing import Any
 import numpy as np
 
 from puzzleproof.errors import InputError
-from puzzleproof.limits import over_limit
+from puzzleproof.limits import Deadline, over_limit
 from puzzleproof.models.deathrun import BaseStudent, Graph, make_graph, nominal_distance
 from puzzleproof.result import Result, Status
 
-__all__ = ["RobustTable", "robust_table", "integer_value", "water_level", "solve",
+__all__ = ["RobustTable", "TableOutOfTime", "out_of_time", "robust_table", "integer_value", "water_level", "solve",
            "RobustStudent", "robust_choice", "grid_levels", "DEFAULT_BUDGET", "DEFAULT_STEP",
            "MAX_LEVELS"]
 
@@ -112,9 +112,22 @@ def water_level(s: float, costs: list[float]) -> float:
     return best
 
 
+class TableOutOfTime(Exception):
+    """The deadline passed while a table was being filled (``done`` of ``total`` vertices):
+    there is no bound."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__(f"the time limit ran out with {done:,} of {total:,} vertices' "
+                         f"tables filled")
+        self.done, self.total = done, total
+
+
 def _levels(g: Graph, K: int, step: float, kind: str,
-            weight: dict[tuple[int, int], float] | None = None) -> dict[int, np.ndarray]:
-    """One DP table: ``kind`` is ``"upper"``, ``"lower"`` or ``"integer"`` (step 1, floor)."""
+            weight: dict[tuple[int, int], float] | None = None,
+            deadline: Deadline | None = None) -> dict[int, np.ndarray]:
+    """One DP table: ``kind`` is ``"upper"``, ``"lower"`` or ``"integer"`` (step 1, floor).
+    The work is about links x levels^2, minutes on a large graph: ``deadline`` is read every
+    32 vertices (:class:`TableOutOfTime` when it has passed)."""
     wt = g.weight if weight is None else weight
     table: dict[int, np.ndarray] = {}
     zeros = np.zeros(K + 1)
@@ -126,7 +139,9 @@ def _levels(g: Graph, K: int, step: float, kind: str,
         spend = (k_idx - j_idx) * step
     valid = j_idx <= k_idx
     spend = np.where(valid, spend, 0.0)
-    for v in reversed(g.topo):
+    for n, v in enumerate(reversed(g.topo)):
+        if deadline is not None and n % 32 == 0 and deadline.expired():
+            raise TableOutOfTime(n, len(g.topo))
         outs = g.out[v]
         if v in g.end_set or not outs:
             table[v] = zeros if v in g.end_set else np.full(K + 1, np.inf)
@@ -195,15 +210,17 @@ _CACHE: "OrderedDict[tuple, RobustTable]" = OrderedDict()
 
 
 def robust_table(g: Graph, budget: float = DEFAULT_BUDGET, step: float = DEFAULT_STEP,
-                 lower: bool = True, cache: bool = True) -> RobustTable:
-    """The DP of the module docstring on ``g``'s base weights (``budget/step`` levels)."""
+                 lower: bool = True, cache: bool = True,
+                 deadline: Deadline | None = None) -> RobustTable:
+    """The DP of the module docstring on ``g``'s base weights (``budget/step`` levels);
+    :class:`TableOutOfTime` when ``deadline`` passes first."""
     key = (g.fingerprint(), budget, step, lower)
     if cache and key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
     K = grid_levels(budget, step)
-    up = _levels(g, K, step, "upper")
-    lo = _levels(g, K, step, "lower") if lower else None
+    up = _levels(g, K, step, "upper", deadline=deadline)
+    lo = _levels(g, K, step, "lower", deadline=deadline) if lower else None
     t = RobustTable(g, budget, step, K, up, lo, _reach(g))
     if cache:
         _CACHE[key] = t
@@ -248,16 +265,23 @@ def held_budget(t: RobustTable, v: int, raised: dict[tuple[int, int], float],
 
 
 def solve(g: Graph, *, budget: float = DEFAULT_BUDGET, step: float = DEFAULT_STEP,
-          time_limit: float | None = None, seed: int | None = None) -> Result:
+          time_limit: float | None = None, seed: int | None = None,
+          deadline: Deadline | None = None, table: RobustTable | None = None) -> Result:
     """The robust bound and policy from the start (``solve deathrun GRAPH``).
 
     ``answer``: the certified upper bound on a student's cost against any criminal play with
     combined budget ``budget``, the model's lower bound, the nominal shortest path, the
     robust first move and the path the policy takes if nothing is raised. Status OPTIMAL
-    when the two bounds meet, else SOLVED (the bound is certified, the gap is the grid's).
+    when the two bounds meet, else SOLVED (the bound is certified, the gap is the grid's);
+    UNKNOWN when the deadline (or ``time_limit``, from the call) passes first. ``table``:
+    the graph's tables (with the lower one) when the caller made them already.
     """
     t0 = time.monotonic()
-    t = robust_table(g, budget, step, lower=True, cache=False)
+    clock = Deadline.of(deadline if deadline is not None else time_limit)
+    try:
+        t = table or robust_table(g, budget, step, lower=True, cache=False, deadline=clock)
+    except TableOutOfTime as stop:
+        return out_of_time(stop, clock, budget, step, seed, t0)
     up, lo = t.bound(), t.lower_bound()
     path = [g.begin]
     v = g.begin
@@ -276,6 +300,18 @@ def solve(g: Graph, *, budget: float = DEFAULT_BUDGET, step: float = DEFAULT_STE
                   params={"budget": budget, "step": step}, seed=seed,
                   wall_time=time.monotonic() - t0, stats={"vertices": len(g.vertices),
                                                           "levels": t.K + 1})
+
+
+def out_of_time(stop: TableOutOfTime, clock: Deadline, budget: float, step: float,
+                seed: int | None, t0: float) -> Result:
+    """The UNKNOWN of a robust bound whose tables the deadline cut short."""
+    return Result("deathrun", Status.UNKNOWN, None,
+                  certificate={"note": f"time limit ({clock.limit:g} s) reached with "
+                                       f"{stop.done:,} of {stop.total:,} vertices' tables "
+                                       f"filled"},
+                  solver="deathrun-robust-dp", solver_version="1",
+                  params={"budget": budget, "step": step}, seed=seed,
+                  wall_time=time.monotonic() - t0)
 
 
 class RobustStudent(BaseStudent):

@@ -19,7 +19,7 @@ from puzzleproof.puzzles.base import (CheckSpec, CrosscheckSpec, Generated, Gene
                                       Outcome, Page, Params, Picture, Plugin, RenderSpec,
                                       ReportSpec, SolveSpec, Task)
 from puzzleproof.puzzles.options import (COUNT, INIT_TIMEOUT, MEMORY_LIMIT, MOVE_TIMEOUT,
-                                         OUTPUT, SEED, WHERE, Opt)
+                                         OUTPUT, SEED, TIME_LIMIT, WHERE, Opt)
 from puzzleproof.result import Result
 from puzzleproof.verify.deathrun_methods import (DEFAULT_CRIMINALS, DEFAULT_STUDENTS, METHODS,
                                                  STEP, TOTAL_BUDGET, bot_list, levels)
@@ -184,10 +184,11 @@ def _solve_run(task: Task, p: Params, session: Any) -> Result:
 SOLVE = SolveSpec(
     help=views.SOLVE_HELP,
     options=(SEED.but(default=None, show_default=False, help="Solve the contest generator's "
-                      "graph of this seed (instead of files)."), BUDGET, STEP_ROW),
+                      "graph of this seed (instead of files)."), BUDGET, STEP_ROW,
+             TIME_LIMIT),
     run=_solve_run, table=views.solve_table, record=lambda t, r, p, full: r.to_dict(),
     tasks=_solve_tasks, prepare=_solve_prepare, show_one=views.solve_one,
-    failed=lambda t, r, p: not r.check_ok, inputs_optional=True, inputs_name="[GRAPHS]...",
+    failed=lambda t, r, p: r.answer is not None and not r.check_ok, inputs_optional=True, inputs_name="[GRAPHS]...",
     task_noun="graph")
 
 

@@ -221,6 +221,11 @@ def _bounds_table(rows: list[tuple[Task, Result]], p: Params, errors: list) -> A
                       short(str(getattr(exc, "message", exc)), 60), "")
     for task, r in rows:
         a = r.answer
+        if a is None:  # the time limit ran out: no bound
+            table.add_row(short(task.name, 36), "", "", "", r.status.value, "",
+                          short((r.certificate or {}).get("note", ""), 60),
+                          f"{r.wall_time:.2f}")
+            continue
         table.add_row(short(task.name, 36), str(a["nominal"]), f"{a['upper_bound']:.2f}",
                       num(a["lower_bound"]), r.status.value,
                       f"{task.instance.begin}->{a['first_move']}",
@@ -248,6 +253,8 @@ def solve_one(task: Task, res: Result, p: Params) -> Page:
 
     g, a = task.instance, res.answer
     page = Page().table(_bounds_table([(task, res)], p, []))
+    if a is None:
+        return page
     page.line(f"first moves from {g.begin} (guarantee: the link's weight plus the worst case "
               "after it):")
     for m in a["first_moves"][:8]:

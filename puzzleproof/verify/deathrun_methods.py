@@ -105,12 +105,18 @@ def robust_bound(g: Graph, total_budget: float = TOTAL_BUDGET, step: float = STE
 def run_robust(g: Graph, *, deadline: Deadline, budget: float = TOTAL_BUDGET,
                step: float = STEP, seed: int | None = None) -> Result:
     """The robust student's certified bound, its first moves and the nominal path beside
-    it. The DP does not poll ``deadline``: its size is bounded by the budget levels
-    (``budget / step``), which the plugin caps."""
-    from puzzleproof.encoders.deathrun_student import robust_table, solve
+    it; UNKNOWN when ``deadline`` passes while the tables are filled (their work grows with
+    the links and the square of ``budget / step``: minutes on the largest graphs read)."""
+    from puzzleproof.encoders.deathrun_student import (TableOutOfTime, out_of_time,
+                                                       robust_table, solve)
 
-    res = solve(g, budget=budget, step=step, seed=seed)
-    table = robust_table(g, budget, step, lower=False)
+    t0 = time.monotonic()
+    try:
+        table = robust_table(g, budget, step, lower=True, cache=False, deadline=deadline)
+    except TableOutOfTime as stop:
+        return out_of_time(stop, deadline, budget, step, seed, t0)
+    res = solve(g, budget=budget, step=step, seed=seed, table=table)
+    res.wall_time = time.monotonic() - t0
     res.answer["first_moves"] = first_moves(g, table, budget)
     res.answer["nominal_path"] = nominal_path(g)
     res.check = check_bound(g, res.answer)
