@@ -44,7 +44,6 @@ from puzzleproof.method import Method
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.procs import note
 from puzzleproof.result import Result, Status
-from puzzleproof.verify import cityclose_heuristics as H
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 
 __all__ = ["METHODS", "NAMES", "EXACT_METHODS", "OPTIONS", "method", "run", "run_checked",
@@ -57,6 +56,14 @@ DP_REVERIFY_MAX = 20
 
 
 _WARM: set[str] = set()
+
+
+def _heuristics() -> Any:
+    """The heuristics' module, imported when a method first runs (it loads numpy: the
+    command's start-up, every verb's, should not pay for it)."""
+    from puzzleproof.verify import cityclose_heuristics
+
+    return cityclose_heuristics
 
 
 def warm_exact(engine: str = "word") -> float:
@@ -78,7 +85,7 @@ def warm_exact(engine: str = "word") -> float:
     t0 = time.monotonic()
     tiny = CityMap(("a", "b", "c", "d"), ((0, 1), (1, 2), (2, 3), (3, 0)))
     cityclose_exact.solve(tiny, Rules(), engine=engine)
-    H.greedy(tiny)  # the heuristics' compiled Wiener numbers and bounds
+    _heuristics().greedy(tiny)  # the heuristics' compiled Wiener numbers and bounds
     _WARM.add(engine)
     return time.monotonic() - t0
 
@@ -146,7 +153,7 @@ def merged_beam_incumbent(m: CityMap, rules: Rules, width: int) -> Callable[...,
         w = width
         while w <= width * _WIDEN_MAX and not deadline.expired():
             cpu = time.process_time()
-            mb = H.merged_beam(m, rules, width=w, deadline=deadline)
+            mb = _heuristics().merged_beam(m, rules, width=w, deadline=deadline)
             cpu = time.process_time() - cpu
             if mb.answer is None:
                 break
@@ -188,22 +195,22 @@ def _ilp_with(backend: str) -> Callable[..., Result]:
 
 def _dp(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
         ) -> Result:
-    return H.dp(m, rules, time_limit=time_limit)
+    return _heuristics().dp(m, rules, time_limit=time_limit)
 
 
 def _merged(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
             ) -> Result:
-    return H.merged_beam(m, rules, width=width or 10, time_limit=time_limit)
+    return _heuristics().merged_beam(m, rules, width=width or 10, time_limit=time_limit)
 
 
 def _beam(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
           ) -> Result:
-    return H.beam(m, rules, width=width or 10, time_limit=time_limit)
+    return _heuristics().beam(m, rules, width=width or 10, time_limit=time_limit)
 
 
 def _greedy(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
             ) -> Result:
-    return H.greedy(m, rules, tiebreak=tiebreak)
+    return _heuristics().greedy(m, rules, tiebreak=tiebreak)
 
 
 def _ilp(backend: str, m: CityMap, rules: Rules, **kwargs: Any) -> Result:
@@ -348,7 +355,7 @@ def check_order(m: CityMap, order: Sequence[str], rules: Rules | None = None,
                         f"total {chk.total}")
     if chk.ok and chk.total is not None and (claimed_status == "OPTIMAL" or optimum is not None):
         if reprove and m.n <= DP_REVERIFY_MAX:
-            ref = H.dp(m, rules, time_limit=time_limit)
+            ref = _heuristics().dp(m, rules, time_limit=time_limit)
             if ref.status == Status.OPTIMAL:
                 best = ref.answer["total"]
                 if chk.total == best:
