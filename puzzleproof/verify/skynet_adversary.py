@@ -45,7 +45,7 @@ from puzzleproof.models.skynet_strategy import CheckLimit, check_player_strategy
 from puzzleproof.verify.skynet_board import Board
 from puzzleproof.verify.skynet_knowledge import Knowledge, knowledge_for
 from puzzleproof.verify.skynet_oracle import Oracle, oracle_for
-from puzzleproof.verify.skynet_search import Item, Search, Stop, Switch
+from puzzleproof.verify.skynet_search import Item, Replay, Search, Stop, Switch
 from puzzleproof.verify.skynet_sessions import BotPlayer, ProgramPlayer
 
 __all__ = ["AdversaryResult", "Oracle", "BotPlayer", "ProgramPlayer", "adversary",
@@ -203,20 +203,30 @@ class _Judge:
         again (a program's start-up is a wait worth hiding). From a start proved lost the
         first line is the solver's winning line for the agent: one fresh run plays it, its
         loss stands as played and ends the search."""
-        forking = getattr(self.player, "forking", False)
         try:  # the root is played even when an earlier start settled it (a check)
             s.run_item(Item((), s.root(), plain=self.winnable is False))
         except Stop:
             pass
         if s.lost is not None and self.winnable is False:
             return  # a fresh run lost the start no bot wins: nothing more to learn here
+        same = self.drive_beside_replay(s)
+        if same is not None:
+            self.judge_replay(s, same)
+
+    def drive_beside_replay(self, s: Search) -> Replay | None:
+        """Every other line, while a thread replays the first line in a fresh run; None
+        when the time ran out before the replay said anything (UNKNOWN). A replay that
+        answered otherwise stops the lines at once (what they find is not kept)."""
         again: list = []
 
         def play_again() -> None:
             try:
-                again.append(s.same_again())
+                got = s.same_again()
             except BaseException as exc:  # noqa: BLE001 - raised below, in this thread
-                again.append(exc)
+                got = exc
+            again.append(got)
+            if isinstance(got, Replay) and got.same is False and not got.timed_out:
+                s.stop = True
 
         check = threading.Thread(target=play_again, daemon=True)
         check.start()
@@ -226,17 +236,41 @@ class _Judge:
         finally:
             check.join()
         same = again[0]
-        if isinstance(same, Stop):  # out of time before the bot was seen to repeat itself
-            s.limit, s.stop, same = s.limit or "time limit", True, None
-        elif isinstance(same, BaseException):
+        if isinstance(same, BaseException) and not isinstance(same, Stop):
             raise same
-        if same is False and self.knowledge is not None:
+        if not isinstance(same, Stop) and same.timed_out and s.lost is None:
+            # out of time beside the search's own lines (forks and a start-up on two
+            # cores): played again alone, and its failure then stands
+            self.notes["replay"] = ("the fresh replay of the first line ran out of time "
+                                    f"({same.failure[1]}) beside the search's lines and "
+                                    "was played again alone")
+            try:
+                same = s.same_again()
+            except Stop as stop:
+                same = stop
+        if isinstance(same, Stop):  # out of time before the bot was seen to repeat itself
+            s.limit, s.stop = s.limit or "time limit", True
+            return None
+        return same
+
+    def judge_replay(self, s: Search, same: Replay) -> None:
+        """A fresh run that failed on the first line lost it (BEATEN, as it played it); one
+        that cut otherwise makes the forks suspect (the search starts again with fresh runs)
+        or, without forks, the bot non-deterministic."""
+        if same.failure is not None:
+            s.stop = True
+            if s.lost is None:
+                s.lost = same.failure
+            self.notes.pop("replay", None)
+            return
+        if same.same is not False:
+            return
+        if self.knowledge is not None:
             self.knowledge.forget()  # what it settled may have been shared already
             self.knowledge = s.knowledge = None
-        if same is False and forking:
+        if getattr(self.player, "forking", False):
             raise Switch("the first line, forked and fresh, was answered differently", "fork")
-        if same is False:
-            s.nondeterministic = True
+        s.nondeterministic = True
 
     def on_switch(self, sw: Switch) -> None:
         """What a position answered two ways means, and how the next search runs."""
