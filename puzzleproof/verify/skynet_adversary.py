@@ -32,6 +32,31 @@ start found first (the bot must cut the same link there); a bot that does not is
 line (``per_line``, which never merges lines). The first line is played twice: a bot that
 answers differently on the same line is *non-deterministic*; its lines are judged as played
 and it is never PROVED.
+
+**Why the exact solver prunes no agent reply on the way to PROVED.** The solver ends a line
+in one direction only: when the bot cuts into a position the solver proves lost for the
+cutter, the agent follows the proved line, and the bot itself plays it (the loss is as
+played, and a forked loss is confirmed by a fresh run). It may not stand in for the bot's
+answers on the way to PROVED: PROVED says that the program, which may fail at any turn
+(crash, time-out, an illegal or malformed cut) or spend each cut on any gateway link of the
+map, contains every agent. From any position where the agent is not yet contained some
+continuation of the program's own play loses (it cuts far-away links while the agent walks
+to a gateway, or it fails), so whether it wins from there depends on its future cuts, and
+only asking it tells. The positions from which the agent cannot win *whatever the program
+does* are those where it is already contained, and the cut that contained it ended the game
+before any question. So a PROVED certificate holds the bot's cut at every position its
+strategy reaches: the questions are the certificate's positions, less those settled by
+earlier starts (which rest on the same position assumption and its checks). Merging more
+(positions reached by other orders of cuts, by a program that keeps a history) is not done.
+
+What that costs on the large official maps (November 2026): the exact bot's own strategy
+(``puzzleproof skynet play --bot exact``, asked in process: the same code) reaches 16,345 to
+46,012 positions from the 13 winnable starts of map 05, 355,723 in all, none shared between
+starts (its cuts follow a plan made from its start); the explicit solver's winning
+strategies are of the same size (05 start 5: 11,819; start 4: 16,478; start 29: 42,007). A
+forked program costs about 3 ms of CPU a position (a fork of that program 4 to 4.5 ms, 0.6
+forks a position; this process about 0.5 ms), so one such start needs 50 to 140 s of CPU
+(``benchmarks/skynet_adversary.py``).
 """
 
 from __future__ import annotations
@@ -241,13 +266,15 @@ class _Judge:
         if not isinstance(same, Stop) and same.timed_out and s.lost is None:
             # out of time beside the search's own lines (forks and a start-up on two
             # cores): played again alone, and its failure then stands
-            self.notes["replay"] = ("the fresh replay of the first line ran out of time "
-                                    f"({same.failure[1]}) beside the search's lines and "
-                                    "was played again alone")
+            why = same.failure[1]
             try:
                 same = s.same_again()
             except Stop as stop:
                 same = stop
+            else:
+                self.notes["replay"] = ("the fresh replay of the first line ran out of time "
+                                        f"({why}) beside the search's lines and was played "
+                                        "again alone")
         if isinstance(same, Stop):  # out of time before the bot was seen to repeat itself
             s.limit, s.stop = s.limit or "time limit", True
             return None
