@@ -31,7 +31,10 @@ start found first (the bot must cut the same link there); a bot that does not is
 *history-dependent*: its starts are no longer shared, and the search starts again line by
 line (``per_line``, which never merges lines). The first line is played twice: a bot that
 answers differently on the same line is *non-deterministic*; its lines are judged as played
-and it is never PROVED.
+and it is never PROVED. The second play is a fresh run of a program beside the search's own
+lines: one that runs out of time there (a start-up on cores the forked lines keep busy) is
+played again alone; one that fails is the program's loss as that run played it (BEATEN),
+never a sign that its forks answer otherwise.
 
 **Why the exact solver prunes no agent reply on the way to PROVED.** The solver ends a line
 in one direction only: when the bot cuts into a position the solver proves lost for the
