@@ -163,3 +163,34 @@ def test_a_forked_programs_proved_certificates_on_maps_05_and_06_hold_by_the_rul
         assert len(r.certificate["nodes"]) == r.positions
         assert check_player_strategy(m, "ep2", start, r.certificate) == [], name
     assert still_running(str(bot)) == []
+
+
+def test_a_search_shares_what_it_settled_while_it_runs(tmp_path, monkeypatch):
+    """With knowledge on disk (pool workers), a search hands over its settled positions as
+    it goes, from a copy of its table taken under its lock: they are the positions its own
+    end-of-search walk finds settled, and every one of them is in the store."""
+    from puzzleproof.verify import skynet_knowledge, skynet_search
+
+    monkeypatch.setenv(STORE_ENV, str(tmp_path / "store"))
+    monkeypatch.setattr(skynet_knowledge, "_MEMORY", {})
+    monkeypatch.setattr(skynet_search, "SYNC_SECONDS", 0.0)
+    seen: list = []
+    original = skynet_search.Search.sync
+
+    def spy(self):
+        before = self.synced
+        original(self)
+        if self.synced != before:
+            seen.append(self)
+
+    monkeypatch.setattr(skynet_search.Search, "sync", spy)
+    m = official("04-ordered-gateways")
+    r = adversary(m, "ep2", 0, BotPlayer("ep2-slack"), time_limit=300)
+    assert r.verdict == "PROVED" and seen
+    s = seen[-1]
+    settled = dict(s.complete())
+    assert settled and dict(s.complete(dict(s.table), dict(s.expanded))) == settled
+    fresh = skynet_knowledge.Knowledge(len(m.links), s.knowledge.path)
+    fresh.refresh()
+    assert set(settled) <= fresh.settled
+    assert all(fresh.cuts[key] == cut for key, cut in settled.items())
