@@ -23,6 +23,30 @@ section 3 is what any sound judge of this program must ask (see the module doc o
 
 Wall times on a shared machine say little: the CPU time and the load are printed beside them.
 
+Measured (November 2026, 2 cores shared with other jobs):
+
+- section 1 as given, load 6.5: 0 PROVED, 25 BEATEN by ``init-timeout``, the 40 unwinnable
+  starts said so; 60.5 s wall, 45.7 s CPU. The program's start-up and first turn take 0.74 to
+  1.23 s alone on this machine (0.6 s of CPU; its command imports numpy through the puzzle
+  registry; the same bot in a script importing only its own modules: 0.3 s), against the
+  default limit of 1 s. With ``--init-timeout 5``, load 6.4 -> 9.0: 0 PROVED, 25 UNKNOWN,
+  9,621 + 19,909 positions asked, 138.9 s wall, 148.6 s CPU.
+- section 2: 05 start 5, 20 s: 2,476 positions, 1,467 forks, 11.3 s of CPU, 4.6 ms a
+  position (load 5.5 -> 6.8). From 05 start 35 the search ends PROVED after 91 s (50.6 s of
+  CPU for the whole process tree, load 4.9 -> 5.9) with 16,345 positions, the count section 3
+  gives for that start.
+- section 3: 05, 13 winnable starts, 16,345 to 46,012 positions each, 355,723 in all, none
+  shared (the bot's cuts follow a plan made from its start); 06, 12 winnable starts, 4,680
+  to 19,377 asked each, 122,780 in all (53,820 more taken over from earlier starts).
+
+So at 3 to 4.6 ms of CPU a position, maps 05 and 06 need some 1,500 to 2,200 s of CPU, where
+the target allows 240 (two cores for 120 s), and no start of 05 or 06 fits in 8 s (the
+smallest, 06 start 48 after the others, needs about 15 s of CPU). A scheduler that forked
+less (lines that go on through positions other lines found, instead of a copy for every
+branch) could at best bring the forks down to the widest level of a start's position graph
+(05 start 5: 2,218 of 10,277), still above 8 s a start; what a fork costs is the program's
+size (4.4 ms for this one, 1.7 ms for the plain bot of ``skynet_slack_bot.py``).
+
     python benchmarks/skynet_adversary.py [--target] [--cost] [--needed] [--maps 05,06]
 """
 
