@@ -244,8 +244,11 @@ class _Judge:
     def drive_beside_replay(self, s: Search) -> Replay | None:
         """Every other line, while a thread replays the first line in a fresh run; None
         when the time ran out before the replay said anything (UNKNOWN). A replay that
-        answered otherwise stops the lines at once (what they find is not kept)."""
+        failed, or answered otherwise while lines are forked (they are searched again with
+        fresh runs), stops the lines at once; without forks they go on (a line the bot
+        loses as played still beats it)."""
         again: list = []
+        forking = getattr(self.player, "forking", False)
 
         def play_again() -> None:
             try:
@@ -253,7 +256,8 @@ class _Judge:
             except BaseException as exc:  # noqa: BLE001 - raised below, in this thread
                 got = exc
             again.append(got)
-            if isinstance(got, Replay) and got.same is False and not got.timed_out:
+            if isinstance(got, Replay) and not got.timed_out and (
+                    got.failure is not None or got.same is False and forking):
                 s.stop = True
 
         check = threading.Thread(target=play_again, daemon=True)
