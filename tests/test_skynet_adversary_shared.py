@@ -138,3 +138,59 @@ def test_knowledge_passes_between_processes_through_the_store(tmp_path):
     (tmp_path / "store" / (files[0].name + ".mixed")).write_text("")
     again = run(2)
     assert again["verdict"] == "PROVED" and again["shared"] == 0
+
+
+@pytest.mark.slow
+def test_a_forked_programs_proved_certificates_on_maps_05_and_06_hold_by_the_rules_alone():
+    """The issue's target judges an external program: a plain Python bot
+    (``benchmarks/skynet_slack_bot.py``) run under the fork host, every line a forked copy
+    of the one it branched from, is PROVED from one start of each large map (about 10,000
+    and 14,000 positions asked), and each certificate, made of the program's own answers,
+    is replayed by the rules-only checker."""
+    from pathlib import Path
+
+    from puzzleproof.verify.skynet_adversary import ProgramPlayer
+    from tests.test_skynet_fork import still_running
+
+    bot = Path(__file__).resolve().parents[1] / "benchmarks" / "skynet_slack_bot.py"
+    for name, start in (("05-complex-mesh", 34), ("06-bobnet-core-network", 48)):
+        m = official(name)
+        p = ProgramPlayer("slack", [sys.executable, str(bot)], move_timeout=5,
+                          init_timeout=10, parallel=2)
+        r = adversary(m, "ep2", start, p, time_limit=900, share=False)
+        assert r.verdict == "PROVED", (name, r.summary())
+        assert r.forks > 1000 and r.replays <= 3, (name, r.summary())
+        assert len(r.certificate["nodes"]) == r.positions
+        assert check_player_strategy(m, "ep2", start, r.certificate) == [], name
+    assert still_running(str(bot)) == []
+
+
+def test_a_search_shares_what_it_settled_while_it_runs(tmp_path, monkeypatch):
+    """With knowledge on disk (pool workers), a search hands over its settled positions as
+    it goes, from a copy of its table taken under its lock: they are the positions its own
+    end-of-search walk finds settled, and every one of them is in the store."""
+    from puzzleproof.verify import skynet_knowledge, skynet_search
+
+    monkeypatch.setenv(STORE_ENV, str(tmp_path / "store"))
+    monkeypatch.setattr(skynet_knowledge, "_MEMORY", {})
+    monkeypatch.setattr(skynet_search, "SYNC_SECONDS", 0.0)
+    seen: list = []
+    original = skynet_search.Search.sync
+
+    def spy(self):
+        before = self.synced
+        original(self)
+        if self.synced != before:
+            seen.append(self)
+
+    monkeypatch.setattr(skynet_search.Search, "sync", spy)
+    m = official("04-ordered-gateways")
+    r = adversary(m, "ep2", 0, BotPlayer("ep2-slack"), time_limit=300)
+    assert r.verdict == "PROVED" and seen
+    s = seen[-1]
+    settled = dict(s.complete())
+    assert settled and dict(s.complete(dict(s.table), dict(s.expanded))) == settled
+    fresh = skynet_knowledge.Knowledge(len(m.links), s.knowledge.path)
+    fresh.refresh()
+    assert set(settled) <= fresh.settled
+    assert all(fresh.cuts[key] == cut for key, cut in settled.items())

@@ -264,3 +264,64 @@ def test_a_forked_program_search_ends_at_its_time_limit(tmp_path):
     assert r.verdict == "UNKNOWN" and "time limit" in r.note and r.forks > 0
     assert r.seconds < 3 * 1.1 + 0.2 + 3
     assert still_running(str(tmp_path)) == []
+
+
+def numbered(body: str, second_run: str) -> str:
+    """``body`` run as a program that numbers its runs from the start (a file per run in
+    the folder given as its argument) and does ``second_run`` first in its second one (the
+    fresh replay of the first line; forked copies are not runs from the start)."""
+    return textwrap.dedent(f'''
+        import os, sys, time
+        k = 1
+        while True:
+            try:
+                os.close(os.open(os.path.join(sys.argv[1], f"run-{{k}}"),
+                                 os.O_CREAT | os.O_EXCL))
+                break
+            except FileExistsError:
+                k += 1
+        if k == 2:
+            {second_run}
+    ''') + body
+
+
+def numbered_player(tmp_path, second_run: str) -> ProgramPlayer:
+    bot = tmp_path / "numbered_bot.py"
+    bot.write_text(numbered(GOOD, second_run))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    return ProgramPlayer("prog", [sys.executable, str(bot), str(runs)], move_timeout=5,
+                         init_timeout=2, parallel=2)
+
+
+@pytest.mark.slow
+def test_a_fresh_replay_out_of_time_beside_the_lines_is_played_again_alone(tmp_path):
+    """The fresh replay of the first line runs beside the forked lines; when it runs out of
+    time (here: the program's second run sleeps past the first turn's limit) it is no
+    evidence that forks answer otherwise: it is played again alone, and the forked search
+    stands (before, every line was run afresh)."""
+    p = numbered_player(tmp_path, "time.sleep(6)")
+    m = official("03-leading-up-to-double-gateway")
+    r = adversary(m, "ep2", 8, p, time_limit=120, share=False)
+    assert r.verdict == "PROVED", r.summary()
+    assert "played again alone" in r.note and "set aside" not in r.note
+    assert r.forks > 0 and r.replays == 3  # the first line, its replay, and again
+    assert check_player_strategy(m, "ep2", 8, r.certificate) == []
+    assert len(os.listdir(tmp_path / "runs")) == 3
+    assert still_running(str(tmp_path)) == []
+
+
+@pytest.mark.slow
+def test_a_fresh_replay_that_fails_is_a_loss_as_it_played(tmp_path):
+    """A fresh run from the start is the program as a user runs it: when the replay of the
+    first line fails there (here: the second run exits at once), the start is BEATEN with
+    that run's record and standard error, not judged again with fresh runs."""
+    p = numbered_player(tmp_path, "sys.exit('the second run gives up')")
+    m = official("03-leading-up-to-double-gateway")
+    r = adversary(m, "ep2", 8, p, time_limit=120, share=False)
+    assert r.verdict == "BEATEN", r.summary()
+    assert r.record.reason not in ("agent-reached-gateway", "init-timeout", "timeout")
+    assert r.record.turns[-1].cut is None and replay(r.record) == []
+    assert "the second run gives up" in (r.stderr or "")
+    assert "set aside" not in r.note
+    assert still_running(str(tmp_path)) == []

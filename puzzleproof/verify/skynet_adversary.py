@@ -31,7 +31,35 @@ start found first (the bot must cut the same link there); a bot that does not is
 *history-dependent*: its starts are no longer shared, and the search starts again line by
 line (``per_line``, which never merges lines). The first line is played twice: a bot that
 answers differently on the same line is *non-deterministic*; its lines are judged as played
-and it is never PROVED.
+and it is never PROVED. The second play is a fresh run of a program beside the search's own
+lines: one that runs out of time there (a start-up on cores the forked lines keep busy) is
+played again alone; one that fails is the program's loss as that run played it (BEATEN),
+never a sign that its forks answer otherwise.
+
+**Why the exact solver prunes no agent reply on the way to PROVED.** The solver ends a line
+in one direction only: when the bot cuts into a position the solver proves lost for the
+cutter, the agent follows the proved line, and the bot itself plays it (the loss is as
+played, and a forked loss is confirmed by a fresh run). It may not stand in for the bot's
+answers on the way to PROVED: PROVED says that the program, which may fail at any turn
+(crash, time-out, an illegal or malformed cut) or spend each cut on any gateway link of the
+map, contains every agent. From any position where the agent is not yet contained some
+continuation of the program's own play loses (it cuts far-away links while the agent walks
+to a gateway, or it fails), so whether it wins from there depends on its future cuts, and
+only asking it tells. The positions from which the agent cannot win *whatever the program
+does* are those where it is already contained, and the cut that contained it ended the game
+before any question. So a PROVED certificate holds the bot's cut at every position its
+strategy reaches: the questions are the certificate's positions, less those settled by
+earlier starts (which rest on the same position assumption and its checks). Merging more
+(positions reached by other orders of cuts, by a program that keeps a history) is not done.
+
+What that costs on the large official maps (November 2026): the exact bot's own strategy
+(``puzzleproof skynet play --bot exact``, asked in process: the same code) reaches 16,345 to
+46,012 positions from the 13 winnable starts of map 05, 355,723 in all, none shared between
+starts (its cuts follow a plan made from its start); the explicit solver's winning
+strategies are of the same size (05 start 5: 11,819; start 4: 16,478; start 29: 42,007). A
+forked program costs about 3 ms of CPU a position (a fork of that program 4 to 4.5 ms, 0.6
+forks a position; this process about 0.5 ms), so one such start needs 50 to 140 s of CPU
+(``benchmarks/skynet_adversary.py``).
 """
 
 from __future__ import annotations
@@ -45,7 +73,7 @@ from puzzleproof.models.skynet_strategy import CheckLimit, check_player_strategy
 from puzzleproof.verify.skynet_board import Board
 from puzzleproof.verify.skynet_knowledge import Knowledge, knowledge_for
 from puzzleproof.verify.skynet_oracle import Oracle, oracle_for
-from puzzleproof.verify.skynet_search import Item, Search, Stop, Switch
+from puzzleproof.verify.skynet_search import Item, Replay, Search, Stop, Switch
 from puzzleproof.verify.skynet_sessions import BotPlayer, ProgramPlayer
 
 __all__ = ["AdversaryResult", "Oracle", "BotPlayer", "ProgramPlayer", "adversary",
@@ -203,20 +231,34 @@ class _Judge:
         again (a program's start-up is a wait worth hiding). From a start proved lost the
         first line is the solver's winning line for the agent: one fresh run plays it, its
         loss stands as played and ends the search."""
-        forking = getattr(self.player, "forking", False)
         try:  # the root is played even when an earlier start settled it (a check)
             s.run_item(Item((), s.root(), plain=self.winnable is False))
         except Stop:
             pass
         if s.lost is not None and self.winnable is False:
             return  # a fresh run lost the start no bot wins: nothing more to learn here
+        same = self.drive_beside_replay(s)
+        if same is not None:
+            self.judge_replay(s, same)
+
+    def drive_beside_replay(self, s: Search) -> Replay | None:
+        """Every other line, while a thread replays the first line in a fresh run; None
+        when the time ran out before the replay said anything (UNKNOWN). A replay that
+        failed, or answered otherwise while lines are forked (they are searched again with
+        fresh runs), stops the lines at once; without forks they go on (a line the bot
+        loses as played still beats it)."""
         again: list = []
+        forking = getattr(self.player, "forking", False)
 
         def play_again() -> None:
             try:
-                again.append(s.same_again())
+                got = s.same_again()
             except BaseException as exc:  # noqa: BLE001 - raised below, in this thread
-                again.append(exc)
+                got = exc
+            again.append(got)
+            if isinstance(got, Replay) and not got.timed_out and (
+                    got.failure is not None or got.same is False and forking):
+                s.stop = True
 
         check = threading.Thread(target=play_again, daemon=True)
         check.start()
@@ -226,17 +268,43 @@ class _Judge:
         finally:
             check.join()
         same = again[0]
-        if isinstance(same, Stop):  # out of time before the bot was seen to repeat itself
-            s.limit, s.stop, same = s.limit or "time limit", True, None
-        elif isinstance(same, BaseException):
+        if isinstance(same, BaseException) and not isinstance(same, Stop):
             raise same
-        if same is False and self.knowledge is not None:
+        if not isinstance(same, Stop) and same.timed_out and s.lost is None:
+            # out of time beside the search's own lines (forks and a start-up on two
+            # cores): played again alone, and its failure then stands
+            why = same.failure[1]
+            try:
+                same = s.same_again()
+            except Stop as stop:
+                same = stop
+            else:
+                self.notes["replay"] = ("the fresh replay of the first line ran out of time "
+                                        f"({why}) beside the search's lines and was played "
+                                        "again alone")
+        if isinstance(same, Stop):  # out of time before the bot was seen to repeat itself
+            s.limit, s.stop = s.limit or "time limit", True
+            return None
+        return same
+
+    def judge_replay(self, s: Search, same: Replay) -> None:
+        """A fresh run that failed on the first line lost it (BEATEN, as it played it); one
+        that cut otherwise makes the forks suspect (the search starts again with fresh runs)
+        or, without forks, the bot non-deterministic."""
+        if same.failure is not None:
+            s.stop = True
+            if s.lost is None:
+                s.lost = same.failure
+            self.notes.pop("replay", None)
+            return
+        if same.same is not False:
+            return
+        if self.knowledge is not None:
             self.knowledge.forget()  # what it settled may have been shared already
             self.knowledge = s.knowledge = None
-        if same is False and forking:
+        if getattr(self.player, "forking", False):
             raise Switch("the first line, forked and fresh, was answered differently", "fork")
-        if same is False:
-            s.nondeterministic = True
+        s.nondeterministic = True
 
     def on_switch(self, sw: Switch) -> None:
         """What a position answered two ways means, and how the next search runs."""
