@@ -17,7 +17,8 @@ from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.verify.deathrun_bots import CRIMINAL_BOTS, STUDENT_BOTS, bot_class
 from puzzleproof.verify.deathrun_habits import View, forced, gap_described
 from puzzleproof.verify.deathrun_planner import PlannerStudent
-from puzzleproof.verify.deathrun_pricer import PricerCriminal, StayModel
+from puzzleproof.verify.deathrun_herd import Herd, Scene
+from puzzleproof.verify.deathrun_pricer import PricerCriminal
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAGUE = ROOT / "instances/deathrun/bots/league"
@@ -147,7 +148,7 @@ def test_the_pricer_predicts_a_gap_toll_partner_and_keeps_clear_of_it():
             predicted.append(out)
             return out
 
-    Pricer.spoil_on = False  # it keeps clear of its partner (spoiling raises the same link)
+    Pricer.rivalry = 0.0  # it keeps clear of its partner (a spoil raises the same link)
     studs = [player(n, "student") for n in ["greedy", "student_greedy"] * 4]
     rec = play_game(g, [InProcessPlayer(Pricer), player("criminal_gaptoll", "criminal")],
                     studs, seed=1)
@@ -178,14 +179,42 @@ def test_a_spoiled_toll_earns_nothing():
     assert spoiled >= 1
 
 
-def test_stay_model_learns():
-    m = StayModel()
-    before = m.rate(0.9)
-    for _ in range(10):
-        m.watch(0.9, 4, 0)
-    assert m.rate(0.9) < before / 3
-    m.watch(1.5, 8, 8)  # past the gap: nothing to learn
-    assert m.rate(0.95) == m.rate(0.9)
+def test_the_herd_follows_the_students_it_models():
+    """Eight greedy students: the herd's greedy model stands where they all stand, every
+    round, and the models whose vertex is empty leave the field."""
+    g = generate_graph("league-herd:1")
+    seen = []
+
+    class Pricer(PricerCriminal):
+        def strategy(self, edge_updates, vertex_count, budget):
+            move = super().strategy(edge_updates, vertex_count, budget)
+            occupied = [v for v, n in vertex_count.items() if n]
+            seen.append((occupied, self.herd.pos["greedy"], "greedy" in self.herd.alive))
+            return move
+
+    studs = [player("greedy", "student") for _ in range(8)]
+    play_game(g, [InProcessPlayer(Pricer), player("gap-toll", "criminal")], studs, seed=4)
+    assert len(seen) == 15
+    for occupied, pos, alive in seen:
+        assert alive and occupied == [pos]
+
+
+def test_thresholds_are_the_largest_raise_a_model_still_pays():
+    g = _diamond()
+    herd = Herd(g)
+    scene = Scene(g, dict(g.weight), {}, 200.0)
+    # greedy at 0: 1+1+1 = 3 against 4+1+1 = 6, so it pays up to the gap of 3
+    assert herd.choice("greedy", 0, scene) == 1
+    assert herd.threshold("greedy", (0, 1), scene, 100.0) == pytest.approx(3.0)
+    assert herd.threshold("greedy", (0, 2), scene, 100.0) == -1.0
+    # the trap model avoids 2 (one way out) as long as 2 + the penalty costs more
+    assert herd.choice("trap", 0, scene) == 1
+    # the robust model: it takes its link below the threshold and leaves it above
+    u = herd.choice("robust", 0, scene)
+    t = herd.threshold("robust", (0, u), scene, 100.0)
+    assert 0.0 <= t < 100.0
+    assert herd.choice("robust", 0, scene, ((0, u), t)) == u
+    assert herd.choice("robust", 0, scene, ((0, u), t + 0.05)) != u
 
 
 # --------------------------------------------------------------------------------------------

@@ -137,7 +137,7 @@ class PricerCriminal(BaseCriminal):
                 amounts = {min(budget, t0 - EPS) for t0 in thr}
                 if v == pv and u == partner[0][1]:
                     amounts |= {min(budget, t0 + EPS) for t0 in thr if t0 >= 0}
-                for t in sorted(a for a in amounts if a > 0):
+                for t in sorted(a for a in amounts if a >= EPS):
                     link = (v, u)
                     pay = sum(share for m, share in groups
                               if self.herd.choice(m, v, scene, (link, t)) == u)
