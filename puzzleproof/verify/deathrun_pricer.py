@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import random
 
+from puzzleproof.encoders.deathrun_criminal import TollCriminal
 from puzzleproof.encoders.deathrun_student import DEFAULT_BUDGET
 from puzzleproof.models.deathrun import BaseCriminal, make_graph
 from puzzleproof.verify.deathrun_habits import EPS, Move, View, partner_models, same
@@ -64,6 +65,11 @@ class PricerCriminal(BaseCriminal):
         self.hits = {name: 0.0 for name in self.models}
         self.predicted: dict[str, Move] = {}
         self.herd = Herd(self.g, DEFAULT_BUDGET)
+        # the built-in toll keeps state (its raises, whether its partner mirrored it), so
+        # its model is a copy of it fed what the partner sees
+        self.shadow = TollCriminal(edge_list, begin, ends)
+        self.models["toll"] = self._shadow_move
+        self._updates: dict = {}
         self.noop = (self.g.edges[0][0], self.g.edges[0][1], 0)
 
     # -- what last round showed
@@ -98,6 +104,10 @@ class PricerCriminal(BaseCriminal):
         weight[e] = weight[e] + x
         raised[e] = raised.get(e, 0.0) + x
         return Scene(self.g, weight, raised, max(0.0, left - x))
+
+    def _shadow_move(self, view: View) -> Move:
+        u, v, w = self.shadow.strategy(self._updates, view.counts, view.budget)
+        return ((u, v), float(w)) if w > 0 else None
 
     def _predict_partner(self, view: View) -> Move:
         self.predicted = {name: model(view) for name, model in self.models.items()}
@@ -166,6 +176,7 @@ class PricerCriminal(BaseCriminal):
         if self.start is None:
             self.start = float(budget)
         self._absorb(edge_updates)
+        self._updates = edge_updates
         counts = {v: int(n) for v, n in vertex_count.items() if n}
         if self.rnd > 1:
             self.herd.advance(self._scene(), counts)
