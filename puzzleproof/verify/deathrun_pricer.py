@@ -32,10 +32,22 @@ import random
 from puzzleproof.encoders.deathrun_criminal import TollCriminal
 from puzzleproof.encoders.deathrun_student import DEFAULT_BUDGET
 from puzzleproof.models.deathrun import BaseCriminal, make_graph
+from puzzleproof.verify.deathrun_bots import CrowdCriminal, GapTollCriminal
 from puzzleproof.verify.deathrun_habits import EPS, Move, View, partner_models, same
 from puzzleproof.verify.deathrun_herd import Herd, Scene
 
 __all__ = ["PricerCriminal"]
+
+
+def _fit(pred: Move, actual: Move) -> float:
+    """How well a predicted move matched the partner's: 1 for the link and the amount (within
+    2 %), 0.6 for the link only (models that pick the same link differ in the amount, and
+    the amount decides whether a raise on top of it passes the students' thresholds)."""
+    if not same(pred, actual):
+        return 0.0
+    if pred is None or actual is None:
+        return 1.0
+    return 1.0 if abs(pred[1] - actual[1]) <= 0.02 * max(1.0, actual[1]) else 0.6
 
 
 class PricerCriminal(BaseCriminal):
@@ -44,7 +56,7 @@ class PricerCriminal(BaseCriminal):
     bot_name = "pricer"
     rounds = 15
     #: the budget kept back per round left from a raise on a vertex with one way out
-    reserve_per_round = 4.0
+    reserve_per_round = 2.5
     #: the weight of the partner's revenue in a raise's value (criminals are ranked one by
     #: one, so what the partner earns counts against this one)
     rivalry = 1.0
@@ -62,14 +74,18 @@ class PricerCriminal(BaseCriminal):
         self.mine: Move = None
         self.models = partner_models()
         self.partner_name = "gap-toll (described)"
-        self.hits = {name: 0.0 for name in self.models}
         self.predicted: dict[str, Move] = {}
         self.herd = Herd(self.g, DEFAULT_BUDGET)
-        # the built-in toll keeps state (its raises, whether its partner mirrored it), so
-        # its model is a copy of it fed what the partner sees
-        self.shadow = TollCriminal(edge_list, begin, ends)
-        self.models["toll"] = self._shadow_move
+        # the built-in criminals keep state (the toll: its raises, whether its partner
+        # mirrored it; the crowd: the rounds), so their models are copies of them fed what
+        # the partner sees, one call a round
+        self.shadows = {"toll": TollCriminal(edge_list, begin, ends),
+                        "gap-toll (built-in)": GapTollCriminal(edge_list, begin, ends),
+                        "crowd (built-in)": CrowdCriminal(edge_list, begin, ends)}
+        for name in self.shadows:
+            self.models[name] = self._shadow(name)
         self._updates: dict = {}
+        self.hits = {name: 0.0 for name in self.models}
         self.noop = (self.g.edges[0][0], self.g.edges[0][1], 0)
 
     # -- what last round showed
@@ -88,7 +104,7 @@ class PricerCriminal(BaseCriminal):
             partner = (e, theirs[e])
         self.partner_spent += sum(theirs.values())
         for name, pred in self.predicted.items():
-            self.hits[name] = 0.8 * self.hits[name] + (1.0 if same(pred, partner) else 0.0)
+            self.hits[name] = 0.8 * self.hits[name] + _fit(pred, partner)
         for e, x in raised.items():
             self.weight[e] = self.weight.get(e, 0) + x
             self.raised[e] = self.raised.get(e, 0) + x
@@ -105,9 +121,13 @@ class PricerCriminal(BaseCriminal):
         raised[e] = raised.get(e, 0.0) + x
         return Scene(self.g, weight, raised, max(0.0, left - x))
 
-    def _shadow_move(self, view: View) -> Move:
-        u, v, w = self.shadow.strategy(self._updates, view.counts, view.budget)
-        return ((u, v), float(w)) if w > 0 else None
+    def _shadow(self, name: str):
+        bot = self.shadows[name]
+
+        def move(view: View) -> Move:
+            u, v, w = bot.strategy(self._updates, view.counts, view.budget)
+            return ((u, v), float(w)) if w > 0 else None
+        return move
 
     def _predict_partner(self, view: View) -> Move:
         self.predicted = {name: model(view) for name, model in self.models.items()}
