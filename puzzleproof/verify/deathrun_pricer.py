@@ -32,11 +32,31 @@ import random
 from puzzleproof.encoders.deathrun_criminal import TollCriminal
 from puzzleproof.encoders.deathrun_student import DEFAULT_BUDGET
 from puzzleproof.models.deathrun import BaseCriminal, make_graph
-from puzzleproof.verify.deathrun_bots import CrowdCriminal, GapTollCriminal
 from puzzleproof.verify.deathrun_habits import EPS, Move, View, partner_models, same
 from puzzleproof.verify.deathrun_herd import Herd, Scene
 
-__all__ = ["PricerCriminal"]
+__all__ = ["PricerCriminal", "crowd_builtin"]
+
+
+def crowd_builtin(s: View) -> Move:
+    """The built-in ``crowd`` criminal's move: everything in proportion on the only link out
+    of the most crowded vertex with one way out, else on the link most students take next
+    on their cheapest paths; ``budget x students / 8 / max(1, rounds left / 3)``."""
+    forced = [(n, v) for v, n in s.occupied() if len(s.g.out[v]) == 1]
+    if forced:
+        n, v = max(forced)
+        link = (v, s.g.out[v][0][0])
+    else:
+        use: dict[tuple[int, int], int] = {}
+        for v, m in s.occupied():
+            u = min(s.g.out[v], key=lambda t: (s.weight[(v, t[0])] + s.dist[t[0]], t[0]))[0]
+            use[(v, u)] = use.get((v, u), 0) + m
+        if not use:
+            return None
+        link, n = max(use.items(), key=lambda kv: (kv[1], kv[0]))
+    left = max(1, 15 - s.rnd + 1)
+    amount = min(s.budget, s.budget * n / 8 / max(1, left / 3))
+    return (link, amount) if amount > 0 else None
 
 
 def _fit(pred: Move, actual: Move) -> float:
@@ -76,14 +96,11 @@ class PricerCriminal(BaseCriminal):
         self.partner_name = "gap-toll (described)"
         self.predicted: dict[str, Move] = {}
         self.herd = Herd(self.g, DEFAULT_BUDGET)
-        # the built-in criminals keep state (the toll: its raises, whether its partner
-        # mirrored it; the crowd: the rounds), so their models are copies of them fed what
-        # the partner sees, one call a round
-        self.shadows = {"toll": TollCriminal(edge_list, begin, ends),
-                        "gap-toll (built-in)": GapTollCriminal(edge_list, begin, ends),
-                        "crowd (built-in)": CrowdCriminal(edge_list, begin, ends)}
-        for name in self.shadows:
-            self.models[name] = self._shadow(name)
+        # the built-in toll keeps state (its raises, whether its partner mirrored it), so
+        # its model is a copy of it fed what the partner sees, one call a round
+        self.shadows = {"toll": TollCriminal(edge_list, begin, ends)}
+        self.models["toll"] = self._shadow("toll")
+        self.models["crowd (built-in)"] = crowd_builtin
         self._updates: dict = {}
         self.hits = {name: 0.0 for name in self.models}
         self.noop = (self.g.edges[0][0], self.g.edges[0][1], 0)
