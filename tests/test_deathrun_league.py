@@ -18,7 +18,7 @@ from puzzleproof.verify.deathrun_bots import CRIMINAL_BOTS, STUDENT_BOTS, bot_cl
 from puzzleproof.verify.deathrun_habits import View, forced, gap_described
 from puzzleproof.verify.deathrun_planner import PlannerStudent
 from puzzleproof.verify.deathrun_herd import Herd, Scene
-from puzzleproof.verify.deathrun_pricer import PricerCriminal
+from puzzleproof.verify.deathrun_pricer import PricerCriminal, crowd_builtin
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAGUE = ROOT / "instances/deathrun/bots/league"
@@ -177,6 +177,58 @@ def test_a_spoiled_toll_earns_nothing():
             u, v = a["move"][:2]
             assert not any(s["at"] == u and s["to"] == v for s in rr["students"])
     assert spoiled >= 1
+
+
+def test_crowd_builtin_predicts_the_built_in_crowd_criminal():
+    """The pricer's model of the built-in crowd, run on what the crowd saw each round,
+    makes the move it made (link and amount)."""
+    g = generate_graph("league-crowd:2")
+    studs = [player(n, "student") for n in ["greedy", "cautious", "random", "robust"] * 2]
+    rec = play_game(g, [player("crowd", "criminal"), player("gap-toll", "criminal")], studs,
+                    seed=5)
+    weight = dict(g.weight)
+    for rr in rec["rounds"]:
+        counts = {v: n for v, n in rr["criminal_view"]["counts"]}
+        me = rr["criminals"][0]
+        pred = crowd_builtin(View(g, dict(weight), counts, float(me["budget"]), rr["round"]))
+        if me["move"][2] > 0:
+            assert pred is not None and pred[0] == tuple(me["move"][:2]), rr["round"]
+            assert pred[1] == pytest.approx(me["move"][2])
+        else:
+            assert pred is None or pred[1] <= 1e-9
+        for c in rr["criminals"]:
+            if c["valid"] and c["move"][2]:
+                u, v, w = c["move"]
+                weight[(u, v)] += w
+
+
+def test_the_pricer_tolls_greedy_students_below_what_they_pay():
+    """Against eight greedy students and a partner that only strikes vertices with one way
+    out, every toll the pricer puts on a vertex where the herd holds the greedy model alone
+    is paid by every student standing there."""
+    known = []
+
+    class Pricer(PricerCriminal):
+        def strategy(self, edge_updates, vertex_count, budget):
+            u, v, w = super().strategy(edge_updates, vertex_count, budget)
+            known.append(self.herd.groups(u) == [("greedy", 1.0)])
+            return u, v, w
+
+    checked = 0
+    for k in range(4):
+        known.clear()
+        g = generate_graph(f"league-toll:{k}")
+        studs = [player("greedy", "student") for _ in range(8)]
+        rec = play_game(g, [InProcessPlayer(Pricer), player("criminal_forced", "criminal")],
+                        studs, seed=k)
+        for rr, alone in zip(rec["rounds"], known):
+            u, v, w = rr["criminals"][0]["move"]
+            at_u = [s for s in rr["students"] if s["at"] == u]
+            if w > 0 and at_u and alone:
+                checked += 1
+                assert all(s["to"] == v for s in at_u), (k, rr["round"])
+        assert rec["scores"]["criminals"][0] > 0
+    assert checked >= 10
 
 
 def test_the_herd_follows_the_students_it_models():
