@@ -17,7 +17,8 @@ from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.verify.deathrun_bots import CRIMINAL_BOTS, STUDENT_BOTS, bot_class
 from puzzleproof.verify.deathrun_habits import View, forced, gap_described
 from puzzleproof.verify.deathrun_planner import PlannerStudent
-from puzzleproof.verify.deathrun_pricer import PricerCriminal, StayModel
+from puzzleproof.verify.deathrun_herd import Herd, Scene
+from puzzleproof.verify.deathrun_pricer import PricerCriminal, crowd_builtin
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAGUE = ROOT / "instances/deathrun/bots/league"
@@ -147,7 +148,7 @@ def test_the_pricer_predicts_a_gap_toll_partner_and_keeps_clear_of_it():
             predicted.append(out)
             return out
 
-    Pricer.spoil_on = False  # it keeps clear of its partner (spoiling raises the same link)
+    Pricer.rivalry = 0.0  # it keeps clear of its partner (a spoil raises the same link)
     studs = [player(n, "student") for n in ["greedy", "student_greedy"] * 4]
     rec = play_game(g, [InProcessPlayer(Pricer), player("criminal_gaptoll", "criminal")],
                     studs, seed=1)
@@ -178,14 +179,94 @@ def test_a_spoiled_toll_earns_nothing():
     assert spoiled >= 1
 
 
-def test_stay_model_learns():
-    m = StayModel()
-    before = m.rate(0.9)
-    for _ in range(10):
-        m.watch(0.9, 4, 0)
-    assert m.rate(0.9) < before / 3
-    m.watch(1.5, 8, 8)  # past the gap: nothing to learn
-    assert m.rate(0.95) == m.rate(0.9)
+def test_crowd_builtin_predicts_the_built_in_crowd_criminal():
+    """The pricer's model of the built-in crowd, run on what the crowd saw each round,
+    makes the move it made (link and amount)."""
+    g = generate_graph("league-crowd:2")
+    studs = [player(n, "student") for n in ["greedy", "cautious", "random", "robust"] * 2]
+    rec = play_game(g, [player("crowd", "criminal"), player("gap-toll", "criminal")], studs,
+                    seed=5)
+    weight = dict(g.weight)
+    for rr in rec["rounds"]:
+        counts = {v: n for v, n in rr["criminal_view"]["counts"]}
+        me = rr["criminals"][0]
+        pred = crowd_builtin(View(g, dict(weight), counts, float(me["budget"]), rr["round"]))
+        if me["move"][2] > 0:
+            assert pred is not None and pred[0] == tuple(me["move"][:2]), rr["round"]
+            assert pred[1] == pytest.approx(me["move"][2])
+        else:
+            assert pred is None or pred[1] <= 1e-9
+        for c in rr["criminals"]:
+            if c["valid"] and c["move"][2]:
+                u, v, w = c["move"]
+                weight[(u, v)] += w
+
+
+def test_the_pricer_tolls_greedy_students_below_what_they_pay():
+    """Against eight greedy students and a partner that only strikes vertices with one way
+    out, every toll the pricer puts on a vertex where the herd holds the greedy model alone
+    is paid by every student standing there."""
+    known = []
+
+    class Pricer(PricerCriminal):
+        def strategy(self, edge_updates, vertex_count, budget):
+            u, v, w = super().strategy(edge_updates, vertex_count, budget)
+            known.append(self.herd.groups(u) == [("greedy", 1.0)])
+            return u, v, w
+
+    checked = 0
+    for k in range(4):
+        known.clear()
+        g = generate_graph(f"league-toll:{k}")
+        studs = [player("greedy", "student") for _ in range(8)]
+        rec = play_game(g, [InProcessPlayer(Pricer), player("criminal_forced", "criminal")],
+                        studs, seed=k)
+        for rr, alone in zip(rec["rounds"], known):
+            u, v, w = rr["criminals"][0]["move"]
+            at_u = [s for s in rr["students"] if s["at"] == u]
+            if w > 0 and at_u and alone:
+                checked += 1
+                assert all(s["to"] == v for s in at_u), (k, rr["round"])
+        assert rec["scores"]["criminals"][0] > 0
+    assert checked >= 10
+
+
+def test_the_herd_follows_the_students_it_models():
+    """Eight greedy students: the herd's greedy model stands where they all stand, every
+    round, and the models whose vertex is empty leave the field."""
+    g = generate_graph("league-herd:1")
+    seen = []
+
+    class Pricer(PricerCriminal):
+        def strategy(self, edge_updates, vertex_count, budget):
+            move = super().strategy(edge_updates, vertex_count, budget)
+            occupied = [v for v, n in vertex_count.items() if n]
+            seen.append((occupied, self.herd.pos["greedy"], "greedy" in self.herd.alive))
+            return move
+
+    studs = [player("greedy", "student") for _ in range(8)]
+    play_game(g, [InProcessPlayer(Pricer), player("gap-toll", "criminal")], studs, seed=4)
+    assert len(seen) == 15
+    for occupied, pos, alive in seen:
+        assert alive and occupied == [pos]
+
+
+def test_thresholds_are_the_largest_raise_a_model_still_pays():
+    g = _diamond()
+    herd = Herd(g)
+    scene = Scene(g, dict(g.weight), {}, 200.0)
+    # greedy at 0: 1+1+1 = 3 against 4+1+1 = 6, so it pays up to the gap of 3
+    assert herd.choice("greedy", 0, scene) == 1
+    assert herd.threshold("greedy", (0, 1), scene, 100.0) == pytest.approx(3.0)
+    assert herd.threshold("greedy", (0, 2), scene, 100.0) == -1.0
+    # the trap model avoids 2 (one way out) as long as 2 + the penalty costs more
+    assert herd.choice("trap", 0, scene) == 1
+    # the robust model: it takes its link below the threshold and leaves it above
+    u = herd.choice("robust", 0, scene)
+    t = herd.threshold("robust", (0, u), scene, 100.0)
+    assert 0.0 <= t < 100.0
+    assert herd.choice("robust", 0, scene, ((0, u), t)) == u
+    assert herd.choice("robust", 0, scene, ((0, u), t + 0.05)) != u
 
 
 # --------------------------------------------------------------------------------------------

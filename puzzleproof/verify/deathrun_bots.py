@@ -4,7 +4,8 @@ Criminals: ``random``, ``crowd`` (spends on the crowded link its students cannot
 ``gap-toll`` (raises the link the crowd will take by just less than the detour that would
 divert it), and ``toll`` (:mod:`puzzleproof.encoders.deathrun_criminal`: the single-round
 toll optimum with a budget plan) and ``pricer`` (:mod:`puzzleproof.verify.deathrun_pricer`:
-tolls priced against learned students, clear of a predicted partner). Students: ``random``,
+tolls on the links the students it models will take, at what each still pays, with its
+partner's predicted raise weighed in). Students: ``random``,
 ``greedy`` (current shortest path), ``cautious`` (shortest path with a penalty for
 out-degree-1 trap vertices ahead), ``robust`` (:mod:`puzzleproof.encoders.deathrun_student`:
 the worst-case DP's policy) and ``planner`` (:mod:`puzzleproof.verify.deathrun_planner`:

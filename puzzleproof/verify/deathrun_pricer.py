@@ -1,113 +1,82 @@
-"""Death Run's ``pricer`` criminal: tolls priced against the students it has watched, clear
-of its partner's raise, and its spare budget on links the students cannot avoid.
+"""Death Run's ``pricer`` criminal: tolls on the links the students will really take, at the
+largest raise each of them still pays, with its partner's predicted raise weighed in.
 
-Why the public gap-toll beats ``toll`` (``benchmarks/deathrun.py --part why`` measures it):
-both aim at the same link (the cheapest link of the vertex where gap x students is largest),
-so in most rounds the two criminals' raises *collide*: together they pass the gap, the
-students divert and both raises earn nothing, while the budget is spent. What the gap-toll
-earns beyond ``toll`` comes from the rounds where students stand on a vertex with a single
-way out: its gap is infinite, so it puts everything there and every student must pay.
-And it leaves much of its budget unspent: the gaps, not the budget, bound a toll.
+Why a toll on the cheapest link is weak: the careful students of a contest field do not take
+the cheapest link (on 4 graphs of a mixed field of planner, robust, minimax and
+trap-penalising students facing two tolling criminals, the robust students took it in 47 %
+of their moves, the planner in 58 %), so a gap-toll on it is often wasted; and two
+criminals aiming at one link together pass the gap and earn nothing. The pricer instead:
 
-The pricer keeps those strengths and removes the weaknesses:
+- **knows the students.** :class:`~puzzleproof.verify.deathrun_herd.Herd` replays the common
+  student strategies (cheapest path, trap-penalising path, the robust policy) from the start
+  and keeps those whose predicted vertex is occupied; at each occupied vertex it knows which
+  link each of them takes and the largest raise after which it still takes it (its
+  threshold). Students no model explains are an even mixture of the three.
+- **predicts its partner.** The other criminal's move each round is the combined updates
+  minus its own; the common criminal strategies
+  (:func:`~puzzleproof.verify.deathrun_habits.partner_models`, the built-in crowd's
+  :func:`crowd_builtin`, and for the built-in ``toll``, which keeps state, a copy of it fed
+  what it sees) are scored on how well they predicted its link *and amount* (models that
+  pick the same link differ in the amount, and the amount decides whether a raise on top
+  passes the students' thresholds); the best one's prediction is applied before pricing.
+- **prices, against its partner.** For each link a student group takes it tries each
+  group's threshold less a hundredth (and, on the partner's link, each threshold plus a
+  hundredth: a raise that pushes the students off it). A raise is worth its expected
+  revenue (raise x the students still taking the link) minus ``rivalry`` (1) x what the
+  partner's predicted raise then earns: criminals are ranked one by one, so a cheap raise
+  that costs the partner its toll is worth making. On a vertex with one way out every
+  student pays: the budget beyond a reserve of 2.5 per round left goes there.
 
-- **its partner, predicted.** The other criminal's move each round is the combined updates
-  minus its own; candidate models of it (the gap-toll of the description, the built-in
-  gap-toll, all-in on a forced link, the crowd criminals, the single-round toll optimum,
-  doing nothing) are scored on how well each predicted its past moves, and the best one's
-  prediction for this round is added to the weights before pricing (before any history,
-  a gap-toll is expected). So the pricer raises a link only up to what the gap leaves
-  after its partner's raise, or picks another vertex, and its raises rarely collide.
-- **students who re-route, learned.** After each round it reads, from the new vertex
-  counts, how many students at a raised link's tail crossed it, per band of raise / gap;
-  with a prior of a mixed field, these stay rates price the toll (``t x stay(t / gap)``
-  is maximised over a few fractions of the gap).
-- **the budget over the rounds.** Tolls are bounded by gaps, so most of the budget is
-  idle; the pricer keeps a reserve for the tolls of the rounds left and puts the rest on
-  the only link out of an occupied vertex with one way out (every student there pays it;
-  two criminals there do not collide), all of it in the last rounds.
-- **raises one layer ahead.** Where the students head for a vertex whose feeders have slack
-  left (no partner toll eats it), it raises that vertex's cheapest link now, below both the
-  gap there and the feeders' slack: they still come, and next round the partner's toll
-  there only finds what is left of the gap.
-- **the students the partner drives away.** At its partner's target it may raise the next
-  best link by less than the gap to the third: those who leave the tolled link (the share
-  is learned) pay it.
-- **spoiling.** Against a partner identified as a gap-toll (it takes the vertex this
-  criminal would take, every round), it raises the partner's link just past the gap
-  whenever the partner's toll there would earn anything: the students divert and the
-  partner's raise earns nothing (the partner's budget is spent; this one's barely), which
-  keeps this criminal's budget for the forced links. Stepping aside instead hands the
-  partner the crowd every round (measured: 84 vs 97 head to head against the gap-toll).
-  Criminals are ranked one by one, so denying the partner is part of the game.
-- **a toll partner is contested**, not avoided: its raises are not priced in (stepping
-  aside handed it the crowd: 50 vs 157 head to head).
+Measured (``benchmarks/deathrun.py``, 10 graphs, mixed student field): rivalry 0 earned
+79-89 but its partners ~100 (it never collided, so the partner's toll always paid);
+rivalry 1 earns 46-61 against partners' 27-46.
 
 Each move is a valid ``(u, v, w)`` with ``0 <= w <= budget`` (``(u, v, 0)`` when nothing pays).
 """
 
 from __future__ import annotations
 
-import math
 import random
 
-from puzzleproof.encoders.deathrun_criminal import best_single_raise
+from puzzleproof.encoders.deathrun_criminal import TollCriminal
+from puzzleproof.encoders.deathrun_student import DEFAULT_BUDGET
 from puzzleproof.models.deathrun import BaseCriminal, make_graph
-from puzzleproof.verify.deathrun_habits import EPS, Move, partner_models
-from puzzleproof.verify.deathrun_habits import View as _View
-from puzzleproof.verify.deathrun_habits import same as _same
+from puzzleproof.verify.deathrun_habits import EPS, Move, View, partner_models, same
+from puzzleproof.verify.deathrun_herd import Herd, Scene
 
-__all__ = ["PricerCriminal", "StayModel"]
-
-#: The partner models a spoil is aimed at.
-SPOILED = ("gap-toll (described)", "gap-toll (built-in)")
-
-#: Bands of toll / gap and the prior stay rate in each (a mixed field of students).
-BANDS = (0.5, 0.8, 1.0)
-PRIOR = (0.8, 0.7, 0.6)
-PRIOR_WEIGHT = 4.0
-#: The fractions of the gap a toll is priced at.
-FRACTIONS = (0.35, 0.5, 0.65, 0.8, 0.9, 1.0)
-
-# --------------------------------------------------------------------------------------------
-# Students who re-route
+__all__ = ["PricerCriminal", "crowd_builtin"]
 
 
-class StayModel:
-    """Stay rates per band of toll / gap: prior pseudo-counts plus what was watched.
-
-    >>> m = StayModel()
-    >>> round(m.rate(0.9), 2)
-    0.6
-    >>> m.watch(0.9, 4, 4); round(m.rate(0.9), 2)
-    0.8
-    """
-
-    def __init__(self) -> None:
-        self.seen = [PRIOR_WEIGHT] * len(BANDS)
-        self.stayed = [p * PRIOR_WEIGHT for p in PRIOR]
-
-    @staticmethod
-    def band(ratio: float) -> int:
-        for k, top in enumerate(BANDS):
-            if ratio < top:
-                return k
-        return len(BANDS) - 1
-
-    def rate(self, ratio: float) -> float:
-        k = self.band(ratio)
-        return self.stayed[k] / self.seen[k]
-
-    def watch(self, ratio: float, waiting: int, crossed: int) -> None:
-        if ratio >= 1.0 or waiting <= 0:
-            return  # at or past the gap everyone may divert: nothing to learn for a toll
-        k = self.band(ratio)
-        self.seen[k] += waiting
-        self.stayed[k] += min(crossed, waiting)
+def crowd_builtin(s: View) -> Move:
+    """The built-in ``crowd`` criminal's move: everything in proportion on the only link out
+    of the most crowded vertex with one way out, else on the link most students take next
+    on their cheapest paths; ``budget x students / 8 / max(1, rounds left / 3)``."""
+    forced = [(n, v) for v, n in s.occupied() if len(s.g.out[v]) == 1]
+    if forced:
+        n, v = max(forced)
+        link = (v, s.g.out[v][0][0])
+    else:
+        use: dict[tuple[int, int], int] = {}
+        for v, m in s.occupied():
+            u = min(s.g.out[v], key=lambda t: (s.weight[(v, t[0])] + s.dist[t[0]], t[0]))[0]
+            use[(v, u)] = use.get((v, u), 0) + m
+        if not use:
+            return None
+        link, n = max(use.items(), key=lambda kv: (kv[1], kv[0]))
+    left = max(1, 15 - s.rnd + 1)
+    amount = min(s.budget, s.budget * n / 8 / max(1, left / 3))
+    return (link, amount) if amount > 0 else None
 
 
-# --------------------------------------------------------------------------------------------
-# The bot
+def _fit(pred: Move, actual: Move) -> float:
+    """How well a predicted move matched the partner's: 1 for the link and the amount (within
+    2 %), 0.6 for the link only (models that pick the same link differ in the amount, and
+    the amount decides whether a raise on top of it passes the students' thresholds)."""
+    if not same(pred, actual):
+        return 0.0
+    if pred is None or actual is None:
+        return 1.0
+    return 1.0 if abs(pred[1] - actual[1]) <= 0.02 * max(1.0, actual[1]) else 0.6
 
 
 class PricerCriminal(BaseCriminal):
@@ -115,46 +84,39 @@ class PricerCriminal(BaseCriminal):
 
     bot_name = "pricer"
     rounds = 15
-    spoil_on = True
-    #: spoil when the partner's toll is worth more than this times the best own option
-    spoil_ratio = 2.0
-    #: spoil only a partner that follows a gap-toll (it takes the vertex this criminal
-    #: would take, every round)
-    spoil_gap_only = True
-    #: against a partner identified as ``toll``, price as if it raised nothing: stepping
-    #: aside hands it the crowd (measured: 50 vs 157 head to head)
-    contest_toll = True
-    catch_on = True
-    #: also price any link on the students' cheapest paths (the single-round toll optimum)
-    deep_on = False
-    ahead_on = True
+    #: the budget kept back per round left from a raise on a vertex with one way out
+    reserve_per_round = 2.5
+    #: the weight of the partner's revenue in a raise's value (criminals are ranked one by
+    #: one, so what the partner earns counts against this one)
+    rivalry = 1.0
 
     def __init__(self, edge_list, begin, ends):
         super().__init__(edge_list, begin, ends)
         self.rng = random.Random(random.getrandbits(64))
         self.g = make_graph(edge_list, begin, ends)
         self.weight: dict[tuple[int, int], float] = dict(self.g.weight)
+        self.raised: dict[tuple[int, int], float] = {}
+        self.spent_all = 0.0
         self.rnd = 0
         self.start: float | None = None
         self.partner_spent = 0.0
         self.mine: Move = None
-        self.last_view: _View | None = None
         self.models = partner_models()
-        self._partner_name = "gap-toll (described)"
-        self.hits = {name: 0.0 for name in self.models}
+        self.partner_name = "gap-toll (described)"
         self.predicted: dict[str, Move] = {}
-        self.stay = StayModel()
-        self.arrive = StayModel()  # of the students a raise ahead expected, the share who came
-        self.expect: tuple[int, int] | None = None  # (vertex, students) a raise ahead awaits
-        self.toll_spend: list[float] = []
-        self.added: dict[tuple[int, int], float] = {}
-        self.use_ahead = self.ahead_on
-        self.spoil = self.spoil_on
+        self.herd = Herd(self.g, DEFAULT_BUDGET)
+        # the built-in toll keeps state (its raises, whether its partner mirrored it), so
+        # its model is a copy of it fed what the partner sees, one call a round
+        self.shadows = {"toll": TollCriminal(edge_list, begin, ends)}
+        self.models["toll"] = self._shadow("toll")
+        self.models["crowd (built-in)"] = crowd_builtin
+        self._updates: dict = {}
+        self.hits = {name: 0.0 for name in self.models}
         self.noop = (self.g.edges[0][0], self.g.edges[0][1], 0)
 
     # -- what last round showed
 
-    def _absorb(self, edge_updates: dict, vertex_count: dict) -> None:
+    def _absorb(self, edge_updates: dict) -> None:
         raised = {e: x for e, x in edge_updates.items() if x}
         theirs = dict(raised)
         if self.mine is not None and self.mine[1] > 0:
@@ -168,184 +130,115 @@ class PricerCriminal(BaseCriminal):
             partner = (e, theirs[e])
         self.partner_spent += sum(theirs.values())
         for name, pred in self.predicted.items():
-            self.hits[name] = 0.8 * self.hits[name] + (1.0 if _same(pred, partner) else 0.0)
-        if self.last_view is not None:
-            self._learn_stays(self.last_view, raised, vertex_count)
-        if self.expect is not None:
-            a, n = self.expect
-            self.arrive.watch(0.0, n, int(vertex_count.get(a, 0)))
-            self.expect = None
+            self.hits[name] = 0.8 * self.hits[name] + _fit(pred, partner)
         for e, x in raised.items():
             self.weight[e] = self.weight.get(e, 0) + x
+            self.raised[e] = self.raised.get(e, 0) + x
+            self.spent_all += x
 
-    def _learn_stays(self, before: _View, raised: dict, now: dict) -> None:
-        """Students at a raised cheapest link's tail who crossed it: read from the counts at
-        its head, when no other occupied vertex leads there."""
-        occupied = {v for v, _ in before.occupied()}
-        for (u, v), x in raised.items():
-            n = before.counts.get(u, 0)
-            r = before.routes(u) if n else []
-            if len(r) < 2 or r[0][1] != v:
-                continue
-            gap = r[1][0] - r[0][0]
-            if gap <= 0:
-                continue
-            others = [p for p in occupied if p != u and (p, v) in self.g.weight]
-            if others:
-                continue
-            self.stay.watch(x / gap, n, int(now.get(v, 0)))
+    def _scene(self, partner: Move = None) -> Scene:
+        """What the students see: the weights so far, plus the partner's predicted raise."""
+        left = max(0.0, DEFAULT_BUDGET - self.spent_all)
+        if partner is None or partner[1] <= 0:
+            return Scene(self.g, self.weight, self.raised, left)
+        (e, x) = partner
+        weight, raised = dict(self.weight), dict(self.raised)
+        weight[e] = weight[e] + x
+        raised[e] = raised.get(e, 0.0) + x
+        return Scene(self.g, weight, raised, max(0.0, left - x))
+
+    def _shadow(self, name: str):
+        bot = self.shadows[name]
+
+        def move(view: View) -> Move:
+            u, v, w = bot.strategy(self._updates, view.counts, view.budget)
+            return ((u, v), float(w)) if w > 0 else None
+        return move
+
+    def _predict_partner(self, view: View) -> Move:
+        self.predicted = {name: model(view) for name, model in self.models.items()}
+        self.partner_name = max(self.models, key=lambda m: (self.hits[m],
+                                                            m == "gap-toll (described)"))
+        return self.predicted[self.partner_name]
 
     # -- this round
 
-    def _predict_partner(self, view: _View) -> Move:
-        self.predicted = {name: model(view) for name, model in self.models.items()}
-        name = max(self.models, key=lambda m: (self.hits[m], m == "gap-toll (described)"))
-        self._partner_name = name
-        if name == "toll" and self.contest_toll:
-            return None  # contest the toll's links rather than step aside
-        return self.predicted[name]
-
-    def _reserve(self, budget: float) -> float:
-        """What to keep for the tolls of the rounds left (none in the last two)."""
+    def _spare(self, budget: float) -> float:
+        """What a raise on a vertex with one way out may take."""
         left = max(0, self.rounds - self.rnd)
-        if left <= 1:
-            return 0.0
-        per = max(3.0, sum(self.toll_spend) / len(self.toll_spend)) if self.toll_spend else 4.0
-        return min(budget, per * left)
+        return max(0.0, budget - min(budget / 2, self.reserve_per_round * left))
 
-    def _options(self, view: _View, partner: Move, budget: float
-                 ) -> list[tuple[float, int, tuple[int, int], float, bool]]:
-        """``(expected revenue, students, link, raise, forced)`` for each occupied vertex."""
-        weight = dict(view.weight)
-        if partner is not None:
-            weight[partner[0]] = weight[partner[0]] + partner[1]
-        seen = _View(view.g, weight, view.counts, budget, view.rnd)
-        spare = max(0.0, budget - self._reserve(budget))
-        out = self._ahead(seen, budget) if self.use_ahead else []
-        if partner is not None and self.catch_on:
-            out += self._catch(view, partner, budget)
-        if self.deep_on:
-            opt = best_single_raise(self.g, weight, view.counts, budget, self.added, eps=EPS)
-            if opt.edge is not None and opt.toll > 0 and opt.gain > 0:
-                out.append((opt.gain * self.stay.rate(0.9), opt.users, opt.edge, opt.toll,
-                            False))
-
-        for v, n in seen.occupied():
-            r = seen.routes(v)
-            if len(r) == 1:
-                amount = spare if n >= 2 or self.rnd >= self.rounds - 1 else spare / 2
-                if amount > 0:
-                    out.append((amount * n, n, (v, r[0][1]), amount, True))
-                continue
-            gap = r[1][0] - r[0][0]
-            if gap <= EPS:
-                continue
-            best = None
-            for f in FRACTIONS:
-                t = min(budget, max(0.0, gap * f - (EPS if f >= 1.0 else 0.0)))
-                value = t * n * self.stay.rate(t / gap)
-                if best is None or value > best[0]:
-                    best = (value, t)
-            if best is not None and best[1] > 0:
-                out.append((best[0], n, (v, r[0][1]), best[1], False))
-        return out
-
-    def _ahead(self, seen: "_View", budget: float
-               ) -> list[tuple[float, int, tuple[int, int], float, bool]]:
-        """Raises one layer ahead: the cheapest link out of the vertex ``a`` the students
-        head for, raised now by ``y`` below both the gap at ``a`` and the slack of every
-        vertex feeding it (so they still come); next round they stand at ``a`` and cross it,
-        and the partner's toll there only finds what is left of the gap."""
-        heading: dict[int, list[tuple[int, int]]] = {}
-        for p, n in seen.occupied():
-            r = seen.routes(p)
-            heading.setdefault(r[0][1], []).append((p, n))
+    def _options(self, scene: Scene, counts: dict[int, int], budget: float, partner: Move
+                 ) -> list[tuple[float, float, tuple[int, int], float]]:
+        """``(expected revenue, the partner's expected revenue, link, raise)`` for the links
+        the students will take (and, at the partner's vertex, raises that push them off its
+        link)."""
+        pv = partner[0][0] if partner is not None and partner[1] > 0 else None
+        base = self._partner_revenue(scene, counts, partner, None)
         out = []
-        for a, feeders in heading.items():
-            if a in self.g.end_set or not self.g.out.get(a):
+        for v, n in sorted(counts.items()):
+            if not n or v in self.g.end_set or not self.g.out.get(v):
                 continue
-            r = seen.routes(a)
-            gap_a = r[1][0] - r[0][0] if len(r) > 1 else math.inf
-            slack = gap_a - EPS
-            for p, _ in feeders:
-                rp = seen.routes(p)
-                if len(rp) > 1:
-                    slack = min(slack, rp[1][0] - rp[0][0] - EPS)
-            n_a = sum(n for _, n in feeders)
-            y = min(budget, slack, 2.0 * max(1.0, gap_a if gap_a < math.inf else 10.0))
-            if y <= EPS or n_a <= 0:
+            if len(self.g.out[v]) == 1:
+                amount = self._spare(budget)
+                if amount > 0:
+                    out.append((amount * n, base, (v, self.g.out[v][0][0]), amount))
                 continue
-            ratio = y / gap_a if gap_a < math.inf else 0.0
-            value = y * n_a * self.arrive.rate(0.0) * self.stay.rate(ratio)
-            out.append((value, n_a, (a, r[0][1]), y, False))
+            groups = self.herd.groups(v)
+            links = {self.herd.choice(m, v, scene) for m, _ in groups}
+            if v == pv:
+                links.add(partner[0][1])
+            for u in sorted(links):
+                thr = [self.herd.threshold(m, (v, u), scene, budget) for m, _ in groups]
+                amounts = {min(budget, t0 - EPS) for t0 in thr}
+                if v == pv and u == partner[0][1]:
+                    amounts |= {min(budget, t0 + EPS) for t0 in thr if t0 >= 0}
+                for t in sorted(a for a in amounts if a >= EPS):
+                    link = (v, u)
+                    pay = sum(share for m, share in groups
+                              if self.herd.choice(m, v, scene, (link, t)) == u)
+                    theirs = (self._partner_revenue(scene, counts, partner, (link, t))
+                              if v == pv else base)
+                    out.append((t * n * pay, theirs, link, t))
         return out
 
-    def _catch(self, view: "_View", partner: Move, budget: float
-               ) -> list[tuple[float, int, tuple[int, int], float, bool]]:
-        """Catch the students the partner's toll drives away: at its target, raise the next
-        best link by less than the gap to the third, so that those who leave the tolled link
-        still prefer it (the share who leave is learned)."""
-        (u, v), x = partner
-        n = view.counts.get(u, 0)
-        r = view.routes(u) if n else []
-        if len(r) < 2 or r[0][1] != v:
-            return []
-        gap = r[1][0] - r[0][0]
-        if gap <= 0 or x >= gap:
-            return []
-        room = (r[2][0] - r[1][0]) if len(r) > 2 else gap
-        y = min(budget, max(0.0, room - EPS), max(gap, 2.0))
-        if y <= EPS:
-            return []
-        leave = 1.0 - self.stay.rate(x / gap)
-        return [(y * n * leave * 0.7, n, (u, r[1][1]), y, False)]
-
-    def _block(self, view: _View, partner: Move, opts: list, budget: float):
-        """Spoil the partner's predicted toll (a raise just past the gap on its link, so
-        the students divert and its toll earns nothing) when what it would earn there is
-        worth more than twice this criminal's best option; None otherwise."""
-        if partner is None or partner[1] <= 0 or not self.spoil:
-            return None
-        if self.spoil_gap_only and self._partner_name not in SPOILED:
-            return None
-        ratio = 0.0 if self._partner_name in SPOILED else self.spoil_ratio
-        (u, v), x = partner
-        n = view.counts.get(u, 0)
-        r = view.routes(u) if n else []
-        if len(r) < 2 or r[0][1] != v:
-            return None
-        gap = r[1][0] - r[0][0]
-        if x >= gap:
-            return None  # it diverts them itself
-        theirs = x * n * self.stay.rate(x / gap)
-        mine = max((o[0] for o in opts), default=0.0)
-        amount = gap - x + 0.05
-        if theirs <= ratio * mine + 1.0 or amount > budget:
-            return None
-        return (0.0, n, (u, v), amount, False)
+    def _partner_revenue(self, scene: Scene, counts: dict[int, int], partner: Move,
+                         mine: tuple | None) -> float:
+        """What the partner's predicted raise earns this round, after this one's ``mine``."""
+        if partner is None or partner[1] <= 0:
+            return 0.0
+        (v, u), x = partner
+        n = counts.get(v, 0)
+        if not n or not self.g.out.get(v):
+            return 0.0
+        if len(self.g.out[v]) == 1:
+            return x * n
+        pay = sum(share for m, share in self.herd.groups(v)
+                  if self.herd.choice(m, v, scene, mine) == u)
+        return x * n * pay
 
     def strategy(self, edge_updates, vertex_count, budget):
         self.rnd += 1
         if self.start is None:
             self.start = float(budget)
-        self._absorb(edge_updates, vertex_count)
+        self._absorb(edge_updates)
+        self._updates = edge_updates
+        counts = {v: int(n) for v, n in vertex_count.items() if n}
+        if self.rnd > 1:
+            self.herd.advance(self._scene(), counts)
         pb = max(0.0, self.start - self.partner_spent)
-        view = _View(self.g, dict(self.weight), dict(vertex_count), pb, self.rnd)
-        self.last_view = view
-        partner = self._predict_partner(view)
-        opts = self._options(view, partner, float(budget))
-        block = self._block(view, partner, opts, float(budget))
-        if block is not None:
-            opts = [block]
+        partner = self._predict_partner(View(self.g, dict(self.weight), counts, pb, self.rnd))
+        opts = self._options(self._scene(partner), counts, float(budget), partner)
         if not opts or budget <= 0:
             self.mine = None
             return self.noop
-        value, n, (u, v), amount, forced = max(opts, key=lambda o: (o[0], o[1], o[2]))
-        amount = min(float(budget), amount)
-        if not vertex_count.get(u):
-            self.expect = (u, n)
-        if not forced:
-            self.toll_spend.append(amount)
+        lam = self.rivalry
+        base = self._partner_revenue(self._scene(partner), counts, partner, None)
+        value, theirs, (u, v), amount = max(opts, key=lambda o: (o[0] - lam * o[1], o[0],
+                                                                  -o[3], o[2]))
+        if value <= 0 and (lam <= 0 or theirs >= base):
+            self.mine = None
+            return self.noop
+        amount = max(0.0, min(float(budget), amount))
         self.mine = ((u, v), amount)
-        self.added[(u, v)] = self.added.get((u, v), 0.0) + amount
         return u, v, amount
