@@ -251,8 +251,9 @@ BOTS = {
                                               "students' detour"),
                  _bot("crowd", "criminal", "spends on the crowded link students cannot avoid"),
                  _bot("random", "criminal", "a random link raised by a random amount"),
-                 _bot("pricer", "criminal", "prices the students' detours round by round, "
-                                            "its partner predicted from its raises")),
+                 _bot("pricer", "criminal", "tolls the links the students really take, "
+                                            "at the largest raise each still pays, its "
+                                            "partner's raise predicted")),
 }
 
 
