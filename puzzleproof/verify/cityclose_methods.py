@@ -169,9 +169,9 @@ def merged_beam_incumbent(m: CityMap, rules: Rules, width: int) -> Callable[...,
 
 def _exact(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
            ) -> Result:
+    clock = Deadline.of(time_limit)  # started at the call: loading counts against it
     from puzzleproof.encoders import cityclose_exact
 
-    clock = Deadline(time_limit)  # loading the compiled loops counts against the limit
     warm = warm_exact("wide" if m.n > cityclose_exact.MAX_WORD_CITIES else "word")
     res = cityclose_exact.solve(m, rules, deadline=clock, seed=seed,
                                 incumbent=merged_beam_incumbent(m, rules, width or 10))
@@ -183,9 +183,9 @@ def _exact(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tie
 def _ilp_with(backend: str) -> Callable[..., Result]:
     def solve(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None,
               tiebreak="last") -> Result:
+        dl = Deadline.of(time_limit)  # started at the call: loading counts against it
         from puzzleproof.encoders import cityclose_ilp
 
-        dl = Deadline(time_limit)  # loading the compiled loops counts against the limit
         warm_exact()  # the compiled greedy order is the fallback warm start
         return cityclose_ilp.solve(m, rules, deadline=dl, seed=seed,
                                    incumbent=merged_beam_incumbent(m, rules, width or 10),
@@ -195,17 +195,20 @@ def _ilp_with(backend: str) -> Callable[..., Result]:
 
 def _dp(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
         ) -> Result:
-    return _heuristics().dp(m, rules, time_limit=time_limit)
+    clock = Deadline.of(time_limit)
+    return _heuristics().dp(m, rules, time_limit=clock.left())
 
 
 def _merged(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
             ) -> Result:
-    return _heuristics().merged_beam(m, rules, width=width or 10, time_limit=time_limit)
+    clock = Deadline.of(time_limit)
+    return _heuristics().merged_beam(m, rules, width=width or 10, deadline=clock)
 
 
 def _beam(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
           ) -> Result:
-    return _heuristics().beam(m, rules, width=width or 10, time_limit=time_limit)
+    clock = Deadline.of(time_limit)
+    return _heuristics().beam(m, rules, width=width or 10, deadline=clock)
 
 
 def _greedy(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
@@ -225,8 +228,9 @@ def run_checked(solver: Callable[..., Result], m: CityMap, *, deadline: Deadline
     """Run ``solver`` on ``m`` under ``rules`` and attach the independent check of its answer
     (re-scored by the model; an OPTIMAL whose lower bound is not its total is wrong)."""
     rules = rules or Rules()
-    res = solver(m, rules, time_limit=deadline.limit, seed=seed, width=width,
-                 tiebreak=tiebreak)
+    # the solvers take the task's own clock (a Deadline is a time limit already running):
+    # what they load and set up counts against it
+    res = solver(m, rules, time_limit=deadline, seed=seed, width=width, tiebreak=tiebreak)
     if res.answer is not None:
         res.check = check_answer(m, res.answer, rules)
         if res.status == Status.OPTIMAL and res.certificate:
