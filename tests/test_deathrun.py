@@ -296,3 +296,32 @@ class TestGraphs:
         assert svg.startswith("<svg") and svg.count("<polyline") == 8
         assert "trap" in svg and svg.count("<circle") == len(g.vertices)
         assert render_svg(SMALL).count("<line") == 5
+
+
+def test_a_deadline_stops_a_game_before_the_next_move_not_the_next_round():
+    """A slow student: the game stops at the first move after the deadline (OutOfTime with
+    the rounds played whole), not after the round's other students have moved."""
+    import time
+
+    from puzzleproof.limits import Deadline
+    from puzzleproof.models.deathrun import OutOfTime
+
+    moves = []
+
+    class Slow(BaseStudent):
+        def strategy(self, edge_updates, vertex_count, current_vertex):
+            moves.append(time.monotonic())
+            time.sleep(0.2)
+            return min(v for u, v, _ in self.edge_list if u == current_vertex)
+
+    class Nothing(BaseCriminal):
+        def strategy(self, edge_updates, vertex_count, budget):
+            return (0, 1, 0)
+
+    g = make_graph([(0, 1, 1), (1, 2, 1), (2, 3, 1)], 0, [3])
+    deadline = Deadline(0.3)
+    with pytest.raises(OutOfTime) as got:
+        play_game(g, [InProcessPlayer(Nothing)] * 2, [InProcessPlayer(Slow) for _ in range(4)],
+                  deadline=deadline)
+    assert got.value.rounds == 0  # four students of 0.2 s: the first round never ends
+    assert len(moves) == 2  # the third student was not asked: the deadline had passed

@@ -463,6 +463,8 @@ class _Game:
                  seed: int | str, budget: float, names: Sequence[str] | None) -> None:
         self.g = g
         self.players = list(criminals) + list(students)
+        #: read before each player's move; :class:`OutOfTime` when it has passed
+        self.deadline: Deadline | None = None
         self.nc = nc = len(criminals)
         self.ns = len(students)
         self.labels = list(names) if names is not None else [p.name for p in self.players]
@@ -503,6 +505,10 @@ class _Game:
     def running(self) -> bool:
         return any(x not in self.g.end_set for x in self.pos)
 
+    def _in_time(self, rnd: int) -> None:
+        if self.deadline is not None and self.deadline.expired():
+            raise OutOfTime(rnd - 1)
+
     def criminals_act(self, rnd: int) -> tuple[dict[str, Any], dict[tuple[int, int], float]]:
         """The criminals' turn: each sees the previous round's updates; returns the round's
         record so far and this round's updates."""
@@ -512,6 +518,7 @@ class _Game:
                                                 "counts": _sparse_counts(self.counts)},
                               "criminals": [], "updates": None, "students": []}
         for c in range(self.nc):
+            self._in_time(rnd)
             out, why = self.players[c].call(dict(self.prev), dict(self.counts),
                                             _budget_arg(self.budgets[c]))
             move = None
@@ -545,6 +552,7 @@ class _Game:
             if at in g.end_set:
                 continue
             seat = self.nc + s
+            self._in_time(rnd)
             view = _sparse_counts(self.counts)
             out, why = p.call(dict(cur), dict(self.counts), at)
             to = None
@@ -595,8 +603,8 @@ class _Game:
 
 
 class OutOfTime(Exception):
-    """The deadline a game was played against passed between two rounds (``rounds``: the
-    rounds played); the game has no result."""
+    """The deadline a game was played against passed before it ended (``rounds``: the
+    rounds played whole); the game has no result."""
 
     def __init__(self, rounds: int) -> None:
         super().__init__(f"the time limit ran out after {rounds} round(s)")
@@ -612,9 +620,11 @@ def play_game(g: Graph, criminals: Sequence[Player], students: Sequence[Player],
     ``criminals`` take seats 0.. and ``students`` the seats after them. The players are
     started here and closed at the end, whatever happens. Raises ``AssertionError`` if the
     score invariant fails (an engine bug, never a bot's fault), :class:`OutOfTime` when
-    ``deadline`` passes before the game ends (read between rounds).
+    ``deadline`` passes before the game ends (read before each move: the game then has no
+    result).
     """
     game = _Game(g, criminals, students, seed, budget, names)
+    game.deadline = deadline
     try:
         game.start(seed)
         rnd = 0
