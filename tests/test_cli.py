@@ -289,3 +289,26 @@ def test_a_cold_compiled_cache_is_told(tmp_path):
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, timeout=120)
     assert got.stdout.split() == ["True", "True"], got.stderr[-500:]
+
+
+def test_a_short_limit_on_an_unprepared_install_is_unknown_at_once(tmp_path):
+    """Compiling cannot be cut short: with the compiled loops not cached and a limit
+    shorter than compiling them, a method that needs them says so (UNKNOWN, naming the
+    fix) instead of overrunning the limit; the plain DP, which compiles nothing, runs."""
+    import os
+    import time
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    ring = str(INSTANCES / "cityclose" / "ring14-s1-0.json")
+    cmd = [sys.executable, "-m", "puzzleproof", "solve", "cityclose", ring, "--json",
+           "--time-limit", "2"]
+    t0 = time.monotonic()
+    got = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    took = time.monotonic() - t0
+    rec = json.loads(got.stdout)
+    assert got.returncode == 0 and rec["status"] == "UNKNOWN", got.stderr[-500:]
+    assert "puzzleproof prepare" in rec["stats"]["reason"]
+    assert took < 2 * 2 + 5, took
+    got = subprocess.run(cmd + ["--method", "dp"], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert json.loads(got.stdout)["status"] == "OPTIMAL", got.stderr[-500:]

@@ -222,12 +222,38 @@ def _ilp(backend: str, m: CityMap, rules: Rules, **kwargs: Any) -> Result:
     return _ilp_with(backend)(m, rules, **kwargs)
 
 
+#: the seconds compiling city closing's loops may take on a fresh install (7-15 s on 2
+#: cores): a shorter time limit cannot hold it, since no clock can cut compiling short
+COMPILE_SECONDS = 30.0
+
+
+def _unprepared(solver: Any, m: CityMap, deadline: Deadline) -> str | None:
+    """Why a run under ``deadline`` would overrun it, or None: the compiled loops are not in
+    the cache yet (a fresh install without ``puzzleproof prepare``) and the limit is shorter
+    than compiling them. The plain DP compiles nothing."""
+    left = deadline.left()
+    if left is None or left >= COMPILE_SECONDS or solver is _dp:
+        return None
+    from puzzleproof.encoders.cityclose_exact import MAX_WORD_CITIES
+
+    if not _cache_cold("wide" if m.n > MAX_WORD_CITIES else "word"):
+        return None
+    return (f"not started: the compiled loops are not prepared (a fresh install), and "
+            f"compiling them takes longer than this limit; run 'puzzleproof prepare' once, or "
+            f"give --time-limit {COMPILE_SECONDS:g} or more")
+
+
 def run_checked(solver: Callable[..., Result], m: CityMap, *, deadline: Deadline,
                 rules: Rules | None = None, width: int | None = None,
                 tiebreak: str = "last", seed: int = 0) -> Result:
     """Run ``solver`` on ``m`` under ``rules`` and attach the independent check of its answer
     (re-scored by the model; an OPTIMAL whose lower bound is not its total is wrong)."""
     rules = rules or Rules()
+    unprepared = _unprepared(solver, m, deadline)
+    if unprepared:
+        return Result("cityclose", Status.UNKNOWN, None, solver="not started",
+                      params={"rules": rules.to_dict(), "time_limit": deadline.limit},
+                      stats={"reason": unprepared}, instance=m.name)
     # the solvers take the task's own clock (a Deadline is a time limit already running):
     # what they load and set up counts against it
     res = solver(m, rules, time_limit=deadline, seed=seed, width=width, tiebreak=tiebreak)
