@@ -56,6 +56,8 @@ DP_REVERIFY_MAX = 20
 
 
 _WARM: set[str] = set()
+#: engines whose compiled loops were found in numba's cache
+_CACHED: set[str] = set()
 
 
 def _heuristics() -> Any:
@@ -97,6 +99,8 @@ def _cache_cold(engine: str) -> bool:
     import importlib
     import os
 
+    if engine in _CACHED:
+        return False
     names = ["cityclose_graph", "cityclose_word" if engine == "word" else "cityclose_wide"]
     try:
         for name in names:
@@ -108,6 +112,7 @@ def _cache_cold(engine: str) -> bool:
                     return True
     except Exception:  # noqa: BLE001 - numba's internals moved: no note, nothing else
         return False
+    _CACHED.add(engine)  # a cache found full stays full: asked once per process
     return False
 
 
@@ -167,9 +172,9 @@ def merged_beam_incumbent(m: CityMap, rules: Rules, width: int) -> Callable[...,
     return incumbent
 
 
-def _exact(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
+def _exact(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
            ) -> Result:
-    clock = Deadline.of(time_limit)  # started at the call: loading counts against it
+    clock = Deadline.of(deadline)  # started at the call: loading counts against it
     from puzzleproof.encoders import cityclose_exact
 
     warm = warm_exact("wide" if m.n > cityclose_exact.MAX_WORD_CITIES else "word")
@@ -181,9 +186,9 @@ def _exact(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tie
 
 
 def _ilp_with(backend: str) -> Callable[..., Result]:
-    def solve(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None,
+    def solve(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None,
               tiebreak="last") -> Result:
-        dl = Deadline.of(time_limit)  # started at the call: loading counts against it
+        dl = Deadline.of(deadline)  # started at the call: loading counts against it
         from puzzleproof.encoders import cityclose_ilp
 
         warm_exact()  # the compiled greedy order is the fallback warm start
@@ -193,25 +198,25 @@ def _ilp_with(backend: str) -> Callable[..., Result]:
     return solve
 
 
-def _dp(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
+def _dp(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
         ) -> Result:
-    clock = Deadline.of(time_limit)
+    clock = Deadline.of(deadline)
     return _heuristics().dp(m, rules, time_limit=clock.left())
 
 
-def _merged(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
+def _merged(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
             ) -> Result:
-    clock = Deadline.of(time_limit)
+    clock = Deadline.of(deadline)
     return _heuristics().merged_beam(m, rules, width=width or 10, deadline=clock)
 
 
-def _beam(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
+def _beam(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
           ) -> Result:
-    clock = Deadline.of(time_limit)
+    clock = Deadline.of(deadline)
     return _heuristics().beam(m, rules, width=width or 10, deadline=clock)
 
 
-def _greedy(m: CityMap, rules: Rules, *, time_limit=None, seed=0, width=None, tiebreak="last"
+def _greedy(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
             ) -> Result:
     return _heuristics().greedy(m, rules, tiebreak=tiebreak)
 
@@ -254,9 +259,8 @@ def run_checked(solver: Callable[..., Result], m: CityMap, *, deadline: Deadline
         return Result("cityclose", Status.UNKNOWN, None, solver="not started",
                       params={"rules": rules.to_dict(), "time_limit": deadline.limit},
                       stats={"reason": unprepared}, instance=m.name)
-    # the solvers take the task's own clock (a Deadline is a time limit already running):
-    # what they load and set up counts against it
-    res = solver(m, rules, time_limit=deadline, seed=seed, width=width, tiebreak=tiebreak)
+    # the solvers take the task's own clock: what they load and set up counts against it
+    res = solver(m, rules, deadline=deadline, seed=seed, width=width, tiebreak=tiebreak)
     if res.answer is not None:
         res.check = check_answer(m, res.answer, rules)
         if res.status == Status.OPTIMAL and res.certificate:
