@@ -186,8 +186,9 @@ def run_bot(g: Graph, *, deadline: Deadline, bot: str, role: str,
     """One game of the built-in ``bot`` on ``g`` (see the module docstring; ``opponents``
     replaces the other side), replayed by the rules. The answer: the bot's worst seat score
     (a student's cost, a criminal's revenue), every seat's score, and the robust bound. The
-    game stops at ``deadline`` (read between rounds: a planning bot's game can take seconds)
-    with UNKNOWN."""
+    game and the bound's tables stop at ``deadline`` (read before each move, and every few
+    vertices of the tables) with UNKNOWN."""
+    from puzzleproof.encoders.deathrun_student import TableOutOfTime, robust_table
     from puzzleproof.models.deathrun import OutOfTime
     from puzzleproof.verify.deathrun_bots import builtin_player
 
@@ -204,20 +205,30 @@ def run_bot(g: Graph, *, deadline: Deadline, bot: str, role: str,
                         [builtin_player(s, "student") for s in studs], seed=seed,
                         names=crims + studs, deadline=deadline)
     except OutOfTime as stop:
-        return Result("deathrun", Status.UNKNOWN,
-                      {"note": f"time limit ({deadline.limit:g} s) reached after "
-                               f"{stop.rounds} round(s) of the game"},
-                      solver=f"{role} bot {bot}", params={"seed": seed},
-                      wall_time=time.monotonic() - t0)
+        return _bot_out_of_time(bot, role, seed, deadline, t0,
+                                f"after {stop.rounds} round(s) of the game")
+    try:
+        bound = robust_table(g, TOTAL_BUDGET, STEP, lower=False, deadline=deadline).bound()
+    except TableOutOfTime:
+        return _bot_out_of_time(bot, role, seed, deadline, t0,
+                                "while the robust bound was computed")
     problems = replay(rec, g)
     mine = rec["scores"]["students"] if role == "student" else rec["scores"]["criminals"]
     worst = max(mine) if role == "student" else min(mine)
     answer = {"bot": bot, "role": role, "score": worst, "criminals": crims,
-              "students": studs, "scores": rec["scores"], "bound": robust_bound(g),
+              "students": studs, "scores": rec["scores"], "bound": bound,
               "game": rec}
     return Result("deathrun", Status.SOLVED, answer, solver=f"{role} bot {bot}", seed=None,
                   params={"seed": seed}, wall_time=time.monotonic() - t0,
                   check={"ok": not problems, "violations": problems[:10]})
+
+
+def _bot_out_of_time(bot: str, role: str, seed: Any, deadline: Deadline, t0: float,
+                     when: str) -> Result:
+    return Result("deathrun", Status.UNKNOWN,
+                  {"note": f"time limit ({deadline.limit:g} s) reached {when}"},
+                  solver=f"{role} bot {bot}", params={"seed": seed},
+                  wall_time=time.monotonic() - t0)
 
 
 def _bot(name: str, role: str, summary: str) -> Method:
