@@ -127,7 +127,8 @@ def in_child(fn, *args):
 WORLD = ROOT.parent / "shared" / "instances" / "cityclose-world"
 #: the figures before this work (issue 32, main, 2 cores)
 BEFORE = {
-    "world": "no exact answer (more than 63 cities); merged-beam did not finish in 120 s",
+    "world": "no exact answer (more than 63 cities); merged-beam did not finish in 120 s; "
+             "then (wide sets, per-size branch and bound only) proved gap 4.23 % at 600 s",
     "africa": "OPTIMAL 63562 in 252 s, 475 MB (6.8 M states); UNKNOWN gap 0.57 % at 60 s",
     "star30": "UNKNOWN 8555..8555 (ties kept)",
     "complete30": "UNKNOWN (ties kept)",
@@ -171,6 +172,7 @@ def _child(job: dict) -> dict:
             "states": cert.get("states"), "wall": wall, "cpu": cpu,
             "method_wall": r.wall_time, "reason": (r.stats or {}).get("reason"),
             "setup_s": (r.stats or {}).get("setup_s"),
+            "lagrange": ((r.stats or {}).get("minima") or {}).get("lagrange"),
             "mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
@@ -216,10 +218,12 @@ def scale(a) -> None:
             r = fresh({"method": meth, "map": world, "limit": 60.0, "width": width})
             met = r["status"] == "SOLVED" and r["wall"] <= 60
             print(f"   {meth} w{width or '-'}: {_fmt(r)} -> {'met' if met else 'MISSED'}")
-        r = fresh({"method": "exact", "map": world, "limit": a.world_limit})
-        met = r.get("gap") is not None and r["gap"] <= 0.005 and r["wall"] <= 600 * 1.1 + 0.2
-        print(f"   exact, limit {a.world_limit:g} s: {_fmt(r)}, root bound {r.get('root')}, "
-              f"set-up {r.get('setup_s')} -> {'met' if met else 'MISSED'}")
+        for limit in sorted({60.0, a.world_limit}):
+            r = fresh({"method": "exact", "map": world, "limit": limit})
+            met = r.get("gap") is not None and r["gap"] <= 0.005 and r["wall"] <= 600 * 1.1 + .2
+            print(f"   exact, limit {limit:g} s: {_fmt(r)}, root bound {r.get('root')}, "
+                  f"set-up {r.get('setup_s')}, Lagrangian bounds {r.get('lagrange')} -> "
+                  f"{'met' if met else 'MISSED'}")
     if "africa" in sections:
         print(f"\n== africa (49 countries): target proved in <= 60 s  [{_load_note()}]\n"
               f"   before: {BEFORE['africa']}")

@@ -28,9 +28,13 @@ The method (``--method exact``, the default of ``solve``):
   * the least Wiener number of a connected set of ``i`` cities of the whole map, found once
     by branch and bound (:mod:`puzzleproof.encoders.cityclose_bounds`; on wide maps
     :mod:`puzzleproof.encoders.cityclose_wide_minima`, where a size left unfinished still
-    gives the least bound of its open nodes). This is the bound that matters: the sum over
-    the sizes is within 0.45 % of the optimum on europe30 (13149 against 13208), 0.06 % on
-    europe41 (32514 against 32534) and 0.15 % on Africa (63465 against 63562);
+    gives the least bound of its open nodes), or bounded from below, for the sizes the
+    search does not finish, by a Lagrangian relaxation of the pair sum
+    (:mod:`puzzleproof.encoders.cityclose_lagrange`; see :func:`_bound_tables`). This is
+    the bound that matters: the sum over the sizes is within 0.45 % of the optimum on
+    europe30 (13149 against 13208), 0.06 % on europe41 (32514 against 32534), 0.15 % on
+    Africa (63465 against 63562) and 0.055 % of the best order known on the world's 157
+    countries (3,563,104 against 3,564,685; the branch and bound alone: 4.2 %);
   * distances (``bound="dist"``, the default): ``d_T >= d_S``, so each city of ``T`` is at
     total distance at least the sum of its ``i - 1`` nearest cities of ``S``, and ``W(T)`` is
     at least half the sum of the ``i`` least of these; and from the other side ``T`` is ``S``
@@ -64,8 +68,10 @@ CPU): Africa's 49 countries OPTIMAL 63562 in 3.7 s CPU, 153 MB, 16,365 states (b
 475 MB, 6.8 million states, with the merged beam of width 10 at 63896 as the incumbent; the
 widened beam reaches 63562 at width 300); europe41 OPTIMAL 32534 in about 1 s; the star and
 the complete map of 30 cities OPTIMAL with one state (the greedy order meets the root bound,
-and ties are pruned). On the world's 157 countries the per-size minima finish only for the
-small and the largest sizes: see the benchmark for the proved gap.
+and ties are pruned). On the world's 157 countries the per-size branch and bound finishes
+only the sizes up to 17 and from about 150; with the Lagrangian bounds (about 23 s) the
+proved gap is 0.04 % at a 120 s limit (3,563,169 against 3,564,685), where the layers,
+whose states cost about 20 ms each on a map this wide, had reached 14 closings.
 """
 
 from __future__ import annotations
@@ -77,8 +83,9 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from puzzleproof.encoders.cityclose_bits import _DEBRUIJN  # noqa: F401 (the tests use it)
-from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
+from puzzleproof.encoders.cityclose_bounds import distance_matrix, min_wiener_by_size
 from puzzleproof.encoders.cityclose_graph import greedy_order
+from puzzleproof.encoders.cityclose_lagrange import pair_sum_bounds
 from puzzleproof.encoders.cityclose_wide import WideKernels, words
 from puzzleproof.encoders.cityclose_wide_minima import min_wiener_by_size_wide
 from puzzleproof.encoders.cityclose_word import WordKernels, _root_h  # noqa: F401 (tests)
@@ -96,6 +103,8 @@ ENGINES = ("auto", "word", "wide")
 #: the word-set kernels take maps of up to this many cities; wider maps use the wide-set ones
 MAX_WORD_CITIES = 63
 
+#: the nodes each size's branch and bound gets first on a map wider than a word
+_QUICK_NODES = 10_000
 #: the layers kept for the trace back hold at most this many times ``max_states`` states
 _STORED = 4
 #: states handled between two looks at the clock, at most
@@ -118,8 +127,10 @@ class _Slicer:
         while lo < total:
             if deadline.expired():
                 return
-            size = 256 if self.per_state is None else int(_SLICE_S / max(self.per_state, 1e-9))
-            hi = min(total, lo + max(64, min(size, _SLICE)))
+            # the first slice is small: on a map of thousands of cities one state's bound
+            # takes tens of milliseconds
+            size = 8 if self.per_state is None else int(_SLICE_S / max(self.per_state, 1e-9))
+            hi = min(total, lo + max(1, min(size, _SLICE)))
             t = time.monotonic()
             yield lo, hi
             self.per_state = (time.monotonic() - t) / (hi - lo)
@@ -129,12 +140,22 @@ class _Slicer:
 def _bound_tables(m: CityMap, rules: Rules, minima: bool, known: np.ndarray | None,
                   deadline: Deadline | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
-    """Bound tables: link counts, two-link paths and the exact least Wiener number of a
-    connected set of each size (:mod:`puzzleproof.encoders.cityclose_bounds`, searched
-    within ``deadline``, a ``time.monotonic()`` value; a size not finished keeps 0, so the
-    bound is weaker, never wrong). The least over all connected sets bounds the least over
-    the sets that the rules allow."""
+    """Bound tables: link counts, two-link paths and a lower bound on the least Wiener number
+    of a connected set of each size (the least over all connected sets bounds the least over
+    the sets that the rules allow).
+
+    The per-size minima come from two sources: the branch and bound of
+    :mod:`puzzleproof.encoders.cityclose_bounds` (exact where it finishes) and the Lagrangian
+    bound of :mod:`puzzleproof.encoders.cityclose_lagrange`. On word-set maps the branch and
+    bound runs first, within half of ``deadline``: it is the stronger and quicker there and
+    usually finishes every size; the sizes it leaves get the Lagrangian bound in the time
+    left. On larger maps it finishes only the smallest and largest sizes (on the world's 157
+    countries: up to 17 and from about 150), so it is tried briefly first
+    (:func:`_wide_minima`).
+    ``known`` (index = size) holds Wiener numbers of sets known, upper bounds both searches
+    aim at. A size bounded by neither keeps 0: the bound is weaker, never wrong."""
     n = m.n
+    dl = Deadline.of(deadline)
     deg = sorted((bin(a).count("1") for a in m.adj), reverse=True)
     emax = np.zeros(n + 1, dtype=np.int64)
     p2max = np.zeros(n + 1, dtype=np.int64)
@@ -143,14 +164,51 @@ def _bound_tables(m: CityMap, rules: Rules, minima: bool, known: np.ndarray | No
         p2max[i] = sum(d * (d - 1) // 2 for d in deg[:i])
     lbmin = np.zeros(n + 1, dtype=np.int64)
     stats: dict[int, tuple[int, float, bool]] = {}
+    lagrange: dict[str, Any] = {}
+    lo = max(1, rules.final_size)
     if minima and 2 <= n <= MAX_WORD_CITIES:
-        table, stats = min_wiener_by_size(m.adj, max(1, rules.final_size), n - 1,
-                                          deadline=deadline, known=known)
-        lbmin = np.maximum(table, 0)
-    elif minima and n > MAX_WORD_CITIES:  # unfinished sizes keep the bound of their open nodes
-        _, lbmin, stats = min_wiener_by_size_wide(m.adj, max(1, rules.final_size), n - 1,
-                                                  deadline=deadline, known=known)
-    return emax, p2max, lbmin, stats
+        exact, stats = min_wiener_by_size(m.adj, lo, n - 1, deadline=dl.share(0.5),
+                                          known=known)
+        lbmin = np.maximum(exact, 0)
+        unfinished = [s for s in range(max(lo, 2), n) if exact[s] < 0]
+        if unfinished and not dl.expired():
+            lag, lagrange = _lagrange(m, unfinished, known, dl)
+            lbmin = np.maximum(lbmin, lag)
+    elif minima and n > MAX_WORD_CITIES:
+        lbmin, stats, lagrange = _wide_minima(m, lo, known, dl)
+    return emax, p2max, lbmin, {"sizes": stats, "lagrange": lagrange}
+
+
+def _wide_minima(m: CityMap, lo: int, known: np.ndarray | None, dl: Deadline
+                 ) -> tuple[np.ndarray, dict, dict[str, Any]]:
+    """The per-size bounds of a map wider than a word: a quick branch and bound
+    (:data:`_QUICK_NODES` nodes a size) settles the sizes that are easy (all of them on a
+    path or a cycle), the Lagrangian bound the others, and the branch and bound goes on, in
+    the time left, with the sizes whose bound is still below ``known``."""
+    n = m.n
+    exact, lower, stats = min_wiener_by_size_wide(m.adj, lo, n - 1, deadline=dl.share(0.25),
+                                                  known=known, cap=_QUICK_NODES)
+    open_sizes = [s for s in range(max(lo, 2), n) if exact[s] < 0]
+    lagrange: dict[str, Any] = {}
+    if open_sizes and not dl.expired():
+        lag, lagrange = _lagrange(m, open_sizes, known, dl.share(0.5))
+        lower = np.maximum(lower, lag)
+    left = {s for s in open_sizes if known is None or not 0 <= known[s] <= lower[s]}
+    if left and not dl.expired():
+        _, more, more_stats = min_wiener_by_size_wide(m.adj, lo, n - 1, deadline=dl,
+                                                      known=known, only=left)
+        lower = np.maximum(lower, more)
+        stats.update(more_stats)
+    return lower, stats, lagrange
+
+
+def _lagrange(m: CityMap, sizes, known: np.ndarray | None, deadline: Deadline
+              ) -> tuple[np.ndarray, dict[str, Any]]:
+    """The Lagrangian bounds of ``sizes`` and their statistics (sizes bounded, seconds)."""
+    t = time.monotonic()
+    lag, info = pair_sum_bounds(distance_matrix(m.adj), sizes, known, deadline=deadline)
+    info["seconds"] = round(time.monotonic() - t, 2)
+    return lag, info
 
 
 def _peak_rss_mb() -> float:
@@ -268,8 +326,10 @@ class _ExactRun:
                 known[m.n - t] = w
         self.emax, self.p2max, self.lbmin, stats = _bound_tables(
             m, self.rules, self.minima, known, self.dl.share(0.5))
-        self.extra["minima"] = {"sizes_done": sum(1 for v in stats.values() if v[2]),
-                                "nodes": sum(v[0] for v in stats.values())}
+        sizes = stats["sizes"]
+        self.extra["minima"] = {"sizes_done": sum(1 for v in sizes.values() if v[2]),
+                                "nodes": sum(v[0] for v in sizes.values()),
+                                "lagrange": stats["lagrange"]}
         self.extra["setup_s"]["bounds"] = round(time.monotonic() - self.t0, 2)
         self.k.set_bounds(self.emax, self.p2max, self.lbmin, self.use_dist)
 

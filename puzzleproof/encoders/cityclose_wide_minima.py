@@ -14,6 +14,7 @@ lies below one of them.
 from __future__ import annotations
 
 import time
+from typing import Collection
 
 import numpy as np
 
@@ -283,10 +284,11 @@ def _tables(adj: list[int] | tuple[int, ...]) -> tuple:
     a = to_rows(adj, w)
     dist = distance_matrix(adj)
     maxd = int(dist.max())
-    rings = np.zeros((n, maxd + 1, w), dtype=np.uint64)
+    rings = np.zeros((n, maxd + 1, w), dtype=np.uint64)  # rings[x, d]: at distance d of x
+    ys = np.arange(n)
+    bits = np.left_shift(np.uint64(1), (ys % 64).astype(np.uint64))
     for x in range(n):
-        for y in range(n):
-            rings[x, dist[x, y], y // 64] |= np.uint64(1 << (y % 64))
+        np.bitwise_or.at(rings[x], (dist[x], ys // 64), bits)
     return a, dist, rings, maxd, n
 
 
@@ -298,7 +300,8 @@ _FIRST_PASS = 60_000
 
 def min_wiener_by_size_wide(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
                             deadline: Deadline | float | None = None,
-                            cap: int = 50_000_000, known: np.ndarray | None = None
+                            cap: int = 50_000_000, known: np.ndarray | None = None,
+                            only: Collection[int] | None = None
                             ) -> tuple[np.ndarray, np.ndarray, dict]:
     """For each size in ``lo .. hi``: the least Wiener number of a connected set of that
     many cities when its search finished, and always a lower bound on it (index = size).
@@ -306,7 +309,8 @@ def min_wiener_by_size_wide(adj: list[int] | tuple[int, ...], lo: int, hi: int, 
     As :func:`puzzleproof.encoders.cityclose_bounds.min_wiener_by_size` (``known``: upper
     bounds already known; every size a first small share of nodes, then the rest), for maps
     of any size. Returns ``(exact, lower, stats)``: ``exact[size]`` is -1 where the search
-    did not finish, ``lower[size]`` a lower bound in every case.
+    did not finish, ``lower[size]`` a lower bound in every case. ``only`` restricts the
+    search to those sizes (the others get -1 and 0).
     """
     n = len(adj)
     dl = Deadline.of(deadline)
@@ -315,6 +319,8 @@ def min_wiener_by_size_wide(adj: list[int] | tuple[int, ...], lo: int, hi: int, 
     lower = np.zeros(n + 1, dtype=np.int64)
     searches: dict[int, _SizeSearch] = {}
     for size in range(max(lo, 1), min(hi, n) + 1):
+        if only is not None and size not in only:
+            continue
         if size <= 2:
             exact[size] = lower[size] = size - 1
             continue

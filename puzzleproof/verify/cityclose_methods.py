@@ -68,6 +68,13 @@ def _heuristics() -> Any:
     return cityclose_heuristics
 
 
+#: a map of 9 cities on which the exact DP runs every compiled step (its greedy order is not
+#: optimal, so it makes layers, prunes and traces the optimum back)
+_WARM_MAP = CityMap(tuple(f"c{i}" for i in range(9)),
+                    ((0, 3), (0, 4), (0, 8), (1, 5), (2, 7), (2, 8), (3, 4), (3, 6), (4, 7),
+                     (4, 8), (5, 6), (5, 7), (7, 8)))
+
+
 def warm_exact(engine: str = "word") -> float:
     """Load (or compile, on a fresh checkout) the exact DP's compiled loops once per process,
     on a small map, and return the seconds it took: ``engine="word"`` for maps of up to 63
@@ -85,9 +92,8 @@ def warm_exact(engine: str = "word") -> float:
         note("compiling city closing's loops, once (about 10 s; 'puzzleproof prepare' does "
              "it right after installing)")
     t0 = time.monotonic()
-    tiny = CityMap(("a", "b", "c", "d"), ((0, 1), (1, 2), (2, 3), (3, 0)))
-    cityclose_exact.solve(tiny, Rules(), engine=engine)
-    _heuristics().greedy(tiny)  # the heuristics' compiled Wiener numbers and bounds
+    cityclose_exact.solve(_WARM_MAP, Rules(), engine=engine)
+    _heuristics().greedy(_WARM_MAP)  # the heuristics' compiled Wiener numbers and bounds
     _WARM.add(engine)
     return time.monotonic() - t0
 
@@ -101,11 +107,14 @@ def _cache_cold(engine: str) -> bool:
 
     if engine in _CACHED:
         return False
-    names = ["cityclose_graph", "cityclose_word" if engine == "word" else "cityclose_wide"]
+    names = ["cityclose_graph", "cityclose_word" if engine == "word" else "cityclose_wide",
+             "cityclose_lagrange"]
     try:
         for name in names:
             mod = importlib.import_module(f"puzzleproof.encoders.{name}")
             for obj in vars(mod).values():
+                if getattr(obj, "__module__", None) != mod.__name__:
+                    continue  # imported: judged where it is defined, when that is listed
                 cache = getattr(obj, "_cache", None)
                 path = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
                 if path and not os.path.exists(path):
@@ -123,12 +132,16 @@ def warm_all() -> float:
     the user's cache folder where those cannot be written)."""
     from puzzleproof.encoders import cityclose_exact
 
-    total = warm_exact("word") + warm_exact("wide")
-    m = CityMap(tuple(f"c{i}" for i in range(70)), tuple((i, i + 1) for i in range(69)))
     import time
 
+    from puzzleproof.encoders.cityclose_bounds import distance_matrix
+    from puzzleproof.encoders.cityclose_lagrange import pair_sum_bounds
+
+    total = warm_exact("word") + warm_exact("wide")
+    m = CityMap(tuple(f"c{i}" for i in range(70)), tuple((i, i + 1) for i in range(69)))
     t0 = time.monotonic()
     cityclose_exact.solve(m, Rules())  # the wide per-size minima
+    pair_sum_bounds(distance_matrix(_WARM_MAP.adj), range(2, _WARM_MAP.n))
     return total + time.monotonic() - t0
 
 
