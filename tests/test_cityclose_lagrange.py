@@ -74,7 +74,7 @@ class TestAgainstEnumeration:
             for i in range(2, m.n + 1):
                 least = min(sum(d[a][b] for a, b in itertools.combinations(t, 2))
                             for t in itertools.combinations(range(m.n), i))
-                for scale in (0.0, 0.3, 2.0, 50.0):
+                for scale in (0.0, 0.3, 2.0, 50.0, 1e12):
                     mat = np.array([[rng.uniform(-scale, scale) for _ in range(m.n)]
                                     for _ in range(m.n)])
                     assert pair_sum_bound(dist, i, mat) <= least
@@ -103,7 +103,7 @@ class TestAgainstEnumeration:
 class TestExactness:
     def test_evaluated_in_exact_arithmetic(self):
         # entries on the 1 / 2^21 grid are used as they are: the bound equals the one
-        # computed with fractions, rounded up
+        # computed with fractions, rounded up (and 0 when it is negative)
         rng = random.Random(9)
         m = _random_maps(1, 10, 10)[0]
         d = _floyd(m)
@@ -118,11 +118,20 @@ class TestExactness:
             rows = sorted(sum(sorted(Fraction(d[u][v], 2) + full[u, v]
                                      for v in range(m.n) if v != u)[:i - 1])
                           for u in range(m.n))
-            expect = -((-sum(rows[:i])).__floor__())
+            expect = max(0, -((-sum(rows[:i])).__floor__()))  # no Wiener number is negative
             mat = np.zeros((m.n, m.n))
             for (a, b), v in up.items():
                 mat[a, b] = float(v)
             assert pair_sum_bound(dist, i, mat) == expect
+
+    def test_a_matrix_with_nan_or_infinities_still_gives_a_bound(self):
+        m = _random_maps(1, 9, 9)[0]
+        dist = distance_matrix(m.adj)
+        least = min(sum(int(dist[a, b]) for a, b in itertools.combinations(t, 2))
+                    for t in itertools.combinations(range(m.n), 5))
+        bad = np.zeros((m.n, m.n))
+        bad[0, 1], bad[2, 3], bad[4, 5] = np.nan, np.inf, -np.inf
+        assert 0 <= pair_sum_bound(dist, 5, bad) <= least
 
     def test_rejects_a_size_larger_than_the_map(self):
         with pytest.raises(ValueError, match="no set of 5 cities"):

@@ -33,8 +33,8 @@ The method (``--method exact``, the default of ``solve``):
     (:mod:`puzzleproof.encoders.cityclose_lagrange`; see :func:`_bound_tables`). This is
     the bound that matters: the sum over the sizes is within 0.45 % of the optimum on
     europe30 (13149 against 13208), 0.06 % on europe41 (32514 against 32534), 0.15 % on
-    Africa (63465 against 63562) and 0.055 % of the best order known on the world's 157
-    countries (3,563,104 against 3,564,685; the branch and bound alone: 4.2 %);
+    Africa (63465 against 63562) and 0.05 % of the best order known on the world's 157
+    countries (3,563,059 against 3,564,685; the branch and bound alone: 4.2 %);
   * distances (``bound="dist"``, the default): ``d_T >= d_S``, so each city of ``T`` is at
     total distance at least the sum of its ``i - 1`` nearest cities of ``S``, and ``W(T)`` is
     at least half the sum of the ``i`` least of these; and from the other side ``T`` is ``S``
@@ -69,9 +69,10 @@ CPU): Africa's 49 countries OPTIMAL 63562 in 3.7 s CPU, 153 MB, 16,365 states (b
 widened beam reaches 63562 at width 300); europe41 OPTIMAL 32534 in about 1 s; the star and
 the complete map of 30 cities OPTIMAL with one state (the greedy order meets the root bound,
 and ties are pruned). On the world's 157 countries the per-size branch and bound finishes
-only the sizes up to 17 and from about 150; with the Lagrangian bounds (about 23 s) the
-proved gap is 0.04 % at a 120 s limit (3,563,169 against 3,564,685), where the layers,
-whose states cost about 20 ms each on a map this wide, had reached 14 closings.
+only the sizes up to 17 and from about 150; with the Lagrangian bounds (about 5 s) the
+proved gap is 0.044 % at a 60 s limit (3,563,128 against 3,564,685; it was 4.23 % at 600 s
+without them), where the layers, whose states cost about 20 ms each on a map this wide, had
+reached 12 closings.
 """
 
 from __future__ import annotations
