@@ -166,6 +166,25 @@ class TestTiesAndTwins:
         assert E.twin_blocks(tri) == [0, 0b1, 0b11]
         assert E.twin_blocks(path(4)) == [0, 0, 0, 0]
 
+    def test_twin_blocks_against_the_pairwise_definition(self):
+        # twins: the same neighbours besides each other, neither kept; every connected graph
+        # of up to 6 cities, with nothing kept and with a random set kept
+        import random
+
+        import networkx as nx
+
+        rng = random.Random(4)
+        for g in nx.graph_atlas_g()[1:209]:
+            if not nx.is_connected(g):
+                continue
+            m = _named(g.number_of_nodes(), list(g.edges))
+            for keep in (0, rng.randrange(1 << m.n)):
+                want = [sum(1 << u for u in range(v)
+                            if not (keep >> u | keep >> v) & 1
+                            and m.adj[u] & ~(1 << v) == m.adj[v] & ~(1 << u))
+                        for v in range(m.n)]
+                assert E.twin_blocks(m, keep) == want, (g.edges, keep)
+
     def test_twins_with_rules_against_dp(self):
         # a hub with twin leaves and twin pairs, under every rule set: symmetry must not cut
         # the optimum when a kept city or a shape rule tells twins apart

@@ -85,7 +85,7 @@ import numpy as np
 
 from puzzleproof.encoders.cityclose_bits import _DEBRUIJN  # noqa: F401 (the tests use it)
 from puzzleproof.encoders.cityclose_bounds import distance_matrix, min_wiener_by_size
-from puzzleproof.encoders.cityclose_graph import greedy_order
+from puzzleproof.encoders.cityclose_graph import csr, greedy_order, wiener_open
 from puzzleproof.encoders.cityclose_lagrange import pair_sum_bounds
 from puzzleproof.encoders.cityclose_wide import WideKernels, words
 from puzzleproof.encoders.cityclose_wide_minima import min_wiener_by_size_wide
@@ -95,7 +95,8 @@ from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_s
                                           score_order)
 from puzzleproof.result import Result, Status
 
-__all__ = ["solve", "first_order", "twin_blocks", "MAX_WORD_CITIES", "Incumbent", "ENGINES"]
+__all__ = ["solve", "first_order", "twin_blocks", "wiener_sequence", "MAX_WORD_CITIES",
+           "Incumbent", "ENGINES"]
 
 #: the kernels ``solve(engine=...)`` runs on: word sets up to 63 cities and wide sets beyond
 #: (``"auto"``), or either one on every map it can take
@@ -106,6 +107,10 @@ MAX_WORD_CITIES = 63
 
 #: the nodes each size's branch and bound gets first on a map wider than a word
 _QUICK_NODES = 10_000
+#: the largest maps the per-size branch and bound and the Lagrangian bound run on: their
+#: tables grow as cities x diameter x words and as cities^2 (128 MB and 300 MB at these)
+_SEARCH_MAX_CITIES = 1_000
+_LAGRANGE_MAX_CITIES = 2_500
 #: the layers kept for the trace back hold at most this many times ``max_states`` states
 _STORED = 4
 #: states handled between two looks at the clock, at most
@@ -128,9 +133,9 @@ class _Slicer:
         while lo < total:
             if deadline.expired():
                 return
-            # the first slice is small: on a map of thousands of cities one state's bound
-            # takes tens of milliseconds
-            size = 8 if self.per_state is None else int(_SLICE_S / max(self.per_state, 1e-9))
+            # the first slice is one state: on a map of thousands of cities one state's
+            # bound takes up to a second
+            size = 1 if self.per_state is None else int(_SLICE_S / max(self.per_state, 1e-9))
             hi = min(total, lo + max(1, min(size, _SLICE)))
             t = time.monotonic()
             yield lo, hi
@@ -157,12 +162,11 @@ def _bound_tables(m: CityMap, rules: Rules, minima: bool, known: np.ndarray | No
     aim at. A size bounded by neither keeps 0: the bound is weaker, never wrong."""
     n = m.n
     dl = Deadline.of(deadline)
-    deg = sorted((bin(a).count("1") for a in m.adj), reverse=True)
-    emax = np.zeros(n + 1, dtype=np.int64)
-    p2max = np.zeros(n + 1, dtype=np.int64)
-    for i in range(n + 1):
-        emax[i] = min(i * (i - 1) // 2, sum(deg[:i]) // 2, len(m.links))
-        p2max[i] = sum(d * (d - 1) // 2 for d in deg[:i])
+    deg = np.array(sorted((bin(a).count("1") for a in m.adj), reverse=True), dtype=np.int64)
+    sizes = np.arange(n + 1, dtype=np.int64)
+    top = np.concatenate(([0], np.cumsum(deg)))  # top[i]: the degrees of the i busiest
+    emax = np.minimum(np.minimum(sizes * (sizes - 1) // 2, top // 2), len(m.links))
+    p2max = np.concatenate(([0], np.cumsum(deg * (deg - 1) // 2)))
     lbmin = np.zeros(n + 1, dtype=np.int64)
     stats: dict[int, tuple[int, float, bool]] = {}
     lagrange: dict[str, Any] = {}
@@ -185,17 +189,25 @@ def _wide_minima(m: CityMap, lo: int, known: np.ndarray | None, dl: Deadline
     """The per-size bounds of a map wider than a word: a quick branch and bound
     (:data:`_QUICK_NODES` nodes a size) settles the sizes that are easy (all of them on a
     path or a cycle), the Lagrangian bound the others, and the branch and bound goes on, in
-    the time left, with the sizes whose bound is still below ``known``."""
+    the time left, with the sizes whose bound is still below ``known``. On maps too large
+    for their tables (:data:`_SEARCH_MAX_CITIES`, :data:`_LAGRANGE_MAX_CITIES`) the sizes
+    keep 0: the bound is weaker, the memory bounded."""
     n = m.n
-    exact, lower, stats = min_wiener_by_size_wide(m.adj, lo, n - 1, deadline=dl.share(0.25),
-                                                  known=known, cap=_QUICK_NODES)
-    open_sizes = [s for s in range(max(lo, 2), n) if exact[s] < 0]
     lagrange: dict[str, Any] = {}
+    if n > _LAGRANGE_MAX_CITIES:
+        return np.zeros(n + 1, dtype=np.int64), {}, {"skipped": f"more than "
+                                                     f"{_LAGRANGE_MAX_CITIES} cities"}
+    if n > _SEARCH_MAX_CITIES:
+        exact, lower, stats = np.full(n + 1, -1), np.zeros(n + 1, dtype=np.int64), {}
+    else:
+        exact, lower, stats = min_wiener_by_size_wide(m.adj, lo, n - 1, known=known,
+                                                      deadline=dl.share(0.25), cap=_QUICK_NODES)
+    open_sizes = [s for s in range(max(lo, 2), n) if exact[s] < 0]
     if open_sizes and not dl.expired():
         lag, lagrange = _lagrange(m, open_sizes, known, dl.share(0.5))
         lower = np.maximum(lower, lag)
     left = {s for s in open_sizes if known is None or not 0 <= known[s] <= lower[s]}
-    if left and not dl.expired():
+    if left and n <= _SEARCH_MAX_CITIES and not dl.expired():
         _, more, more_stats = min_wiener_by_size_wide(m.adj, lo, n - 1, deadline=dl,
                                                       known=known, only=left)
         lower = np.maximum(lower, more)
@@ -229,16 +241,20 @@ def twin_blocks(m: CityMap, keep: int = 0) -> list[int]:
     >>> twin_blocks(CityMap(("hub", "a", "b", "c"), ((0, 1), (0, 2), (0, 3))))
     [0, 0, 2, 6]
     """
+    # u and v are twins when they are not linked and have the same neighbours, or linked
+    # and have the same neighbours counting themselves: one pass grouping by either key
     adj = m.adj
-    out = [0] * m.n
+    groups: dict[tuple[bool, int], list[int]] = {}
     for v in range(m.n):
-        if keep >> v & 1:
-            continue
-        for u in range(v):
-            if keep >> u & 1:
-                continue
-            if adj[u] & ~(1 << v) == adj[v] & ~(1 << u):
-                out[v] |= 1 << u
+        if not keep >> v & 1:
+            groups.setdefault((False, adj[v]), []).append(v)
+            groups.setdefault((True, adj[v] | 1 << v), []).append(v)
+    out = [0] * m.n
+    for members in groups.values():
+        lower = 0
+        for v in members:  # in index order
+            out[v] |= lower
+            lower |= 1 << v
     return out
 
 
@@ -323,7 +339,7 @@ class _ExactRun:
         known = None
         if self.ub_order is not None:  # the incumbent's maps are connected sets of every size
             known = np.full(m.n + 1, -1, dtype=np.int64)
-            for t, w in enumerate(_wseq(m, self.ub_order)):
+            for t, w in enumerate(wiener_sequence(m, self.ub_order)):
                 known[m.n - t] = w
         self.emax, self.p2max, self.lbmin, stats = _bound_tables(
             m, self.rules, self.minima, known, self.dl.share(0.5))
@@ -380,8 +396,15 @@ class _ExactRun:
     def search(self) -> str | None:
         """Make the layers one by one; the reason it stopped early, or None."""
         m = self.m
+        # each of the root's steps takes a second or more on thousands of cities
+        if self.dl.expired():
+            return "time limit before the first layer"
         keys, vals = self.k.root()
+        if self.dl.expired():
+            return "time limit before the first layer"
         self.k.compile(keys, vals)
+        if self.dl.expired():
+            return "time limit before the first layer"
         self.root_bound = int(vals[0]) + self.k.root_h()
         self.layers = L = _Layers(keys, vals)
         for step in range(1, self.closings + 1):
@@ -410,7 +433,9 @@ class _ExactRun:
     def result(self, stopped: str | None) -> Result:
         """OPTIMAL when every layer was made (or everything better than the incumbent was
         pruned), INFEASIBLE when every state broke a rule, else UNKNOWN with both bounds."""
-        m, L = self.m, self.layers
+        m, L = self.m, getattr(self, "layers", None)
+        if L is None:  # stopped before the root: no bound yet
+            return self.done(Status.UNKNOWN, self.ub_order, None, self.ub, stopped)
         keys, vals = L.stored[-1]
         if stopped is None and len(L.stored) == self.closings + 1 and keys.shape[0] > 0:
             # complete: the least f of the last layer (anything pruned was worse than ub)
@@ -419,7 +444,7 @@ class _ExactRun:
                 order = self.ub_order
             else:
                 order = self.k.trace(L.stored, j)
-            total = sum(_wseq(m, order))
+            total = sum(wiener_sequence(m, order))
             return self.done(Status.OPTIMAL, order, total, total, None)
         if stopped is None:
             # every state died: pruned ones were worse than the incumbent, the rest broke rules
@@ -435,7 +460,7 @@ class _ExactRun:
         m = self.m
         L = getattr(self, "layers", None) or _Layers(np.zeros(0, np.uint64),
                                                      np.zeros(0, np.int64))
-        answer = None if order is None else answer_of(m, order, _wseq(m, order))
+        answer = None if order is None else answer_of(m, order, wiener_sequence(m, order))
         gap = None
         if lb is not None and ub is not None and ub > 0:
             gap = (ub - lb) / ub
@@ -485,9 +510,20 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     return run.result(run.search())
 
 
-def _wseq(m: CityMap, order: list[int]) -> list[int]:
-    chk = score_order(m, order, Rules(final_size=m.n - len(order)))
-    return [int(w) for w in chk.wiener]  # type: ignore[arg-type]
+def wiener_sequence(m: CityMap, order: list[int]) -> list[int]:
+    """The Wiener numbers of the maps along ``order`` (an order already checked), by the
+    compiled BFS: the model's takes seconds a map on thousands of cities. The answer built
+    from them is checked again by the model (:func:`~puzzleproof.models.cityclose.
+    score_order`) where the method's result is."""
+    indptr, indices = csr(m)
+    alive = np.ones(m.n, dtype=np.bool_)
+    queue = np.empty(m.n, dtype=np.int64)
+    dist = np.empty(m.n, dtype=np.int64)
+    out = [int(wiener_open(indptr, indices, alive, queue, dist))]
+    for v in order:
+        alive[v] = False
+        out.append(int(wiener_open(indptr, indices, alive, queue, dist)))
+    return out
 
 
 def _numba_version() -> str:

@@ -132,10 +132,14 @@ MAX_VARIABLES = 1_000_000
 def model_size(m: CityMap, rules: Rules, ub: int | None) -> int:
     """The number of ``x``, ``p`` and ``y`` Booleans :func:`build_model` would make (counted,
     not built), so that a map too large for the formulation is refused before memory is
-    spent on it."""
+    spent on it. When the ``x`` alone (one per city and step) pass :data:`MAX_VARIABLES`,
+    their count is returned at once: the distances would take minutes on thousands of
+    cities."""
     from collections import Counter
 
     closings = m.n - rules.final_size
+    if m.n * (closings + 1) > MAX_VARIABLES:
+        return m.n * (closings + 1)
     dist = _full_distances(m)
     pairs = Counter(max(dist[u][v], 1) for u in range(m.n) for v in range(u + 1, m.n))
     total = m.n * (closings + 1)
@@ -655,7 +659,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
     order otherwise. ``time_limit`` (seconds) or ``deadline`` (made when the task started)
     bounds everything: the warm start, model building and the hint are counted, and the
     solver gets what is left."""
-    from puzzleproof.encoders.cityclose_exact import first_order
+    from puzzleproof.encoders.cityclose_exact import first_order, wiener_sequence
 
     t0 = time.monotonic()
     dl = deadline if deadline is not None else Deadline(time_limit)
@@ -671,14 +675,15 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         return finish(Status.INFEASIBLE, None, None, {}, "the full map breaks a shape rule")
     if closings == 0:
         return finish(Status.OPTIMAL, [], score_order(m, [], rules).total, {})
-    trivial = (wiener_mask(m.adj, m.full_mask) or 0) + sum(
+    trivial = wiener_sequence(m, [])[0] + sum(
         (m.n - t) * (m.n - t - 1) // 2 for t in range(1, closings + 1))
     # a share of the limit is kept for what follows building: the solver and the answer
     until = None if dl.at is None else dl.at - 0.1 - 0.1 * (dl.limit or 0.0)
     size = model_size(m, rules, ub)
     if size > MAX_VARIABLES:
         return finish(Status.UNKNOWN, ub_order, trivial, {"variables": size},
-                      f"the model would have {size:,} Booleans (at most {MAX_VARIABLES:,})")
+                      f"the model would have {size:,} Booleans or more (at most "
+                      f"{MAX_VARIABLES:,})")
     try:
         built = build_model(m, rules, ub, until, backend)
         if ub_order is not None:

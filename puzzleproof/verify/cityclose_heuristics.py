@@ -64,21 +64,24 @@ def _result(m: CityMap, rules: Rules, solver: str, status: Status, answer, t0: f
                   stats=stats, instance=m.name)
 
 
-def greedy(m: CityMap, rules: Rules | None = None, *, tiebreak: str = "last") -> Result:
-    """The article's greedy closing (see the module docstring for ``tiebreak``)."""
+def greedy(m: CityMap, rules: Rules | None = None, *, tiebreak: str = "last",
+           deadline: Deadline | None = None) -> Result:
+    """The article's greedy closing (see the module docstring for ``tiebreak``); UNKNOWN when
+    ``deadline`` passes first (read before each Wiener number)."""
     rules = rules or Rules()
     if tiebreak not in TIEBREAKS:
         raise ValueError(f"tiebreak must be one of {TIEBREAKS}, found {tiebreak!r}")
+    dl = Deadline.of(deadline)
     t0 = time.monotonic()
     keep, closings = prepare(m, rules)
     mask = m.full_mask
-    w0 = wiener_mask(m.adj, mask)
-    wseq, order = [w0], []
     params = {"tiebreak": tiebreak}
     if not _start_ok(m, rules, closings):
         return _result(m, rules, "greedy", Status.UNKNOWN, None, t0, params,
                        {"stuck_at_step": 0})
     kids = _Children(m, rules)
+    w0, _ = kids.bounds(mask)  # compiled: the model's BFS takes 40 s on 5,000 cities
+    wseq, order = [w0], []
     for step in range(1, closings + 1):
         best_w, best_v = None, None
         # cities by the bound W(S) - status(v) on W(S - v), least first: past a bound above
@@ -89,6 +92,10 @@ def greedy(m: CityMap, rules: Rules | None = None, *, tiebreak: str = "last") ->
         for lb_w, v in cities:
             if best_w is not None and lb_w > best_w:
                 break
+            if dl.expired():
+                return _result(m, rules, "greedy", Status.UNKNOWN, None, t0, params,
+                               {"stopped_at_step": step,
+                                "reason": f"time limit while closing {step}"})
             w = kids.wiener(mask & ~(1 << v), step == closings)
             if w is None:
                 continue
@@ -156,11 +163,11 @@ def _candidates(kids: _Children, beams, keep: int, merged: bool, deadline: Deadl
     """Every child of the beams in the article's order (beam by beam, cities in listed
     order), merged by open set when asked: ``[lower bound of the total, position, child,
     beam, city]``, the bound the least parent total plus the largest bound on the child's
-    Wiener number. None when ``deadline`` passed (read every 16 beams)."""
+    Wiener number. None when ``deadline`` passed (read before each beam)."""
     cands: list[list] = []
     where: dict[int, int] = {}
     for bi, (total, mask, _order, _wseq) in enumerate(beams):
-        if bi % 16 == 0 and deadline.expired():
+        if deadline.expired():
             return None
         w_s, status = kids.bounds(mask)
         rest = mask & ~keep
@@ -202,7 +209,7 @@ def _best_children(kids: _Children, beams, keep: int, merged: bool, width: int, 
     for i, c in enumerate(cands):
         if len(top) >= width and c[0] > -top[0][0]:
             break
-        if i % 64 == 0 and deadline.expired():
+        if deadline.expired():  # a clock read is cheap beside a Wiener number
             return None
         w = kids.wiener(c[2], final)
         if w is None:
@@ -233,11 +240,11 @@ def _beam_search(m: CityMap, rules: Rules, width: int, merged: bool, name: str,
         raise ValueError(f"the beam width must be at least 1, found {width}")
     t0 = time.monotonic()
     keep, closings = prepare(m, rules)
-    w0 = wiener_mask(m.adj, m.full_mask)
     params = {"width": width}
     if not _start_ok(m, rules, closings):
         return _result(m, rules, name, Status.UNKNOWN, None, t0, params, {"stuck_at_step": 0})
     kids = _Children(m, rules)
+    w0, _ = kids.bounds(m.full_mask)  # compiled: the model's BFS takes 40 s on 5,000 cities
     # a beam: (sum of Wiener numbers, mask, order, wiener sequence)
     beams: list[tuple[int, int, list[int], list[int]]] = [(w0, m.full_mask, [], [w0])]
     for step in range(1, closings + 1):

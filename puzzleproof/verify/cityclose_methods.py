@@ -231,7 +231,7 @@ def _beam(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebre
 
 def _greedy(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
             ) -> Result:
-    return _heuristics().greedy(m, rules, tiebreak=tiebreak)
+    return _heuristics().greedy(m, rules, tiebreak=tiebreak, deadline=Deadline.of(deadline))
 
 
 def _ilp(backend: str, m: CityMap, rules: Rules, **kwargs: Any) -> Result:
