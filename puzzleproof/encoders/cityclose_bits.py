@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["njit", "prange", "HAVE_NUMBA", "U1", "_DEBRUIJN", "_ctz", "_popcount", "_reach",
-           "_connected", "_wiener", "_is_path", "_edges"]
+           "_connected", "_wiener", "_is_path", "_edges", "sort_by_key"]
 
 try:  # numba is a declared dependency; the pure-numpy fallback would be far too slow
     from numba import njit, prange
@@ -116,3 +116,19 @@ def _edges(adj, mask, db):
         rest ^= low
         s += _popcount(adj[_ctz(low, db)] & mask)
     return s // 2
+
+
+@njit(cache=True)
+def sort_by_key(key, items, count):
+    """Sort ``key[:count]`` ascending by insertion, moving ``items[:count]`` alongside: an
+    order kept from the last call, which the keys barely change, is re-sorted in about
+    linear time."""
+    for j in range(1, count):
+        kj, ij = key[j], items[j]
+        h = j - 1
+        while h >= 0 and key[h] > kj:
+            key[h + 1] = key[h]
+            items[h + 1] = items[h]
+            h -= 1
+        key[h + 1] = kj
+        items[h + 1] = ij

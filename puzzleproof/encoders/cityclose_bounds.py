@@ -31,7 +31,8 @@ import time
 
 import numpy as np
 
-from puzzleproof.encoders.cityclose_bits import _DEBRUIJN, _ctz, _popcount, _wiener, njit
+from puzzleproof.encoders.cityclose_bits import (_DEBRUIJN, _ctz, _popcount, _wiener, njit,
+                                                sort_by_key)
 from puzzleproof.limits import Deadline
 
 __all__ = ["min_wiener_by_size", "distance_matrix"]
@@ -133,16 +134,7 @@ def _h_dist_links(m, size, final_size, emax, p2max, lbmin, pref, order, key, ord
         # barely changes from one size to the next)
         for a in range(size):
             key[a] = pref[order[a], i - 1]
-        for a in range(1, size):
-            ka = key[a]
-            oa = order[a]
-            q = a - 1
-            while q >= 0 and key[q] > ka:
-                key[q + 1] = key[q]
-                order[q + 1] = order[q]
-                q -= 1
-            key[q + 1] = ka
-            order[q + 1] = oa
+        sort_by_key(key, order, size)
         sd = np.int64(0)
         for a in range(i):
             sd += key[a]

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzleproof.encoders.cityclose_bits import njit
+from puzzleproof.encoders.cityclose_bits import njit, sort_by_key
 from puzzleproof.limits import Deadline
 
 __all__ = ["pair_sum_bound", "pair_sum_bounds"]
@@ -93,15 +93,7 @@ def _row_costs(half, m, i, perm, z, r):
         for j in range(n):
             v = p[j]
             key[j] = np.inf if v == u else half[u, v] + m[u, v]
-        for j in range(1, n):
-            kj, pj = key[j], p[j]
-            h = j - 1
-            while h >= 0 and key[h] > kj:
-                key[h + 1] = key[h]
-                p[h + 1] = p[h]
-                h -= 1
-            key[h + 1] = kj
-            p[h + 1] = pj
+        sort_by_key(key, p, n)
         total = 0.0
         for j in range(n):
             z[u, p[j]] = j < i - 1
