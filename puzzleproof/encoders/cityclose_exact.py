@@ -396,14 +396,16 @@ class _ExactRun:
     def search(self) -> str | None:
         """Make the layers one by one; the reason it stopped early, or None."""
         m = self.m
-        # each of the root's steps takes a second or more on thousands of cities
-        if self.dl.expired():
+        # the root's steps take milliseconds and give the proved bound, so they are made
+        # even after the deadline, except on maps where each takes a second or more
+        late = m.n > _SEARCH_MAX_CITIES
+        if late and self.dl.expired():
             return "time limit before the first layer"
         keys, vals = self.k.root()
-        if self.dl.expired():
+        if late and self.dl.expired():
             return "time limit before the first layer"
         self.k.compile(keys, vals)
-        if self.dl.expired():
+        if late and self.dl.expired():
             return "time limit before the first layer"
         self.root_bound = int(vals[0]) + self.k.root_h()
         self.layers = L = _Layers(keys, vals)

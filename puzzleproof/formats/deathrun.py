@@ -128,17 +128,12 @@ def read_instances(text: str, source: str = "<string>") -> list:
             _load_json(text, source)  # a Death Run graph with a JSON error: say where
         raise InputError("not a Death Run graph: expected JSON with 'edges' ([u, v, w] "
                          "triples), 'begin' and 'ends'", source, 1)
-    g = read_graph(text, source)
+    obj = _load_json(text, source)  # once: the graph and its evidence come from it
+    g = graph_from_obj(obj, source, text)
     name = source
     if source not in ("<string>", "<stdin>", "<argument>"):
         name = source.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    evidence = None
-    try:
-        obj = json.loads(text)
-        if isinstance(obj, dict) and isinstance(obj.get("evidence"), dict):
-            evidence = obj["evidence"]
-    except (ValueError, RecursionError):
-        pass
+    evidence = obj["evidence"] if isinstance(obj.get("evidence"), dict) else None
     return [Loaded(name, g, evidence)]
 
 
