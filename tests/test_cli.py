@@ -295,6 +295,7 @@ def test_a_cold_compiled_cache_is_told_until_prepared(tmp_path):
     prep = subprocess.run([sys.executable, "-m", "puzzleproof", "prepare", "cityclose"],
                           capture_output=True, text=True, env=env, timeout=600)
     assert prep.returncode == 0, prep.stderr[-500:]
+    assert "compiling city closing's loops" not in prep.stderr  # it is what prepare does
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, timeout=120)
     assert got.stdout.split() == ["False", "False"], got.stderr[-500:]

@@ -23,7 +23,7 @@ def prepare_command(names: tuple[str, ...], as_json: bool) -> None:
 
     \b
     City closing's exact search and heuristics are compiled (numba) the first time they
-    run, about 10 s; prepare compiles them into the cache now, so the first real run is as
+    run, about 20 s; prepare compiles them into the cache now, so the first real run is as
     fast as later ones. Running it again only loads the cache (about a second).
     Example, right after 'pip install -e .':
       puzzleproof prepare
