@@ -88,7 +88,7 @@ from puzzleproof.encoders.cityclose_bounds import distance_matrix, min_wiener_by
 from puzzleproof.encoders.cityclose_graph import csr, greedy_order, wiener_open
 from puzzleproof.encoders.cityclose_lagrange import pair_sum_bounds
 from puzzleproof.encoders.cityclose_wide import WideKernels, words
-from puzzleproof.encoders.cityclose_wide_minima import min_wiener_by_size_wide
+from puzzleproof.encoders.cityclose_wide_minima import min_wiener_by_size_wide, search_tables
 from puzzleproof.encoders.cityclose_word import WordKernels, _root_h  # noqa: F401 (tests)
 from puzzleproof.limits import Deadline
 from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
@@ -114,6 +114,8 @@ _QUICK_NODES = 10_000
 #: tables grow as cities x diameter x words and as cities^2 (128 MB and 300 MB at these)
 _SEARCH_MAX_CITIES = 1_000
 _LAGRANGE_MAX_CITIES = 2_500
+#: the root of the layers is made past the deadline up to this many cities (milliseconds)
+_LATE_ROOT_MAX_CITIES = 1_000
 #: the layers kept for the trace back hold at most this many times ``max_states`` states
 _STORED = 4
 #: states handled between two looks at the clock, at most
@@ -180,7 +182,7 @@ def _bound_tables(m: CityMap, rules: Rules, minima: bool, known: np.ndarray | No
         lbmin = np.maximum(exact, 0)
         unfinished = [s for s in range(max(lo, 2), n) if exact[s] < 0]
         if unfinished and not dl.expired():
-            lag, lagrange = _lagrange(m, unfinished, known, dl)
+            lag, lagrange = _lagrange(distance_matrix(m.adj), unfinished, known, dl)
             lbmin = np.maximum(lbmin, lag)
     elif minima and n > MAX_WORD_CITIES:
         lbmin, stats, lagrange = _wide_minima(m, lo, known, dl)
@@ -200,29 +202,35 @@ def _wide_minima(m: CityMap, lo: int, known: np.ndarray | None, dl: Deadline
     if n > _LAGRANGE_MAX_CITIES:
         return np.zeros(n + 1, dtype=np.int64), {}, {"skipped": f"more than "
                                                      f"{_LAGRANGE_MAX_CITIES} cities"}
-    if n > _SEARCH_MAX_CITIES:
-        exact, lower, stats = np.full(n + 1, -1), np.zeros(n + 1, dtype=np.int64), {}
+    searched = n <= _SEARCH_MAX_CITIES
+    if searched:
+        tables = search_tables(m.adj)  # once, for both searches and the Lagrangian bound
+        dist = tables[1]
+        exact, lower, stats = min_wiener_by_size_wide(
+            m.adj, lo, n - 1, known=known, deadline=dl.share(0.25), cap=_QUICK_NODES,
+            tables=tables)
     else:
-        exact, lower, stats = min_wiener_by_size_wide(m.adj, lo, n - 1, known=known,
-                                                      deadline=dl.share(0.25), cap=_QUICK_NODES)
+        dist = distance_matrix(m.adj)
+        exact, lower, stats = np.full(n + 1, -1), np.zeros(n + 1, dtype=np.int64), {}
     open_sizes = [s for s in range(max(lo, 2), n) if exact[s] < 0]
     if open_sizes and not dl.expired():
-        lag, lagrange = _lagrange(m, open_sizes, known, dl.share(0.5))
+        lag, lagrange = _lagrange(dist, open_sizes, known, dl.share(0.5))
         lower = np.maximum(lower, lag)
     left = {s for s in open_sizes if known is None or not 0 <= known[s] <= lower[s]}
-    if left and n <= _SEARCH_MAX_CITIES and not dl.expired():
+    if left and searched and not dl.expired():
         _, more, more_stats = min_wiener_by_size_wide(m.adj, lo, n - 1, deadline=dl,
-                                                      known=known, only=left)
+                                                      known=known, only=left, tables=tables)
         lower = np.maximum(lower, more)
         stats.update(more_stats)
     return lower, stats, lagrange
 
 
-def _lagrange(m: CityMap, sizes, known: np.ndarray | None, deadline: Deadline
+def _lagrange(dist: np.ndarray, sizes, known: np.ndarray | None, deadline: Deadline
               ) -> tuple[np.ndarray, dict[str, Any]]:
-    """The Lagrangian bounds of ``sizes`` and their statistics (sizes bounded, seconds)."""
+    """The Lagrangian bounds of ``sizes`` (``dist``: the map's distance matrix) and their
+    statistics (sizes bounded, seconds)."""
     t = time.monotonic()
-    lag, info = pair_sum_bounds(distance_matrix(m.adj), sizes, known, deadline=deadline)
+    lag, info = pair_sum_bounds(dist, sizes, known, deadline=deadline)
     info["seconds"] = round(time.monotonic() - t, 2)
     return lag, info
 
@@ -333,6 +341,8 @@ class _ExactRun:
         self.k = kernels(m, rules, self.keep_mask, twin_blocks(m, self.keep_mask))
         #: keep only this many states a layer (the best by f + h): a heuristic, not a proof
         self.beam: int | None = None
+        #: the layers kept, once the root is made
+        self.layers: _Layers | None = None
 
     # -- set-up ------------------------------------------------------------------------------
 
@@ -402,20 +412,25 @@ class _ExactRun:
         ix = self.k.order(keys)
         return keys[ix], vals[ix], est[ix], int(ckeys.shape[0])
 
+    def root_too_late(self) -> bool:
+        """Whether the deadline passed and the root's next step is dear: its steps take
+        milliseconds and give the proved bound, so they are made even after the deadline,
+        except on maps of more than :data:`_LATE_ROOT_MAX_CITIES` cities, where each takes
+        a second or more."""
+        return self.m.n > _LATE_ROOT_MAX_CITIES and self.dl.expired()
+
     def search(self) -> str | None:
         """Make the layers one by one; the reason it stopped early, or None."""
         m = self.m
-        # the root's steps take milliseconds and give the proved bound, so they are made
-        # even after the deadline, except on maps where each takes a second or more
-        late = m.n > _SEARCH_MAX_CITIES
-        if late and self.dl.expired():
-            return "time limit before the first layer"
+        late = "time limit before the first layer"
+        if self.root_too_late():
+            return late
         keys, vals = self.k.root()
-        if late and self.dl.expired():
-            return "time limit before the first layer"
+        if self.root_too_late():
+            return late
         self.k.compile(keys, vals)
-        if late and self.dl.expired():
-            return "time limit before the first layer"
+        if self.root_too_late():
+            return late
         self.root_bound = int(vals[0]) + self.k.root_h()
         self.layers = L = _Layers(keys, vals)
         for step in range(1, self.closings + 1):
@@ -444,7 +459,7 @@ class _ExactRun:
     def result(self, stopped: str | None) -> Result:
         """OPTIMAL when every layer was made (or everything better than the incumbent was
         pruned), INFEASIBLE when every state broke a rule, else UNKNOWN with both bounds."""
-        m, L = self.m, getattr(self, "layers", None)
+        m, L = self.m, self.layers
         if L is None:  # stopped before the root: no bound yet
             return self.done(Status.UNKNOWN, self.ub_order, None, self.ub, stopped)
         keys, vals = L.stored[-1]
@@ -469,8 +484,7 @@ class _ExactRun:
     def done(self, status: Status, order: list[int] | None, lb: int | None, ub: int | None,
              reason: str | None) -> Result:
         m = self.m
-        L = getattr(self, "layers", None) or _Layers(np.zeros(0, np.uint64),
-                                                     np.zeros(0, np.int64))
+        L = self.layers or _Layers(np.zeros(0, np.uint64), np.zeros(0, np.int64))
         answer = None if order is None else answer_of(m, order, wiener_sequence(m, order))
         gap = None
         if lb is not None and ub is not None and ub > 0:

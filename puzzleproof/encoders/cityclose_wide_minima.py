@@ -23,7 +23,7 @@ from puzzleproof.encoders.cityclose_bounds import _least_sum, distance_matrix
 from puzzleproof.encoders.cityclose_wide import to_rows, wiener_pref, words
 from puzzleproof.limits import Deadline
 
-__all__ = ["min_wiener_by_size_wide"]
+__all__ = ["min_wiener_by_size_wide", "search_tables"]
 
 _HUGE = np.int64(1) << 60
 
@@ -278,7 +278,10 @@ class _SizeSearch:
                                self.stu, self.sti, self.keys, self.ctl))
 
 
-def _tables(adj: list[int] | tuple[int, ...]) -> tuple:
+def search_tables(adj: list[int] | tuple[int, ...]) -> tuple:
+    """What the search reads: the neighbour rows, the distance matrix (``[1]``), each city's
+    rings of cities by distance, the diameter and the size; made once for several calls of
+    :func:`min_wiener_by_size_wide`."""
     n = len(adj)
     w = words(n)
     a = to_rows(adj, w)
@@ -301,7 +304,7 @@ _FIRST_PASS = 60_000
 def min_wiener_by_size_wide(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
                             deadline: Deadline | float | None = None,
                             cap: int = 50_000_000, known: np.ndarray | None = None,
-                            only: Collection[int] | None = None
+                            only: Collection[int] | None = None, tables: tuple | None = None
                             ) -> tuple[np.ndarray, np.ndarray, dict]:
     """For each size in ``lo .. hi``: the least Wiener number of a connected set of that
     many cities when its search finished, and always a lower bound on it (index = size).
@@ -310,11 +313,12 @@ def min_wiener_by_size_wide(adj: list[int] | tuple[int, ...], lo: int, hi: int, 
     bounds already known; every size a first small share of nodes, then the rest), for maps
     of any size. Returns ``(exact, lower, stats)``: ``exact[size]`` is -1 where the search
     did not finish, ``lower[size]`` a lower bound in every case. ``only`` restricts the
-    search to those sizes (the others get -1 and 0).
+    search to those sizes (the others get -1 and 0); ``tables`` are the map's
+    :func:`search_tables` when the caller made them already.
     """
     n = len(adj)
     dl = Deadline.of(deadline)
-    tables = _tables(adj)
+    tables = tables if tables is not None else search_tables(adj)
     exact = np.full(n + 1, -1, dtype=np.int64)
     lower = np.zeros(n + 1, dtype=np.int64)
     searches: dict[int, _SizeSearch] = {}
