@@ -44,7 +44,8 @@ sys.path.insert(0, str(ROOT))
 
 from puzzleproof.formats.cityclose import read_map  # noqa: E402
 from puzzleproof.models.cityclose import CityMap, Rules  # noqa: E402
-from puzzleproof.verify import cityclose_heuristics as H  # noqa: E402
+from puzzleproof.players import cityclose_article as H  # noqa: E402
+from puzzleproof.encoders import cityclose_dp as D
 
 SHARED = ROOT.parent / "shared" / "instances" / "cityclose"
 PUBLISHED = {"europe30": {"greedy": 13343, "beam": 13254},
@@ -106,7 +107,7 @@ def _atlas_child(q, backend: str) -> None:
         total += wall
         worst = max(worst, wall)
         graphs += 1
-        ref = H.dp(m, Rules())
+        ref = D.dp(m, Rules())
         if r.status != ref.status or r.answer["total"] != ref.answer["total"]:
             wrong += 1
     q.put((graphs, total, worst, wrong))

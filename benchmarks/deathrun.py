@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from puzzleproof.models.deathrun import generate_graph, nominal_distance  # noqa: E402
-from puzzleproof.verify.deathrun_tournament import (GameSpec, run_games,  # noqa: E402
+from puzzleproof.games.deathrun_tournament import (GameSpec, run_games,  # noqa: E402
                                                     run_tournament, plot_scores)
 
 BOTS = ROOT / "instances" / "deathrun" / "bots"
@@ -94,7 +94,7 @@ def part_speed(args, files: bool) -> dict:
 
 
 def _bound_one(i: int, seed: int) -> dict:
-    from puzzleproof.encoders.deathrun_student import integer_value, robust_table
+    from puzzleproof.encoders.deathrun_robust import integer_value, robust_table
 
     g = generate_graph(f"bound:{seed}:{i}")
     t = robust_table(g, 200, 1.0, lower=True, cache=False)
@@ -144,7 +144,7 @@ def part_bound(args) -> dict:
 
 
 def part_strength(args) -> dict:
-    from puzzleproof.verify.deathrun_tournament import graphs_for_games
+    from puzzleproof.games.deathrun_tournament import graphs_for_games
 
     crims = ["random", "crowd", "gap-toll", "toll", "pricer", str(BOTS / "criminal.py")]
     studs = ["random", "greedy", "cautious", "robust", "planner", str(BOTS / "student.py")]
@@ -184,7 +184,7 @@ def _per_graph(recs, role: str) -> dict[str, dict[int, float]]:
 
 
 def _duel(recs, role: str, ours: str, theirs: str, lower_better: bool) -> dict:
-    from puzzleproof.verify.deathrun_stats import mean_interval, paired_test
+    from puzzleproof.games.tournament_stats import mean_interval, paired_test
 
     per = _per_graph(recs, role)
     a, b = per[ours], per[theirs]
@@ -308,7 +308,7 @@ def _league_conditions(args) -> list[dict]:
 
 def part_mixed(args) -> dict:
     """Mixed fields: the tournament's own seating, new bots among the league."""
-    from puzzleproof.verify.deathrun_tournament import run_tournament
+    from puzzleproof.games.deathrun_tournament import run_tournament
 
     crims = ["pricer", "toll", L["criminal_gaptoll"], "gap-toll"]
     studs = ["planner", "robust", L["student_minimax"], L["student_trap"]]

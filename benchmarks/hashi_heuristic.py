@@ -10,8 +10,8 @@ Prints:
    by the article solver's assumptions, beside Tatham's hard 30x30 puzzles of the sample.
 
 Usage:
-    python benchmarks/hashi_heuristic.py                  # everything (about 10 minutes)
-    python benchmarks/hashi_heuristic.py --coelho-step 12 --hard-seconds 60   # quicker
+    python benchmarks/hashi_article.py                  # everything (about 10 minutes)
+    python benchmarks/hashi_article.py --coelho-step 12 --hard-seconds 60   # quicker
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from puzzleproof.encoders import hashi_cpsat, hashi_sat
 from puzzleproof.formats.hashi import read_puzzles
 from puzzleproof.generate.hashi import GenParams, generate
 from puzzleproof.result import Status
-from puzzleproof.verify import hashi_heuristic
+from puzzleproof.players import hashi_article
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "instances" / "hashi"
 
@@ -49,7 +49,7 @@ def sgt_section() -> list:
           f"{'cpsat mean s':>12}")
     hard30 = []
     for (w, diff), rs in sorted(groups.items()):
-        art = [hashi_heuristic.solve(r.puzzle, time_limit=60) for r in rs]
+        art = [hashi_article.solve(r.puzzle, time_limit=60) for r in rs]
         sat = [hashi_sat.solve(r.puzzle, mode="unique") for r in rs]
         cps = [hashi_cpsat.solve(r.puzzle, mode="unique") for r in rs]
         ok = sum(a.status is Status.SOLVED and a.check_ok for a in art)
@@ -76,7 +76,7 @@ def coelho_section(step: int, limit: float) -> None:
         for f in files:
             by_a[f.name.split("_")[3]].append(f)
         for a, fs in sorted(by_a.items()):
-            res = [hashi_heuristic.solve(read_puzzles(f.read_text(), str(f))[0].puzzle,
+            res = [hashi_article.solve(read_puzzles(f.read_text(), str(f))[0].puzzle,
                                          time_limit=limit) for f in fs]
             solved = sum(r.status is Status.SOLVED and r.check_ok for r in res)
             unknown = sum(r.status is Status.UNKNOWN for r in res)

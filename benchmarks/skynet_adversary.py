@@ -19,7 +19,7 @@ Three sections, each printed beside the target:
 
 A PROVED certificate holds the program's own cut at every position its strategy reaches, so
 section 3 is what any sound judge of this program must ask (see the module doc of
-``puzzleproof.verify.skynet_adversary`` for why no solver verdict may stand in for a question).
+``puzzleproof.games.skynet_adversary`` for why no solver verdict may stand in for a question).
 
 Wall times on a shared machine say little: the CPU time and the load are printed beside them.
 
@@ -115,7 +115,7 @@ def cost(key: str, start: int, seconds: float) -> float | None:
     with tempfile.TemporaryFile("w+") as fh:
         import subprocess
 
-        from puzzleproof.procs import set_child_subreaper
+        from puzzleproof.processes import set_child_subreaper
 
         set_child_subreaper()
         before = os.times()
@@ -146,8 +146,8 @@ def cost(key: str, start: int, seconds: float) -> float | None:
 
 def needed(keys: list[str], per: float | None, limit: float) -> None:
     """Section 3: the positions each winnable start's certificate holds."""
-    from puzzleproof.verify.skynet_adversary import BotPlayer, adversary, oracle_for
-    from puzzleproof.verify.skynet_board import Board
+    from puzzleproof.games.skynet_adversary import BotPlayer, adversary, oracle_for
+    from puzzleproof.models.skynet_board import Board
 
     print("3. positions a PROVED certificate of the exact bot holds, per winnable start "
           "(asked in process; what earlier starts settled is shared)")

@@ -7,7 +7,7 @@ the real protocol (``puzzleproof skynet play`` in a subprocess, refereed with th
 with its longest turn; then the traces table.
 
 Section 4 (``--adversary``): the worst-case adversary
-(:mod:`puzzleproof.verify.skynet_adversary`) per official map, every start, for the articles'
+(:mod:`puzzleproof.games.skynet_adversary`) per official map, every start, for the articles'
 bots, the common rule and our exact bot: PROVED / BEATEN / lost because unwinnable / UNKNOWN,
 next to the article-agent and nearest-agent games, with the time and lines per start. Section 5
 (``--target``): issue 32's target, ``skynet referee ep2/*.txt --all-starts --agent worst
@@ -63,9 +63,9 @@ from pathlib import Path
 
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import replay
-from puzzleproof.verify.skynet_agents import AGENTS, make_agent, measure_traces
-from puzzleproof.verify.skynet_bots import BOTS, make_bot
-from puzzleproof.verify.skynet_referee import play, play_external
+from puzzleproof.players.skynet_agents import AGENTS, make_agent, measure_traces
+from puzzleproof.players.skynet_bots import BOTS, make_bot
+from puzzleproof.games.skynet_referee import play, play_external
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "instances" / "skynet"
 
@@ -76,7 +76,7 @@ def load_maps():
 
 
 def _adversary_task(args):
-    from puzzleproof.verify.skynet_adversary import BotPlayer, adversary
+    from puzzleproof.games.skynet_adversary import BotPlayer, adversary
 
     m, bot, start, limit = args
     rule = make_bot(bot).rule
@@ -135,7 +135,7 @@ def run_measured(cmd: list[str]) -> dict:
     import subprocess
     import time
 
-    from puzzleproof.procs import set_child_subreaper
+    from puzzleproof.processes import set_child_subreaper
 
     set_child_subreaper()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -42,11 +42,10 @@ from puzzleproof.encoders.skynet_fewest import FewestCuts, pocket_nodes, without
 from puzzleproof.encoders.skynet_sat import Reduced, SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap, norm
-from puzzleproof.verify.skynet_agents import make_agent
-from puzzleproof.verify.skynet_bots import make_bot
-from puzzleproof.verify.skynet_explicit import solve as ex_solve
-from puzzleproof.verify.skynet_referee import play
-from puzzleproof.verify.skynet_worst import WorstAgent  # noqa: F401  (registers "worst")
+from puzzleproof.players.skynet_agents import make_agent
+from puzzleproof.players.skynet_bots import make_bot
+from puzzleproof.encoders.skynet_explicit import solve as ex_solve
+from puzzleproof.games.skynet_referee import play
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "instances" / "skynet"
 

@@ -25,7 +25,7 @@ from typing import Any, Iterator, Sequence
 
 from puzzleproof import puzzles as registry
 from puzzleproof.errors import InputError, UsageError
-from puzzleproof.loaded import Loaded
+from puzzleproof.instance import Loaded
 from puzzleproof.puzzles.base import CrosscheckEnv, Outcome, Params, Picture
 from puzzleproof.result import Result
 

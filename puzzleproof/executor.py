@@ -6,10 +6,10 @@ and run their tasks through :func:`open_pool`, which yields a :class:`Pool` arou
 :class:`concurrent.futures.Executor`:
 
 - ``--jobs N`` (the default, N = the cores): a :class:`~concurrent.futures.ProcessPoolExecutor`
-  whose workers die with this process (:func:`puzzleproof.procs.process_pool`); with one job,
+  whose workers die with this process (:func:`puzzleproof.processes.process_pool`); with one job,
   tasks run in this process, one after another. The pool is made at the first
   :meth:`Pool.stream`, with no more workers than its tasks and at most
-  :data:`puzzleproof.procs.WORKERS_PER_CORE` per core (:func:`puzzleproof.procs.cap_jobs`):
+  :data:`puzzleproof.processes.WORKERS_PER_CORE` per core (:func:`puzzleproof.processes.cap_jobs`):
   ``-j 100000`` on one instance once forked 100000 workers for three tasks;
 - ``--scheduler tcp://HOST:8786``: an existing Dask cluster, through
   ``distributed.Client(address).get_executor()``;
@@ -51,7 +51,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from puzzleproof import procs
+from puzzleproof import processes
 
 __all__ = ["ExecutorSpec", "TaskFailure", "TaskHung", "Pool", "open_pool", "as_spec",
            "guarded_call", "hang_limit_for", "DEFAULT_RETRIES"]
@@ -166,7 +166,7 @@ def guarded_call(fn: Callable[..., Any], args: tuple, hang_limit: float | None,
         try:
             os.close(r)
             os.setpgid(0, 0)
-            procs.set_parent_death_signal(signal.SIGKILL)
+            processes.set_parent_death_signal(signal.SIGKILL)
             try:
                 data = pickle.dumps((True, fn(*args)))
             except BaseException as exc:  # noqa: BLE001 - sent to the parent
@@ -206,7 +206,7 @@ def guarded_call(fn: Callable[..., Any], args: tuple, hang_limit: float | None,
 
 def _worker_dies_with_parent() -> None:  # run on every worker of a local Dask cluster
     with contextlib.suppress(Exception):
-        procs.die_with_parent()
+        processes.die_with_parent()
 
 
 # --------------------------------------------------------------------------------------------
@@ -255,7 +255,7 @@ class Pool:
         spec = self.spec
         if not spec.distributed:
             if spec.jobs > 1:  # the process pool is made by the first stream (_ensure)
-                self.slots = procs.cap_jobs(spec.jobs)
+                self.slots = processes.cap_jobs(spec.jobs)
             else:
                 self.executor = _InlineExecutor()
                 self.slots = 1
@@ -294,27 +294,27 @@ class Pool:
         larger, when a later stream has more tasks than the pool has workers."""
         if self.spec.distributed or self.spec.jobs == 1 or tasks < 1:
             return
-        size = procs.cap_jobs(self.slots, tasks)
+        size = processes.cap_jobs(self.slots, tasks)
         if self.executor is not None and size <= self._size:
             return
         if self.executor is not None:  # between streams: nothing runs on it
             self.executor.shutdown(wait=True)
-        self.executor = procs.process_pool(size)
+        self.executor = processes.process_pool(size)
         self._size = size
 
     def renew(self) -> None:
         """Make the local process pool again after a worker died (it is broken then)."""
         old = self.executor
         if old is not None and not self.spec.distributed:
-            procs.kill_pool_workers(old)
+            processes.kill_pool_workers(old)
             old.shutdown(wait=False, cancel_futures=True)
-            procs.exit_if_terminated()  # not a new pool when a SIGTERM killed the old one
-            self.executor = procs.process_pool(self._size)
+            processes.exit_if_terminated()  # not a new pool when a SIGTERM killed the old one
+            self.executor = processes.process_pool(self._size)
 
     def abandon(self) -> None:
         """Stop at once: running tasks are not waited for."""
         if self.executor is not None and not self.spec.distributed:
-            procs.kill_pool_workers(self.executor)
+            processes.kill_pool_workers(self.executor)
             self.executor.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
@@ -325,7 +325,7 @@ class Pool:
             with contextlib.suppress(Exception):
                 self.cluster.close(timeout=10)
         elif self.executor is not None and not self.spec.distributed:
-            if procs.terminating():  # SIGTERM: the workers were killed, wait for nothing
+            if processes.terminating():  # SIGTERM: the workers were killed, wait for nothing
                 self.abandon()
             else:
                 self.executor.shutdown(wait=True)
@@ -358,7 +358,7 @@ class Pool:
         futures: dict[Future, tuple[Any, int, bool]] = {}
         try:
             while queue or futures:
-                procs.exit_if_terminated()
+                processes.exit_if_terminated()
                 while queue and len(futures) < window:
                     if queue[0][2] and futures or any(f[2] for f in futures.values()):
                         break  # a suspect runs alone
@@ -366,7 +366,7 @@ class Pool:
                     fut = self.executor.submit(guarded_call, fn, args(item), hang_limit, warm)
                     futures[fut] = (item, tries, suspect)
                 done, _ = wait(futures, return_when=FIRST_COMPLETED)
-                procs.exit_if_terminated()
+                processes.exit_if_terminated()
                 broken = False
                 for fut in done:
                     item, tries, _ = futures.pop(fut)
@@ -403,11 +403,11 @@ class Pool:
 def open_pool(jobs: "int | ExecutorSpec | None") -> Iterator[Pool]:
     """The executor ``jobs`` names, open for one batch and closed (a local Dask cluster torn
     down, local workers ended) when the block ends, however it ends. SIGTERM in the block
-    kills local workers and raises ``SystemExit(143)`` (:func:`puzzleproof.procs.sigterm_exits`);
+    kills local workers and raises ``SystemExit(143)`` (:func:`puzzleproof.processes.sigterm_exits`);
     with one local job the default SIGTERM stays."""
     spec = as_spec(jobs)
     pool = Pool(spec)
-    guard = procs.sigterm_exits() if spec.parallel else contextlib.nullcontext()
+    guard = processes.sigterm_exits() if spec.parallel else contextlib.nullcontext()
     with guard:
         try:
             pool._start()

@@ -19,7 +19,7 @@ import importlib
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 
 __all__ = ["KINDS", "Method", "load_ref", "seconds_run"]
 
@@ -48,7 +48,7 @@ class Method:
     :class:`~puzzleproof.result.Result`); it may be a ``"module:function"`` string, imported
     on first call. ``options`` names the keyword options it takes; :meth:`bind` fixes their
     values from a verb's option values, and a call passes them on with one
-    :class:`~puzzleproof.limits.Deadline` that bounds everything the method does for the
+    :class:`~puzzleproof.clock.Deadline` that bounds everything the method does for the
     instance. ``effort`` is the statistic a cross-check table summarises as effort."""
 
     name: str

@@ -66,8 +66,8 @@ def load_run(path: str | Path) -> list[dict]:
     :class:`~puzzleproof.errors.InputError` naming the file and line (a last line cut short
     by a killed run is dropped)."""
     from puzzleproof.formats import read_path
-    from puzzleproof.limits import limit
-    from puzzleproof.verify.crosscheck import MAX_RUN_BYTES
+    from puzzleproof.sizes import limit
+    from puzzleproof.formats.jsonl import MAX_RUN_BYTES
 
     p = Path(path)
     if p.is_dir():

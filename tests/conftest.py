@@ -70,10 +70,10 @@ def no_process_left_behind():
     me = os.getpid()
     before = set(_live_descendants(me))
     yield
-    from puzzleproof import procs
+    from puzzleproof import processes
 
     def new() -> dict[tuple[int, int], str]:
-        helpers = set(procs.helper_pids())  # the guardian lives as long as this process
+        helpers = set(processes.helper_pids())  # the guardian lives as long as this process
         return {k: c for k, c in _live_descendants(me).items()
                 if k not in before and k[0] not in helpers}
 

@@ -21,7 +21,7 @@ _RUNNER = r"""
 import json, sys, time
 from puzzleproof import puzzles
 from puzzleproof.api import _rows, params_for
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.puzzles.inputs import Inputs
 puzzle, method, path, limit = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 options = json.loads(sys.argv[5])

@@ -14,7 +14,7 @@ import pytest
 import puzzleproof
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.formats.deathrun import read_instances, write_graph
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.deathrun import generate_graph, make_graph, play_game
 from puzzleproof.puzzles import PuzzlePlugin, get
 from puzzleproof.result import Status
@@ -32,7 +32,7 @@ def _at_root(monkeypatch):
 @pytest.fixture(scope="module")
 def game_files(tmp_path_factory):
     """A graph, a game played on it, a tampered copy of the game and another graph."""
-    from puzzleproof.verify.deathrun_bots import builtin_player
+    from puzzleproof.players.deathrun_bots import builtin_player
 
     folder = tmp_path_factory.mktemp("deathrun")
     g = generate_graph(4)
@@ -60,7 +60,7 @@ def test_the_plugin_implements_every_verb():
 
 class TestSolve:
     def test_the_robust_bound_of_a_shipped_graph(self):
-        from puzzleproof.encoders.deathrun_student import robust_table
+        from puzzleproof.encoders.deathrun_robust import robust_table
 
         res = puzzleproof.solve(GAP)
         g = read_instances((ROOT / GAP).read_text(), GAP)[0].instance
@@ -207,7 +207,7 @@ class TestMethods:
     def test_the_bots_listed_are_the_bots_the_engine_plays(self):
         """One list of names: the tournament's bots (verify.deathrun_bots) and the methods
         agree, role by role."""
-        from puzzleproof.verify.deathrun_bots import CRIMINAL_BOTS, STUDENT_BOTS
+        from puzzleproof.players.deathrun_bots import CRIMINAL_BOTS, STUDENT_BOTS
         from puzzleproof.verify.deathrun_methods import bot_names
 
         assert sorted(bot_names("student")) == sorted(STUDENT_BOTS)
@@ -237,7 +237,7 @@ class TestMethods:
         assert res.answer["value"] == pytest.approx(4.0) and res.answer["k"] == 2
 
     def test_toll_round_against_the_enumeration(self):
-        from puzzleproof.encoders.deathrun_criminal import best_single_raise
+        from puzzleproof.encoders.deathrun_tolls import best_single_raise
 
         for seed in range(3):
             g = _tiny(seed)

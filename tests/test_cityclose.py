@@ -12,7 +12,8 @@ from puzzleproof.formats.cityclose import (order_json, read_map, read_order, ren
                                            sniff, plot_steps, map_to_json)
 from puzzleproof.models.cityclose import CityMap, Rules, score_order, wiener
 from puzzleproof.result import Status
-from puzzleproof.verify import cityclose_heuristics as H
+from puzzleproof.players import cityclose_article as H
+from puzzleproof.encoders import cityclose_dp as D
 from puzzleproof.verify.cityclose_methods import (check_answer, check_order, crosscheck_kind,
                                                   gaps, run)
 from puzzleproof.method import Method
@@ -45,7 +46,7 @@ class TestClosedForms:
         assert wiener(m) == math.comb(n + 1, 3)
         chk = score_order(m, [f"c{i}" for i in range(n - 1)])
         assert chk.ok and chk.total == math.comb(n + 2, 4)
-        assert H.dp(m).answer["total"] == math.comb(n + 2, 4)
+        assert D.dp(m).answer["total"] == math.comb(n + 2, 4)
         # closing a middle city disconnects
         if n >= 3:
             bad = score_order(m, ["c1"] + [f"c{i}" for i in range(2, n)])
@@ -57,14 +58,14 @@ class TestClosedForms:
         m = cycle_map(n)
         assert wiener(m) == w
         expected = w + math.comb(n + 1, 4)
-        for res in (H.dp(m), H.greedy(m), H.beam(m), H.merged_beam(m)):
+        for res in (D.dp(m), H.greedy(m), H.beam(m), H.merged_beam(m)):
             assert res.answer["total"] == expected
 
     @pytest.mark.parametrize("k", [1, 3, 6])
     def test_star(self, k):
         m = star_map(k)
         assert wiener(m) == k * k
-        res = H.dp(m)
+        res = D.dp(m)
         assert res.answer["total"] == sum(j * j for j in range(1, k + 1))
         assert res.answer["left"] == ["hub"]
 
@@ -140,7 +141,7 @@ class TestArticle:
         m = load("two-spies-roundabout.json")
         assert m.n == 11 and {m.names[i] for i in m.marked} == {
             "London", "Berlin", "Geneva", "Paris", "Venice"}
-        assert H.dp(m).answer["total"] == 372
+        assert D.dp(m).answer["total"] == 372
         assert H.greedy(m).answer["total"] == 374
         # the three large cities are not linked to each other: no order can end on them
         apart = Rules(final_size=3, keep=frozenset({"London", "Berlin", "Geneva"}))

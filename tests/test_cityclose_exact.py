@@ -13,7 +13,8 @@ from puzzleproof.encoders import cityclose_exact, cityclose_ilp
 from puzzleproof.formats.cityclose import read_map
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.result import Status
-from puzzleproof.verify import cityclose_heuristics as H
+from puzzleproof.players import cityclose_article as H
+from puzzleproof.encoders import cityclose_dp as D
 from puzzleproof.verify.cityclose_methods import merged_beam_incumbent
 from tests.conftest import shared_path
 
@@ -112,7 +113,7 @@ class TestAgainstBruteForce:
                 if rules.final_size > m.n:
                     continue
                 ref = brute_force(m, rules)
-                d = H.dp(m, rules)
+                d = D.dp(m, rules)
                 e = cityclose_exact.solve(m, rules)
                 assert _total(d) == ref, (m.links, rules)
                 assert _total(e) == ref, (m.links, rules)
@@ -137,7 +138,7 @@ class TestAgainstBruteForce:
         cases += [(m, r) for m in seven[::16] for r in (Rules(final_size=3, no_paths=4),
                                                         Rules(final_size=3, final_not_path=True))]
         for m, rules in cases:
-            ref = H.dp(m, rules)
+            ref = D.dp(m, rules)
             res = cityclose_ilp.solve(m, rules, workers=1)
             assert res.status == ref.status, (m.links, rules)
             assert _total(res) == _total(ref), (m.links, rules)
@@ -192,7 +193,7 @@ class TestExactOnShippedMaps:
     def test_incumbent_and_infeasible(self):
         ring = CityMap(tuple("abcdef"), tuple((i, (i + 1) % 6) for i in range(6)))
         # after the first closing a ring is a path: no order avoids paths of 4
-        for solve in (cityclose_exact.solve, cityclose_ilp.solve, H.dp):
+        for solve in (cityclose_exact.solve, cityclose_ilp.solve, D.dp):
             assert solve(ring, Rules(no_paths=4)).status == Status.INFEASIBLE
         r = cityclose_exact.solve(ring, incumbent=[0, 1, 2, 3, 4])
         assert r.status == Status.OPTIMAL and r.answer["total"] == 62

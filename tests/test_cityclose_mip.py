@@ -13,7 +13,8 @@ from puzzleproof.formats.cityclose import read_map
 from puzzleproof.models.cityclose import (CityMap, Rules, is_connected_mask, score_order,
                                           wiener, wiener_mask)
 from puzzleproof.result import Status
-from puzzleproof.verify import cityclose_heuristics as H
+from puzzleproof.players import cityclose_article as H
+from puzzleproof.encoders import cityclose_dp as D
 from tests.conftest import shared_path
 from tests.test_cityclose_exact import RULES, _total, atlas_maps, brute_force
 
@@ -29,7 +30,7 @@ def _cases() -> list[tuple[CityMap, Rules]]:
         rules = RULES[(i + 4) % len(RULES)]
         out.append((m, rules if rules.final_size <= m.n else Rules()))
     stuck = [(m, r) for m in atlas_maps(6) for r in RULES[3:]
-             if r.final_size <= m.n and H.dp(m, r).answer is None]
+             if r.final_size <= m.n and D.dp(m, r).answer is None]
     return out + stuck[:3]
 
 
@@ -41,7 +42,7 @@ class TestAgainstTheDP:
         assert len(cases) >= 40 and {r for _, r in cases} == set(RULES)
         infeasible = 0
         for m, rules in cases:
-            ref = H.dp(m, rules)
+            ref = D.dp(m, rules)
             res = cityclose_ilp.solve(m, rules, backend=backend)
             assert res.solver == res.certificate["method"] == f"ilp-{backend}"
             assert res.status == ref.status, (m.links, rules)
@@ -64,17 +65,17 @@ class TestAgainstTheDP:
         rules = Rules(keep=frozenset({"a", "b"}), final_size=2)
         r = cityclose_ilp.solve(ring, rules, backend=backend)
         assert r.status == Status.OPTIMAL and sorted(r.answer["left"]) == ["a", "b"]
-        assert r.answer["total"] == _total(H.dp(ring, rules)) == brute_force(ring, rules)
+        assert r.answer["total"] == _total(D.dp(ring, rules)) == brute_force(ring, rules)
 
     def test_warm_start(self, backend):
         """A poor warm start is improved on to the optimum; the optimum given as the warm
         start comes back proved."""
         m, poor = _poor_order()
-        best = _total(H.dp(m, Rules()))
+        best = _total(D.dp(m, Rules()))
         assert score_order(m, poor).total > best
         r = cityclose_ilp.solve(m, incumbent=poor, backend=backend)
         assert r.status == Status.OPTIMAL and r.answer["total"] == best
-        opt = [m.index(c) for c in H.dp(m, Rules()).answer["order"]]
+        opt = [m.index(c) for c in D.dp(m, Rules()).answer["order"]]
         r = cityclose_ilp.solve(m, incumbent=opt, backend=backend)
         assert r.status == Status.OPTIMAL and r.answer["total"] == best
 
@@ -92,7 +93,7 @@ def _poor_order() -> tuple[CityMap, list[int]]:
             _, v = max(options)
             order.append(v)
             mask &= ~(1 << v)
-        if score_order(m, order).total > _total(H.dp(m, Rules())):
+        if score_order(m, order).total > _total(D.dp(m, Rules())):
             return m, order
     raise AssertionError("no graph of 7 nodes where the worst greedy is not optimal")
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from puzzleproof.encoders import cityclose_exact as E
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.result import Status
-from puzzleproof.verify import cityclose_heuristics as H
+from puzzleproof.players import cityclose_article as H
+from puzzleproof.encoders import cityclose_dp as D
 from tests.test_cityclose_exact import RULES, _total, atlas_maps, brute_force
 
 
@@ -128,7 +129,7 @@ class TestBeyondAWord:
         assert 64 <= m.n <= 80
         leaf = m.names[m.n - 1]
         for rules in (Rules(), Rules(keep=frozenset({leaf}), final_size=3)):
-            ref = H.dp(m, rules, max_cities=80)
+            ref = D.dp(m, rules, max_cities=80)
             assert ref.status == Status.OPTIMAL
             res = E.solve(m, rules)
             assert res.stats.get("layers") is not None
@@ -191,7 +192,7 @@ class TestTiesAndTwins:
         m = _named(8, [(0, 1), (0, 2), (0, 3), (0, 4), (4, 5), (4, 6), (5, 7), (6, 7)])
         for rules in RULES + [Rules(keep=frozenset({"c2"})), Rules(keep=frozenset({"c6"}),
                                                                     final_size=3)]:
-            ref = H.dp(m, rules)
+            ref = D.dp(m, rules)
             for engine in ("word", "wide"):
                 res = E.solve(m, rules, engine=engine)
                 assert _total(res) == _total(ref), (rules, engine)
@@ -218,7 +219,7 @@ def test_random_small_maps_exact_dp_brute_force(data):
     if len(keep) > final_size:
         return
     ref = brute_force(m, rules)
-    assert _total(H.dp(m, rules)) == ref
+    assert _total(D.dp(m, rules)) == ref
     for engine in ("word", "wide"):
         res = E.solve(m, rules, engine=engine)
         assert _total(res) == ref, (m.links, rules, engine)
@@ -326,7 +327,7 @@ class TestMinimaUnderLimits:
 
 
 def test_first_order_takes_an_order_a_callable_or_falls_back_to_greedy():
-    from puzzleproof.limits import Deadline
+    from puzzleproof.clock import Deadline
 
     m = cycle(8)
     order, total = E.first_order(m, Rules(), [0, 1, 2, 3, 4, 5, 6], Deadline(None))

@@ -161,7 +161,7 @@ def test_tournament_resume_adds_nothing_and_plots(capsys, tmp_path):
 
 class TestSolve:
     def test_bound_from_a_seed_and_files(self, capsys):
-        from puzzleproof.encoders.deathrun_student import robust_table
+        from puzzleproof.encoders.deathrun_robust import robust_table
 
         code, out, err = run(capsys, "solve", "deathrun", "--seed", 1, "--json")
         assert code == 0, err
@@ -230,10 +230,10 @@ class TestCrosscheck:
 
     @pytest.mark.slow
     def test_robust_above_its_bound_is_a_failed_check(self, capsys, monkeypatch, tmp_path):
-        from puzzleproof.encoders import deathrun_student
+        from puzzleproof.encoders import deathrun_robust
 
         # a bound that cannot hold: the check must catch the robust student above it
-        monkeypatch.setattr(deathrun_student.RobustTable, "bound", lambda self: 10.0)
+        monkeypatch.setattr(deathrun_robust.RobustTable, "bound", lambda self: 10.0)
         runs = tmp_path / "runs.jsonl"
         code, out, _ = run(capsys, "crosscheck", "deathrun", "-n", 7, "-j", 1, "--students",
                            "robust,greedy", "--criminals", "toll,crowd", "-o", runs)

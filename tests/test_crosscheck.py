@@ -10,7 +10,8 @@ import pytest
 from puzzleproof.cli import main
 from puzzleproof.result import Result, Status
 from puzzleproof.method import Method
-from puzzleproof.verify.crosscheck import load_records, run_crosscheck
+from puzzleproof.formats.jsonl import load_records
+from puzzleproof.verify.crosscheck import run_crosscheck
 from puzzleproof.verify.hashi_methods import hashi_kind, load_hashi_instances
 from tests.conftest import INSTANCES, shared_path
 

@@ -17,7 +17,7 @@ from puzzleproof.models.deathrun import (BaseCriminal, BaseStudent, InProcessPla
                                          generate_graph, make_graph, nominal_distance, play_game,
                                          scoreboard)
 from puzzleproof.models.deathrun_replay import replay
-from puzzleproof.verify.deathrun_bots import builtin_player
+from puzzleproof.players.deathrun_bots import builtin_player
 
 # 0 -> 1 (2), 0 -> 2 (3), 1 -> 3 (4), 1 -> 4 (5), 2 -> 3 (1); ends 3, 4
 SMALL = make_graph([(0, 1, 2), (0, 2, 3), (1, 3, 4), (1, 4, 5), (2, 3, 1)], 0, [3, 4])
@@ -303,7 +303,7 @@ def test_a_deadline_stops_a_game_before_the_next_move_not_the_next_round():
     the rounds played whole), not after the round's other students have moved."""
     import time
 
-    from puzzleproof.limits import Deadline
+    from puzzleproof.clock import Deadline
     from puzzleproof.models.deathrun import OutOfTime
 
     moves = []

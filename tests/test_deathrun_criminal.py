@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from puzzleproof.encoders.deathrun_criminal import (best_single_raise, fh_formula, fh_lp,
+from puzzleproof.encoders.deathrun_tolls import (best_single_raise, fh_formula, fh_lp,
                                                     shortest_with, toll_mip)
 from puzzleproof.models.deathrun import generate_graph, nominal_distance
 
@@ -78,7 +78,7 @@ class TestToll:
     def test_enumeration_against_simulated_followers(self):
         # raise the chosen link and let every group take its cheapest path: the revenue
         # the enumeration claims is what the followers pay the criminal
-        from puzzleproof.encoders.deathrun_criminal import _best_paths
+        from puzzleproof.encoders.deathrun_tolls import _best_paths
 
         for seed in range(10):
             g = generate_graph(seed, layers=5, height=3, wmin=1, wmax=8)

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from puzzleproof.encoders.deathrun_student import robust_table
+from puzzleproof.encoders.deathrun_robust import robust_table
 from puzzleproof.models.deathrun import InProcessPlayer, generate_graph, make_graph, play_game
 from puzzleproof.models.deathrun_replay import replay
-from puzzleproof.verify.deathrun_bots import CRIMINAL_BOTS, STUDENT_BOTS, bot_class
-from puzzleproof.verify.deathrun_habits import View, forced, gap_described
-from puzzleproof.verify.deathrun_planner import PlannerStudent
-from puzzleproof.verify.deathrun_herd import Herd, Scene
-from puzzleproof.verify.deathrun_pricer import PricerCriminal, crowd_builtin
+from puzzleproof.players.deathrun_bots import CRIMINAL_BOTS, STUDENT_BOTS, bot_class
+from puzzleproof.players.deathrun_criminal_models import View, forced, gap_described
+from puzzleproof.players.deathrun_planner import PlannerStudent
+from puzzleproof.players.deathrun_student_models import Herd, Scene
+from puzzleproof.players.deathrun_pricer import PricerCriminal, crowd_builtin
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAGUE = ROOT / "instances/deathrun/bots/league"

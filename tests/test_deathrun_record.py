@@ -18,7 +18,7 @@ from puzzleproof.models.deathrun import (BaseCriminal, BaseStudent, InProcessPla
                                          generate_graph, play_game)
 from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.models.deathrun_record import check_record_shape
-from puzzleproof.verify.deathrun_bots import builtin_player
+from puzzleproof.players.deathrun_bots import builtin_player
 
 
 class Nowhere(BaseStudent):

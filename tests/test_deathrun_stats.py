@@ -11,9 +11,9 @@ import statistics
 import pytest
 
 from puzzleproof.cli import main
-from puzzleproof.verify.deathrun_stats import (incomplete_beta, mean_interval, paired_test,
+from puzzleproof.games.tournament_stats import (incomplete_beta, mean_interval, paired_test,
                                                t_quantile, t_sf2)
-from puzzleproof.verify.deathrun_tournament import (iter_schedule, per_graph, run_tournament,
+from puzzleproof.games.deathrun_tournament import (iter_schedule, per_graph, run_tournament,
                                                     summarise)
 
 # t(p; df) as printed in the standard tables (4 decimals)

@@ -9,14 +9,14 @@ from functools import lru_cache
 
 import pytest
 
-from puzzleproof.encoders.deathrun_student import (RobustStudent, integer_value,
-                                                   robust_choice, robust_table, solve,
-                                                   water_level)
+from puzzleproof.encoders.deathrun_robust import (integer_value, robust_choice, robust_table,
+                                                  solve, water_level)
+from puzzleproof.players.deathrun_robust import RobustStudent
 from puzzleproof.models.deathrun import (BaseCriminal, InProcessPlayer, generate_graph, make_graph,
                                          nominal_distance, play_game)
 from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.result import Status
-from puzzleproof.verify.deathrun_bots import builtin_player
+from puzzleproof.players.deathrun_bots import builtin_player
 
 
 def tiny(seed: int):
@@ -210,14 +210,14 @@ class TestGridLimit:
     @pytest.mark.parametrize("budget,step", [(1e308, 1.0), (1_000_000, 1e-7), (200, 1e-300),
                                              (5000, 1.0)])
     def test_a_grid_too_large_is_refused_before_allocating(self, budget, step):
-        from puzzleproof.encoders.deathrun_student import MAX_LEVELS, robust_table
+        from puzzleproof.encoders.deathrun_robust import MAX_LEVELS, robust_table
         from puzzleproof.errors import InputError
 
         with pytest.raises(InputError, match=f"above the limit of {MAX_LEVELS:,}"):
             robust_table(generate_graph(1), budget, step, cache=False)
 
     def test_the_limit_is_lifted_deliberately(self, monkeypatch):
-        from puzzleproof.encoders.deathrun_student import grid_levels
+        from puzzleproof.encoders.deathrun_robust import grid_levels
 
         monkeypatch.setenv("PUZZLEPROOF_MAX_SIZE", "3")
         assert grid_levels(5000, 1.0) == 5000

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from puzzleproof.verify.deathrun_tournament import (crosscheck_records, plot_scores,
+from puzzleproof.games.deathrun_tournament import (crosscheck_records, plot_scores,
                                                     run_tournament, schedule, summarise)
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ import pytest
 from puzzleproof.errors import InputError
 from puzzleproof.models.deathrun import make_graph, generate_graph, play_game
 from puzzleproof.models.deathrun_replay import replay
-from puzzleproof.verify.deathrun_workers import WorkerPool, make_player, parse_bot
+from puzzleproof.games.deathrun_workers import WorkerPool, make_player, parse_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "instances" / "deathrun" / "bots"
@@ -203,7 +203,7 @@ class TestFailures:
         script.write_text(textwrap.dedent(f"""
             import sys, time
             sys.path.insert(0, {str(ROOT)!r})
-            from puzzleproof.verify.deathrun_workers import WorkerPool, make_player
+            from puzzleproof.games.deathrun_workers import WorkerPool, make_player
             pool = WorkerPool()
             p = make_player({str(bots / 'hostile.py:Forker')!r}, "criminal", pool)
             p.start([(0, 1, 1)], 0, [1], "0:0")

@@ -16,10 +16,10 @@ from conftest import INSTANCES, shared_path
 from puzzleproof.formats.skynet import read_map, record_from_json, record_to_json
 from puzzleproof.models.skynet import replay
 from puzzleproof.verify.crosscheck import run_crosscheck
-from puzzleproof.verify.external import ExternalProgram, ProgramEnded, run_to_completion
-from puzzleproof.verify.skynet_agents import make_agent
+from puzzleproof.games.programs import ExternalProgram, ProgramEnded, run_to_completion
+from puzzleproof.players.skynet_agents import make_agent
 from puzzleproof.verify.skynet_methods import game_instances, games_kind, judge_lost_games
-from puzzleproof.verify.skynet_referee import play_external
+from puzzleproof.games.skynet_referee import play_external
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="process groups and RLIMIT_AS are tested on Linux")
@@ -343,7 +343,7 @@ class TestHashiExternal:
     @pytest.mark.slow
     def test_right_wrong_and_hanging_solvers(self, tmp_path, puzzle_and_solution):
         from puzzleproof.verify.crosscheck import Instance
-        from puzzleproof.verify.hashi_external import external_method
+        from puzzleproof.games.hashi_program import external_method
         from puzzleproof.verify.hashi_methods import hashi_kind
 
         puzzle, sol = puzzle_and_solution

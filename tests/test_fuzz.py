@@ -242,7 +242,7 @@ class TestIssueItems:
 
     def test_explicit_solver_on_a_contained_start(self):
         from puzzleproof.result import Status
-        from puzzleproof.verify.skynet_explicit import solve
+        from puzzleproof.encoders.skynet_explicit import solve
 
         m = sfmt.read_map("5 3 1\n1 2\n3 4\n0 3\n2\n0\n")  # 0 is cut off from gateway 2
         for rule in ("ep1", "ep2"):

@@ -11,7 +11,7 @@ from puzzleproof.encoders import hashi_common
 from puzzleproof.formats.hashi import read_puzzles
 from puzzleproof.models.hashi import Puzzle, check_solution
 from puzzleproof.result import Status
-from puzzleproof.verify.hashi_brute import enumerate_solutions
+from puzzleproof.encoders.hashi_brute import enumerate_solutions
 from tests.conftest import shared_path
 from tests.hashi_gen import tiny_puzzle
 

@@ -9,10 +9,10 @@ import time
 import pytest
 
 from puzzleproof.encoders import HASHI_SOLVERS, hashi_cpsat, hashi_sat, hashi_solver
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.hashi import Puzzle, check_solution
 from puzzleproof.result import Status
-from puzzleproof.verify.hashi_brute import enumerate_solutions
+from puzzleproof.encoders.hashi_brute import enumerate_solutions
 from tests.test_hashi_exact import TINY, canon
 
 

@@ -11,19 +11,22 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "puzzleproof"
 
-#: from the bottom: the base modules; models; encoders and formats; verify; generate; the
-#: puzzle plugins; api and report; the command; the package's face
+#: from the bottom: the base modules; models; encoders and formats; the players judged; how
+#: games and programs run; verify; generate; the puzzle plugins; api and report; the
+#: command; the package's face
 LAYERS = {
-    "result": 0, "errors": 0, "limits": 0, "procs": 0, "executor": 0, "loaded": 0,
-    "method": 0,
+    "result": 0, "errors": 0, "clock": 0, "sizes": 0, "processes": 0, "executor": 0,
+    "instance": 0, "method": 0,
     "models": 1,
     "encoders": 2, "formats": 2,
-    "verify": 3,
-    "generate": 4,
-    "puzzles": 5,
-    "api": 6, "report": 6,
-    "cli": 7,
-    "__init__": 8, "__main__": 8, "_entry": 8,
+    "players": 3,
+    "games": 4,
+    "verify": 5,
+    "generate": 6,
+    "puzzles": 7, "plugin": 7,
+    "api": 8, "report": 8,
+    "cli": 9,
+    "__init__": 10, "__main__": 10, "_entry": 10,
 }
 #: the longest function (lines from its ``def`` to its last line)
 MAX_FUNCTION_LINES = 80

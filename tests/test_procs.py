@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, shared_path
-from puzzleproof import procs
+from puzzleproof import processes
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="/proc, process groups and parent-death signals are "
@@ -258,9 +258,9 @@ def test_sigterm_with_many_jobs_exits_cleanly(tmp_path, when):
 _FORK_STORM = """
 import logging, os, signal, sys, threading, time
 sys.path.insert(0, {root!r})
-from puzzleproof import procs
+from puzzleproof import processes
 if {hook_only!r}:
-    procs._UNSAFE_MODULES = ()  # leave it to the unraisable hook
+    processes._UNSAFE_MODULES = ()  # leave it to the unraisable hook
 logging.getLogger("x")  # logging's fork hooks run around every fork below
 
 def later():
@@ -269,7 +269,7 @@ def later():
 
 threading.Thread(target=later, daemon=True).start()
 try:
-    with procs.sigterm_exits():
+    with processes.sigterm_exits():
         end, n = time.monotonic() + 20, 0
         while time.monotonic() < end:
             if os.fork() == 0:
@@ -304,20 +304,20 @@ def test_sigterm_during_forks_is_not_swallowed(tmp_path, hook_only):
 _SLOW_SHUTDOWN = """
 import sys, time
 sys.path.insert(0, {root!r})
-from puzzleproof import procs
+from puzzleproof import processes
 class Slow:  # a module's teardown slower than the retry timer (big extension modules)
     def __del__(self):
         time.sleep(0.3)
 slow = Slow()
-with procs.sigterm_exits():
-    procs._terminating[0] = procs._pending[0] = True  # a SIGTERM put off at an unsafe frame
-    procs._retry_soon()
+with processes.sigterm_exits():
+    processes._terminating[0] = processes._pending[0] = True  # a SIGTERM put off at an unsafe frame
+    processes._retry_soon()
     {how}
 print("went on after the block", flush=True)
 """
 
 
-@pytest.mark.parametrize("how", ["procs.exit_if_terminated()", "pass"],
+@pytest.mark.parametrize("how", ["processes.exit_if_terminated()", "pass"],
                          ids=["batch-loop", "block-ends"])
 def test_a_sigterm_put_off_exits_143_however_slow_the_shutdown(tmp_path, how):
     """The exit of a SIGTERM that was put off is raised by the batch loop, or at the latest
@@ -341,7 +341,7 @@ def test_the_pool_manager_race_is_not_printed_and_nothing_else_is_hidden(monkeyp
 
     seen: list = []
     monkeypatch.setattr(threading, "excepthook", seen.append)
-    procs.process_pool(1).shutdown()
+    processes.process_pool(1).shutdown()
     manager = _ExecutorManagerThread.__new__(_ExecutorManagerThread)
     race = SimpleNamespace(thread=manager, exc_value=InvalidStateError("CANCELLED"))
     other = SimpleNamespace(thread=manager, exc_value=RuntimeError("a real bug"))
@@ -360,10 +360,10 @@ def test_the_sigterm_kill_reaches_a_worker_no_pool_lists_yet():
     p = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
     p.start()
     try:
-        assert procs.kill_pool_workers() >= 1
+        assert processes.kill_pool_workers() >= 1
         p.join(10)
         assert p.exitcode == -signal.SIGKILL
-        assert procs.kill_pool_workers() == 0  # an ended child is not signalled again
+        assert processes.kill_pool_workers() == 0  # an ended child is not signalled again
     finally:
         if p.is_alive():
             p.kill()
@@ -378,7 +378,7 @@ def test_after_sigterm_the_pool_internals_tearing_down_print_nothing(monkeypatch
     from concurrent.futures.process import _ThreadWakeup
 
     seen: list = []
-    monkeypatch.setattr(procs, "_prev_unraisable", [seen.append])
+    monkeypatch.setattr(processes, "_prev_unraisable", [seen.append])
 
     def caught(fn):
         try:
@@ -391,23 +391,23 @@ def test_after_sigterm_the_pool_internals_tearing_down_print_nothing(monkeypatch
     wake._writer.close()  # closed under it, as by the manager thread
     pool_err = caught(wake.wakeup)
     ours = caught(lambda: os.write(-1, b""))
-    monkeypatch.setattr(procs, "_terminating", [False])
-    procs._quiet_unraisable(pool_err)
-    monkeypatch.setattr(procs, "_terminating", [True])
-    procs._quiet_unraisable(pool_err)
-    procs._quiet_unraisable(ours)
+    monkeypatch.setattr(processes, "_terminating", [False])
+    processes._quiet_unraisable(pool_err)
+    monkeypatch.setattr(processes, "_terminating", [True])
+    processes._quiet_unraisable(pool_err)
+    processes._quiet_unraisable(ours)
     assert seen == [pool_err, ours]
 
 
 def test_pool_workers_die_with_a_killed_library_caller(tmp_path):
-    """A pool made by :func:`procs.process_pool` in a process killed with SIGKILL: the workers
+    """A pool made by :func:`processes.process_pool` in a process killed with SIGKILL: the workers
     go with it (the kernel's parent-death signal)."""
     script = tmp_path / "parent.py"
     script.write_text(textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(ROOT)!r})
-        from puzzleproof import procs
-        pool = procs.process_pool(2)
+        from puzzleproof import processes
+        pool = processes.process_pool(2)
         futs = [pool.submit(time.sleep, 100) for _ in range(2)]
         time.sleep(0.5)
         print(*[p.pid for p in pool._processes.values()], flush=True)
@@ -429,16 +429,16 @@ def test_pool_workers_die_with_a_killed_library_caller(tmp_path):
 def test_sigterm_handler_is_scoped_to_the_main_thread_default():
     """The handler goes in only over the default, and is taken out after."""
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
-    with procs.sigterm_exits():
-        assert signal.getsignal(signal.SIGTERM) is procs._on_sigterm
-        with procs.sigterm_exits():  # nested: harmless
+    with processes.sigterm_exits():
+        assert signal.getsignal(signal.SIGTERM) is processes._on_sigterm
+        with processes.sigterm_exits():  # nested: harmless
             pass
-        assert signal.getsignal(signal.SIGTERM) is procs._on_sigterm
+        assert signal.getsignal(signal.SIGTERM) is processes._on_sigterm
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     mine = lambda *_: None  # noqa: E731
     signal.signal(signal.SIGTERM, mine)
     try:
-        with procs.sigterm_exits():
+        with processes.sigterm_exits():
             assert signal.getsignal(signal.SIGTERM) is mine
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -494,8 +494,8 @@ def ep1_map():
 def test_shell_bot_children_die_with_it(ep1_map, name, shell):
     """``bash -c 'sleep 100; ...'``-style Skynet bots: the verdict comes within the start-up
     limit and nothing the bot started survives the game."""
-    from puzzleproof.verify.skynet_agents import make_agent
-    from puzzleproof.verify.skynet_referee import play_external
+    from puzzleproof.players.skynet_agents import make_agent
+    from puzzleproof.games.skynet_referee import play_external
 
     marker = f"pp-test-{uuid.uuid4().hex}"
     cmd = ["bash", "-c", shell.format(m=marker)]
@@ -519,7 +519,7 @@ def test_killed_runner_takes_the_bots_children(tmp_path):
     script.write_text(textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(ROOT)!r})
-        from puzzleproof.verify.external import ExternalProgram
+        from puzzleproof.games.programs import ExternalProgram
         p = ExternalProgram(["bash", "-c", "(exec -a {marker} sleep 100) & "
                              "(exec -a {marker} sleep 100) & sleep 100"])
         time.sleep(0.5)
@@ -595,7 +595,7 @@ def dr_bots(tmp_path: Path) -> Path:
 
 def _dr_game(pool, spec):
     from puzzleproof.models.deathrun import make_graph, play_game
-    from puzzleproof.verify.deathrun_workers import make_player
+    from puzzleproof.games.deathrun_workers import make_player
 
     g = make_graph([(0, 1, 2), (0, 2, 3), (1, 3, 4), (1, 4, 5), (2, 3, 1)], 0, [3, 4])
     crim = [make_player(spec, "criminal", pool)]
@@ -612,7 +612,7 @@ def _dr_game(pool, spec):
 def test_deathrun_misbehaving_bot(dr_bots, bot, needle, limit_s):
     """Each gets its verdict within its limit, and no process of it is left."""
     from puzzleproof.models.deathrun_replay import replay
-    from puzzleproof.verify.deathrun_workers import WorkerPool
+    from puzzleproof.games.deathrun_workers import WorkerPool
 
     before = _tree(os.getpid())
     t0 = time.monotonic()
@@ -633,9 +633,9 @@ def test_deathrun_misbehaving_bot(dr_bots, bot, needle, limit_s):
     if bot == "ForkSleep":  # left the group with setsid, but still the worker's child
         child = int((dr_bots / "child.pid").read_text())
         assert _stat(child) is None or _stat(child)[0] in ("Z", "X")  # type: ignore[index]
-    from puzzleproof import procs
+    from puzzleproof import processes
 
-    guardian = set(procs.helper_pids())  # started by the first pool, lives as long as we do
+    guardian = set(processes.helper_pids())  # started by the first pool, lives as long as we do
     new = {p for p in _tree(os.getpid()) - before if p[0] not in guardian}
     left, _ = _wait_gone(new | workers, 3.0)
     _kill_all(left)

@@ -14,9 +14,9 @@ from puzzleproof.formats.skynet import (read_map, record_from_json, record_to_js
                                         write_map)
 from puzzleproof.models.skynet import (GameRecord, SkynetMap, Turn, agent_moves, check_cut,
                                        legal_cuts, outcome, replay)
-from puzzleproof.verify.skynet_agents import AGENTS, make_agent, measure_traces
-from puzzleproof.verify.skynet_bots import BOTS, make_bot
-from puzzleproof.verify.skynet_referee import play, play_external
+from puzzleproof.players.skynet_agents import AGENTS, make_agent, measure_traces
+from puzzleproof.players.skynet_bots import BOTS, make_bot
+from puzzleproof.games.skynet_referee import play, play_external
 from tests.conftest import SHARED, shared_path
 
 # the statement's example: 0-1, 0-2, 1-3, 2-3, gateway 3, start 0

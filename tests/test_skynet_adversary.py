@@ -17,9 +17,9 @@ from puzzleproof.formats.skynet import read_map, record_from_json
 from puzzleproof.models.skynet import (SkynetMap, agent_moves, check_cut, legal_cuts, outcome,
                                        replay)
 from puzzleproof.models.skynet_strategy import check_player_strategy
-from puzzleproof.verify.skynet_adversary import BotPlayer, ProgramPlayer, adversary
-from puzzleproof.verify.skynet_bots import Bot, make_bot
-from puzzleproof.verify.skynet_explicit import solve as ex_solve
+from puzzleproof.games.skynet_adversary import BotPlayer, ProgramPlayer, adversary
+from puzzleproof.players.skynet_bots import Bot, make_bot
+from puzzleproof.encoders.skynet_explicit import solve as ex_solve
 from tests.conftest import shared_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -276,7 +276,7 @@ def test_a_history_dependent_bot_is_found_and_judged_line_by_line():
 
 def test_the_oracle_agrees_with_explicit_search_on_random_positions():
     """Its answers, looked up by subsets and supersets of links, against a fresh search."""
-    from puzzleproof.verify.skynet_adversary import Oracle
+    from puzzleproof.games.skynet_adversary import Oracle
 
     rng = random.Random(3)
     answers = set()

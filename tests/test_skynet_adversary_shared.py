@@ -16,9 +16,9 @@ import pytest
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap, replay
 from puzzleproof.models.skynet_strategy import check_player_strategy
-from puzzleproof.verify.skynet_adversary import BotPlayer, adversary
-from puzzleproof.verify.skynet_bots import Bot, make_bot
-from puzzleproof.verify.skynet_knowledge import STORE_ENV
+from puzzleproof.games.skynet_adversary import BotPlayer, adversary
+from puzzleproof.players.skynet_bots import Bot, make_bot
+from puzzleproof.games.skynet_settled import STORE_ENV
 from tests.conftest import shared_path
 from tests.test_skynet_adversary import brute_losing_line, random_small_map
 
@@ -110,7 +110,7 @@ def test_a_bot_that_depends_on_its_start_is_judged_start_by_start():
 RUN = textwrap.dedent('''
     import json, sys
     from puzzleproof.formats.skynet import read_map
-    from puzzleproof.verify.skynet_adversary import BotPlayer, adversary
+    from puzzleproof.games.skynet_adversary import BotPlayer, adversary
     path, start = sys.argv[1], int(sys.argv[2])
     m = read_map(open(path).read(), path)
     r = adversary(m, "ep2", start, BotPlayer("ep2-slack"), time_limit=300)
@@ -149,7 +149,7 @@ def test_a_forked_programs_proved_certificates_on_maps_05_and_06_hold_by_the_rul
     is replayed by the rules-only checker."""
     from pathlib import Path
 
-    from puzzleproof.verify.skynet_adversary import ProgramPlayer
+    from puzzleproof.games.skynet_adversary import ProgramPlayer
     from tests.test_skynet_fork import still_running
 
     bot = Path(__file__).resolve().parents[1] / "benchmarks" / "skynet_slack_bot.py"
@@ -169,13 +169,13 @@ def test_a_search_shares_what_it_settled_while_it_runs(tmp_path, monkeypatch):
     """With knowledge on disk (pool workers), a search hands over its settled positions as
     it goes, from a copy of its table taken under its lock: they are the positions its own
     end-of-search walk finds settled, and every one of them is in the store."""
-    from puzzleproof.verify import skynet_knowledge, skynet_search
+    from puzzleproof.games import skynet_settled, skynet_adversary_search
 
     monkeypatch.setenv(STORE_ENV, str(tmp_path / "store"))
-    monkeypatch.setattr(skynet_knowledge, "_MEMORY", {})
-    monkeypatch.setattr(skynet_search, "SYNC_SECONDS", 0.0)
+    monkeypatch.setattr(skynet_settled, "_MEMORY", {})
+    monkeypatch.setattr(skynet_adversary_search, "SYNC_SECONDS", 0.0)
     seen: list = []
-    original = skynet_search.Search.sync
+    original = skynet_adversary_search.Search.sync
 
     def spy(self):
         before = self.synced
@@ -183,14 +183,14 @@ def test_a_search_shares_what_it_settled_while_it_runs(tmp_path, monkeypatch):
         if self.synced != before:
             seen.append(self)
 
-    monkeypatch.setattr(skynet_search.Search, "sync", spy)
+    monkeypatch.setattr(skynet_adversary_search.Search, "sync", spy)
     m = official("04-ordered-gateways")
     r = adversary(m, "ep2", 0, BotPlayer("ep2-slack"), time_limit=300)
     assert r.verdict == "PROVED" and seen
     s = seen[-1]
     settled = dict(s.complete())
     assert settled and dict(s.complete(dict(s.table), dict(s.expanded))) == settled
-    fresh = skynet_knowledge.Knowledge(len(m.links), s.knowledge.path)
+    fresh = skynet_settled.Knowledge(len(m.links), s.knowledge.path)
     fresh.refresh()
     assert set(settled) <= fresh.settled
     assert all(fresh.cuts[key] == cut for key, cut in settled.items())

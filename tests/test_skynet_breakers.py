@@ -16,11 +16,18 @@ from puzzleproof.generate.skynet import (_without_node, beaten_by, breaks, local
 from puzzleproof.generate.skynet_ep1 import EP1_BOTS, ep1_set
 from puzzleproof.models.skynet import SkynetMap, replay
 from puzzleproof.models.skynet_strategy import check_player_strategy
-from puzzleproof.verify.skynet_agents import make_agent
-from puzzleproof.verify.skynet_bots import BOTS, Ep2SlackBot, make_bot
-from puzzleproof.verify.skynet_ep1 import article_cuts, worst_cuts
-from puzzleproof.verify.skynet_referee import play
-from puzzleproof.verify.skynet_worst import beating_line
+from puzzleproof.players.skynet_agents import make_agent
+from puzzleproof.players.skynet_bots import BOTS, Ep2SlackBot, make_bot
+from puzzleproof.verify.skynet_ep1_cuts import article_cuts, worst_cuts
+from puzzleproof.games.skynet_referee import play
+from puzzleproof.games.skynet_adversary import BotPlayer, adversary
+
+def beaten(m, rule, start, factory):
+    """The bot's result against every agent line (the adversary) and the line that beats it."""
+    res = adversary(m, rule, start, BotPlayer("bot", factory), time_limit=None,
+                    max_lines=200_000, certificate=False)
+    return res.bot_result, res.record
+
 
 ROOT = Path(__file__).resolve().parent.parent
 BREAKERS = sorted((ROOT / "instances/skynet/breakers").glob("*.txt"))
@@ -41,7 +48,7 @@ def test_ep1_article_port_no_longer_crashes_on_the_old_breakers():
         for agent in ("article", "nearest"):
             r = play(m, "ep1", make_bot("ep1-article"), make_agent(agent))
             assert replay(r) == [] and r.result == "WIN", (text, agent, r.reason)
-        verdict, record, _ = beating_line(m, "ep1", m.start, lambda: make_bot("ep1-article"))
+        verdict, record = beaten(m, "ep1", m.start, lambda: make_bot("ep1-article"))
         assert verdict == "WIN" and record is None
 
 
@@ -133,7 +140,7 @@ def test_every_shipped_breaker_replays(path):
         if agent == "article":  # beaten by play: the same game again
             r = play(m, rule, make_bot(bot), make_agent("article"))
             assert r.result == "LOSS" and r.reason == "agent-reached-gateway"
-        verdict, record, _ = beating_line(m, rule, m.start, lambda b=bot: make_bot(b))
+        verdict, record = beaten(m, rule, m.start, lambda b=bot: make_bot(b))
         assert verdict == "LOSS" and record.reason == "agent-reached-gateway"
     assert ev["locally_minimal"] is True
 
@@ -170,7 +177,7 @@ def test_episode1_cuts_are_never_below_the_fewest_and_a_crash_is_no_count(monkey
 
 def test_ep1_gap_search_keeps_maps_where_a_bot_spends_more_than_the_fewest():
     from puzzleproof.generate.skynet_ep1 import GapParams, search_gap
-    from puzzleproof.verify.skynet_explicit import solve as explicit_solve
+    from puzzleproof.encoders.skynet_explicit import solve as explicit_solve
 
     got = list(search_gap(GapParams(nodes=8, attempts=12, count=2, seed=1)))
     assert got and [g.excess for g in got] == sorted((g.excess for g in got), reverse=True)
@@ -188,7 +195,7 @@ def test_ep1_gap_search_keeps_maps_where_a_bot_spends_more_than_the_fewest():
                          ids=lambda p: p.stem)
 def test_shipped_ep1_gap_maps_replay(path):
     """Each shipped gap map: the fewest cuts proved again, every bot's cuts played again."""
-    from puzzleproof.verify.skynet_explicit import solve as explicit_solve
+    from puzzleproof.encoders.skynet_explicit import solve as explicit_solve
 
     m = read_map(path.read_text(), path.name)
     rec = json.loads(path.with_name(path.stem + ".cuts.json").read_text())

@@ -17,7 +17,7 @@ from puzzleproof.generate.skynet_large import LIMITS, codingame_limits_map
 from puzzleproof.models.skynet import SkynetMap, norm
 from puzzleproof.models.skynet_strategy import (INVARIANT, _Board, check_agent_strategy,
                                                 check_player_strategy)
-from puzzleproof.verify.skynet_explicit import ExplicitSolver, solve as ex_solve
+from puzzleproof.encoders.skynet_explicit import ExplicitSolver, solve as ex_solve
 from tests.conftest import ROOT, shared_path
 
 OFFICIAL = "instances/skynet/ep2/{}.txt"

@@ -21,9 +21,9 @@ from puzzleproof.encoders.skynet_cegar import decide
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.encoders.skynet_sat import solve as sat_solve
 from puzzleproof.formats.skynet import read_map
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.skynet_strategy import check_agent_strategy, check_player_strategy
-from puzzleproof.verify.skynet_explicit import solve as ex_solve
+from puzzleproof.encoders.skynet_explicit import solve as ex_solve
 from tests.test_skynet_sat import random_map
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +31,7 @@ PACKAGE = ROOT / "puzzleproof"
 EP1 = ROOT / "instances" / "skynet" / "ep1"
 # the modules of this area: every Skynet encoder, the generic CEGAR, the explicit solver
 AREA = sorted(PACKAGE.glob("encoders/skynet_*.py")) + [
-    PACKAGE / "encoders" / "cegar.py", PACKAGE / "verify" / "skynet_explicit.py"]
+    PACKAGE / "encoders" / "cegar.py", PACKAGE / "encoders" / "skynet_explicit.py"]
 
 
 def _module(path: Path) -> str:
@@ -72,7 +72,7 @@ def test_the_skynet_encoders_import_one_way():
     for m in sorted(graph):
         if m not in state:
             visit(m, [m])
-    base = ("puzzleproof.result", "puzzleproof.errors", "puzzleproof.limits",
+    base = ("puzzleproof.result", "puzzleproof.errors", "puzzleproof.sizes", "puzzleproof.clock",
             "puzzleproof.models", "puzzleproof.encoders")
     for p in PACKAGE.glob("encoders/skynet_*.py"):
         up = sorted(t for t in _imports(p) if not t.startswith(base))
@@ -250,7 +250,7 @@ def test_the_fence_seed_cut_is_networkx_minimum_cut():
     gateways) is the partition networkx's ``minimum_cut`` gives, on random multigraphs."""
     import networkx as nx
 
-    from puzzleproof.encoders.skynet_fence import source_side
+    from puzzleproof.encoders.skynet_fences import source_side
 
     rng = random.Random(5)
     tried = 0

@@ -10,7 +10,7 @@ import pytest
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.result import Status
-from puzzleproof.verify.skynet_explicit import (check_agent_strategy, check_player_strategy,
+from puzzleproof.encoders.skynet_explicit import (check_agent_strategy, check_player_strategy,
                                                 solve)
 from tests.test_skynet import DOUBLE, EXAMPLE, TRAP, official_maps
 

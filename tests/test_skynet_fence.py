@@ -1,4 +1,4 @@
-"""Fences (:mod:`puzzleproof.encoders.skynet_fence`): the Episode 2 game inside a set of
+"""Fences (:mod:`puzzleproof.encoders.skynet_fences`): the Episode 2 game inside a set of
 nodes gives Episode 1 strategies that contain the agent, an upper bound on the value."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from puzzleproof.encoders.skynet_fence import FenceSearch, boundary, fenced_map
+from puzzleproof.encoders.skynet_fences import FenceSearch, boundary, fenced_map
 from puzzleproof.encoders.skynet_sat import solve as sat_solve
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import check_player_strategy, strategy_depth
-from puzzleproof.verify.skynet_explicit import solve as ex_solve
+from puzzleproof.encoders.skynet_explicit import solve as ex_solve
 from tests.test_skynet_sat import random_map
 
 # a room {0, 1, 2} with two doors (1-3, 2-4) into a hall {3, 4, 5}; the hub 5 is linked to

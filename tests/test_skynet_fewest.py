@@ -1,5 +1,5 @@
 """The exact fewest-cuts search for Skynet ``ep1`` (encoders/skynet_fewest.py): its value
-against an independent brute force (the explicit-state minimax of verify/skynet_explicit.py
+against an independent brute force (the explicit-state minimax of encoders/skynet_explicit.py
 and a tiny minimax written here on the rules of models/skynet.py), its strategies and
 escapes replayed by the rules-only checker, its prunings on the maps that motivate them,
 and its place in ``solve skynet --rule ep1 --min-cuts`` (limits honoured)."""
@@ -22,7 +22,7 @@ from puzzleproof.models.skynet import (SkynetMap, agent_moves, legal_cuts, norm,
                                        outcome)
 from puzzleproof.models.skynet_strategy import (check_agent_escape, check_player_strategy,
                                                 strategy_depth)
-from puzzleproof.verify.skynet_explicit import ExplicitSolver
+from puzzleproof.encoders.skynet_explicit import ExplicitSolver
 from tests.conftest import shared_path
 from tests.test_skynet import OFFICIAL
 

@@ -49,8 +49,8 @@ def test_a_program_forked_child_dies_when_its_runner_is_killed_before_registerin
     marker = f"{os.getpid() % 1000 + 1000}.{int(time.time()) % 997}"
     code = textwrap.dedent(f'''
         import os, subprocess, time
-        from puzzleproof import procs
-        pre, _ = procs.child_setup(None)
+        from puzzleproof import processes
+        pre, _ = processes.child_setup(None)
         subprocess.Popen(["bash", "-c", "sleep {marker} & exec sleep {marker}1"],
                          start_new_session=True, preexec_fn=pre)
         time.sleep(0.5)  # bash has forked its sleep

@@ -20,12 +20,20 @@ from puzzleproof.generate.skynet_large import codingame_limits_map
 from puzzleproof.models.skynet import SkynetMap, norm, replay
 from puzzleproof.models.skynet_strategy import (check_agent_escape, check_agent_strategy,
                                                 check_player_strategy, strategy_depth)
-from puzzleproof.verify.skynet_agents import make_agent
-from puzzleproof.verify.skynet_bots import Bot, make_bot
-from puzzleproof.verify.skynet_explicit import solve as ex_solve
-from puzzleproof.verify.skynet_referee import play
-from puzzleproof.verify.skynet_worst import beating_line
+from puzzleproof.players.skynet_agents import make_agent
+from puzzleproof.players.skynet_bots import Bot, make_bot
+from puzzleproof.encoders.skynet_explicit import solve as ex_solve
+from puzzleproof.games.skynet_referee import play
+from puzzleproof.games.skynet_adversary import BotPlayer, adversary
 from tests.test_skynet import DOUBLE, EXAMPLE, TRAP, official_maps
+
+
+def beaten(m, rule, start, factory):
+    """The bot's result against every agent line (the adversary) and the line that beats it."""
+    res = adversary(m, rule, start, BotPlayer("bot", factory), time_limit=None,
+                    max_lines=200_000, certificate=False)
+    return res.bot_result, res.record
+
 
 ROOT = Path(__file__).resolve().parents[1]
 BREAKERS = sorted((ROOT / "instances" / "skynet" / "breakers").glob("*.txt"))
@@ -333,7 +341,7 @@ def test_exact_bot_never_loses_a_won_start_and_loses_only_lost_ones(rule):
         m = random_map(rng, rng.randint(4, 8))
         for s in [v for v in range(m.n) if v not in m.gateways]:
             truth = ex_solve(m, rule, s, max_nodes=None, certificate=False).status.value
-            got, record, _ = beating_line(m, rule, s, lambda: make_bot(name))
+            got, record = beaten(m, rule, s, lambda: make_bot(name))
             assert got == truth, (m, rule, s)
             seen[truth] += 1
             if record is not None:
@@ -356,9 +364,9 @@ def test_worst_case_agent_beats_a_bad_bot_with_replayable_evidence():
     # the agent at 0 is next to gateway 1; the bad bot cuts 2-3 first and loses
     m2 = SkynetMap(4, ((0, 1), (0, 2), (2, 3)), frozenset({1, 3}), start=0)
     assert ex_solve(m2, "ep2").status.value == "WIN"
-    verdict, record, _ = beating_line(m2, "ep2", 0, FirstLinkBot)
+    verdict, record = beaten(m2, "ep2", 0, FirstLinkBot)
     assert verdict == "LOSS" and replay(record) == [] and record.result == "LOSS"
-    assert beating_line(m, "ep2", 0, lambda: make_bot("exact"))[0] == "WIN"
+    assert beaten(m, "ep2", 0, lambda: make_bot("exact"))[0] == "WIN"
 
 
 def test_shipped_breakers_hold(tmp_path):
@@ -372,7 +380,7 @@ def test_shipped_breakers_hold(tmp_path):
         rec = record_from_json(json.dumps(ev["game"]))
         assert rec.result == "LOSS" and replay(rec) == []
         for bot in ev["lost_by"]:
-            assert beating_line(m, rule, m.start, lambda b=bot: make_bot(b))[0] == "LOSS"
+            assert beaten(m, rule, m.start, lambda b=bot: make_bot(b))[0] == "LOSS"
 
 
 def test_crosscheck_reports_loses_winnable_game(tmp_path, capsys):

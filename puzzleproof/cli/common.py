@@ -209,7 +209,7 @@ def executor_for(jobs: int | None, ctx: click.Context | None = None):
     """The executor the options name (the one line at the edge where local processes or
     Dask is chosen): an :class:`~puzzleproof.executor.ExecutorSpec`."""
     from puzzleproof.executor import ExecutorSpec
-    from puzzleproof.procs import cap_jobs
+    from puzzleproof.processes import cap_jobs
 
     ctx = ctx or click.get_current_context(silent=True)
     meta = ctx.meta if ctx is not None else {}

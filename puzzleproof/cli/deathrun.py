@@ -162,7 +162,7 @@ def deathrun_tournament(ctx: click.Context, **values: Any) -> None:
     _prepare_output(p.output, p.force, p.resume)
     report = _run(crims, studs, graphs, p, ctx)
     if p.plot:
-        from puzzleproof.verify.deathrun_tournament import plot_scores
+        from puzzleproof.games.deathrun_tournament import plot_scores
 
         plot_scores(report.tally, p.plot)
         say(f"wrote {p.plot}")

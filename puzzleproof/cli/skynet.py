@@ -31,7 +31,7 @@ __all__ = ["GROUPS", "skynet"]
 
 def _bot_summaries() -> dict[str, str]:
     """Our bots by name with one line each (help texts list them)."""
-    from puzzleproof.verify.skynet_bots import BOTS, SUMMARIES
+    from puzzleproof.players.skynet_bots import BOTS, SUMMARIES
 
     return {name: SUMMARIES.get(name, "") for name in BOTS}
 
@@ -55,7 +55,7 @@ def skynet_play(bot_name: str) -> None:
       puzzleproof skynet referee MAP --agent article -- puzzleproof skynet play --bot ep2-slack
     """
     from puzzleproof.models.skynet import SkynetMap
-    from puzzleproof.verify.skynet_bots import BOTS, make_bot
+    from puzzleproof.players.skynet_bots import BOTS, make_bot
 
     if bot_name not in BOTS:
         raise click.UsageError(f"unknown bot {bot_name!r}; expected one of {', '.join(BOTS)}")
@@ -168,9 +168,8 @@ def skynet_referee(maps: tuple[str, ...], **values: Any) -> None:
       puzzleproof skynet referee maps/ --all-starts --agent article,nearest \\
           --bot-cmd 'mine=python3 mybot.py' --bot ep2-slack -j 2
     """
-    import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' agent)
-    from puzzleproof.verify.skynet_agents import AGENTS as KNOWN_AGENTS
-    from puzzleproof.verify.skynet_bots import BOTS
+    from puzzleproof.players.skynet_agents import AGENTS as KNOWN_AGENTS
+    from puzzleproof.players.skynet_bots import BOTS
 
     p = Params(values, maps=maps)
     bots = split_names(p.bot_names, BOTS, "bot") if p.bot_names else []
@@ -205,7 +204,7 @@ def _externals(p: Params, bots: list[str]) -> dict[str, list[str]]:
 
 def _maps_and_starts(p: Params, bots: list[str]) -> tuple[list, dict[str, list[int]]]:
     from puzzleproof import puzzles as registry
-    from puzzleproof.verify.skynet_bots import BOTS
+    from puzzleproof.players.skynet_bots import BOTS
 
     g = inputs_of().gather(p.maps, registry.get("skynet"))
     if g.errors:
@@ -227,7 +226,7 @@ def _maps_and_starts(p: Params, bots: list[str]) -> tuple[list, dict[str, list[i
 def _batch(p: Params, loaded: list, starts: dict, bots: list[str], agents: list[str],
            externals: dict) -> int:
     from puzzleproof.puzzles.skynet_views import batch_page
-    from puzzleproof.verify.skynet_batch import referee_batch
+    from puzzleproof.verify.skynet_referee_batch import referee_batch
 
     target = Path(p.output) if p.output else None
     with progress_bar(p.quiet or p.as_json) as progress:
@@ -248,7 +247,7 @@ def _worst_one(p: Params, m: Any, st: int, who: str, externals: dict) -> int:
     """One bot against the adversary from one start: the verdict, the line or the proof."""
     from puzzleproof.formats import skynet as sfmt
     from puzzleproof.puzzles.skynet_views import game_page
-    from puzzleproof.verify.skynet_batch import worst_one
+    from puzzleproof.verify.skynet_referee_batch import worst_one
 
     res, rule = worst_one(m, st, who, externals, p.rule, program_limits(p), worst_options(p),
                           p.jobs or cores())
@@ -274,9 +273,9 @@ def _worst_one(p: Params, m: Any, st: int, who: str, externals: dict) -> int:
 def _one_game(p: Params, m: Any, st: int, who: str, a: str, externals: dict) -> int:
     from puzzleproof.formats import skynet as sfmt
     from puzzleproof.puzzles.skynet_views import game_page
-    from puzzleproof.verify.skynet_agents import make_agent
-    from puzzleproof.verify.skynet_bots import make_bot
-    from puzzleproof.verify.skynet_referee import play, play_external
+    from puzzleproof.players.skynet_agents import make_agent
+    from puzzleproof.players.skynet_bots import make_bot
+    from puzzleproof.games.skynet_referee import play, play_external
 
     agent = make_agent(a, p.tiebreak, p.seed)
     if who in externals:

@@ -33,7 +33,7 @@ import numpy as np
 
 from puzzleproof.encoders.cityclose_bits import (_DEBRUIJN, _ctz, _popcount, _wiener, njit,
                                                 sort_by_key)
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 
 __all__ = ["min_wiener_by_size", "distance_matrix"]
 
@@ -398,7 +398,7 @@ def min_wiener_by_size(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
     ``lo .. hi`` (index = size; ``-1`` where a size ran out of nodes or time).
 
     ``adj`` holds the neighbour masks of a connected map; ``cap`` bounds the nodes of each
-    size's search, ``deadline`` (a :class:`~puzzleproof.limits.Deadline`, or a time limit in
+    size's search, ``deadline`` (a :class:`~puzzleproof.clock.Deadline`, or a time limit in
     seconds) all of them: the clock is read every few thousand nodes. ``known`` (index =
     size) gives upper bounds already known (for example a heuristic order's Wiener numbers).
     Each size first gets a small share of nodes, and only the sizes left unfinished go on

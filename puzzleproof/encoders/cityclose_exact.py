@@ -54,7 +54,7 @@ The method (``--method exact``, the default of ``solve``):
   proved lower bound ``min(UB, min over the last complete layer of f(S) + h(S))``. The
   statistics carry the set-up times, the branch and bound's nodes and, per layer, the states
   kept, the seconds and the bound.
-- Time: one :class:`~puzzleproof.limits.Deadline` bounds the whole run. The incumbent gets
+- Time: one :class:`~puzzleproof.clock.Deadline` bounds the whole run. The incumbent gets
   half of the time left, the compiled greedy fallback a quarter of what is left then, the
   bound tables half of what is left after that (their branch and bound reads the clock every
   few thousand nodes), and the layers the rest, made in slices of about 0.05 s with the clock
@@ -90,7 +90,7 @@ from puzzleproof.encoders.cityclose_lagrange import pair_sum_bounds
 from puzzleproof.encoders.cityclose_wide import WideKernels, words
 from puzzleproof.encoders.cityclose_wide_minima import min_wiener_by_size_wide, search_tables
 from puzzleproof.encoders.cityclose_word import WordKernels, _root_h  # noqa: F401 (tests)
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
                                           score_order)
 from puzzleproof.result import Result, Status
@@ -313,7 +313,7 @@ class _Layers:
 class _ExactRun:
     """One run of the layered DP (see the module docstring), in named steps: the incumbent,
     the bound tables, compiling, the layers, the result. Everything runs against one
-    :class:`~puzzleproof.limits.Deadline`."""
+    :class:`~puzzleproof.clock.Deadline`."""
 
     def __init__(self, m: CityMap, rules: Rules, deadline: Deadline, max_states: int,
                  minima: bool, bound: str, engine: str = "auto") -> None:
@@ -509,7 +509,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
           engine: str = "auto", seed: int = 0) -> Result:
     """The proved optimal order of ``m`` under ``rules`` (see the module docstring).
 
-    ``time_limit`` (seconds) or ``deadline`` (a :class:`~puzzleproof.limits.Deadline` made
+    ``time_limit`` (seconds) or ``deadline`` (a :class:`~puzzleproof.clock.Deadline` made
     when the task started) bounds everything the run does. ``incumbent`` is the first upper
     bound: an order (city indices), or a callable that returns one (the caller's heuristic,
     given the deadline of its share: half the time left); without one, or when it

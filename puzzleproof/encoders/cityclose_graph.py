@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from puzzleproof.encoders.cityclose_bits import njit
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.cityclose import CityMap, Rules, prepare
 
 __all__ = ["csr", "wiener_open", "statuses", "greedy_order"]

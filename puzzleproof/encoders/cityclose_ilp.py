@@ -78,7 +78,7 @@ from typing import Any, Callable, NamedTuple
 
 from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
                                           score_order, wiener_mask)
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.result import Result, Status
 
 __all__ = ["solve", "build_model", "model_size", "BACKENDS", "MAX_VARIABLES"]
@@ -308,9 +308,9 @@ class _MathOptModel:
             code = 1
             try:
                 os.close(rfd)
-                from puzzleproof import procs
+                from puzzleproof import processes
 
-                procs.die_with_parent(parent)  # a judge killed outright takes it along
+                processes.die_with_parent(parent)  # a judge killed outright takes it along
                 out = self._solve(limit, workers, seed)
                 values = None
                 if out.value is not None:

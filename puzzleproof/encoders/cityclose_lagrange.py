@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from puzzleproof.encoders.cityclose_bits import njit, sort_by_key
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 
 __all__ = ["pair_sum_bound", "pair_sum_bounds"]
 

@@ -21,7 +21,7 @@ import numpy as np
 from puzzleproof.encoders.cityclose_bits import _DEBRUIJN, _ctz, _popcount, njit
 from puzzleproof.encoders.cityclose_bounds import _least_sum, distance_matrix
 from puzzleproof.encoders.cityclose_wide import to_rows, wiener_pref, words
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 
 __all__ = ["min_wiener_by_size_wide", "search_tables"]
 

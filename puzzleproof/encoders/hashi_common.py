@@ -19,8 +19,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Protocol, Sequence
 
-from puzzleproof.encoders.cuts import LIMIT, SAT, UNSAT, lazy_cut_loop
-from puzzleproof.limits import Deadline
+from puzzleproof.encoders.lazy_cuts import LIMIT, SAT, UNSAT, lazy_cut_loop
+from puzzleproof.clock import Deadline
 from puzzleproof.models.hashi import (BridgeLine, Puzzle, check_solution, counts_to_lines,
                                       impossibility_reasons)
 from puzzleproof.result import Result, Status, limit_name, which_limit

@@ -34,9 +34,9 @@ from typing import Sequence
 import ortools
 from ortools.sat.python import cp_model, cp_model_helper
 
-from puzzleproof.encoders.cuts import LIMIT, SAT, UNSAT
+from puzzleproof.encoders.lazy_cuts import LIMIT, SAT, UNSAT
 from puzzleproof.encoders.hashi_common import blocking_clause, check_clock, solve_with, upper_bounds
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result
 

@@ -29,10 +29,10 @@ from pysat.engines import Propagator
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
-from puzzleproof.encoders.cuts import LIMIT, SAT, UNSAT
+from puzzleproof.encoders.lazy_cuts import LIMIT, SAT, UNSAT
 from puzzleproof.encoders.hashi_common import (OutOfTime, blocking_clause, check_clock, separate,
                                                solve_with, upper_bounds)
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result
 

@@ -54,7 +54,7 @@ class PlayerStrategy:
 
     A position is ``(agent, vmask, rmask, tree node or None)``; :meth:`step` gives the cut
     and the position after it, :meth:`follow` the position after an agent move. Both the
-    certificate writer and the exact bot (:mod:`puzzleproof.verify.skynet_bots`) use it.
+    certificate writer and the exact bot (:mod:`puzzleproof.players.skynet_bots`) use it.
     """
 
     def __init__(self, red: Reduced, A: Proposer, cand: dict) -> None:

@@ -43,7 +43,7 @@ why in a comment where it is applied. In short:
 What it proves: a "yes" comes with a position table (:meth:`FewestCuts.certificate`),
 replayed by the rules-only checker before it counts; a "no" (value > ``r``) rests on this
 search (its escape tree answers every cut and is not written), and the tests check both
-against an independent brute force (:mod:`puzzleproof.verify.skynet_explicit`) on many
+against an independent brute force (:mod:`puzzleproof.encoders.skynet_explicit`) on many
 small random maps.
 
 Measured with the witnesses (``benchmarks/skynet_exact.py --only-ep1``, 2 cores, 26 Nov

@@ -1,7 +1,7 @@
 """One Skynet question on one map and start, and the steps every question shares.
 
 :class:`Question` holds what :func:`puzzleproof.encoders.skynet_sat.solve` was asked, the one
-clock it runs against (a :class:`~puzzleproof.limits.Deadline` made when the question
+clock it runs against (a :class:`~puzzleproof.clock.Deadline` made when the question
 starts, bounding everything done for it: the reduction, the searches, writing and checking
 certificates), the budget of its SAT calls, and the answer and statistics being built. Its
 steps: one bounded game decided by the CEGAR (:meth:`Question.run`), the winner's
@@ -28,7 +28,7 @@ from puzzleproof.encoders.skynet_certify import (NoCertificate, TooLarge, agent_
                                                  player_certificate)
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.encoders.skynet_table import OutOfBudget, TableSearch
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import strategy_depth
 from puzzleproof.result import Result, Status, which_limit

@@ -45,7 +45,7 @@ raises the lower bound: a node removed never makes the agent harder to contain. 
 (before the exact search's witnesses and this bound: 7..15 or 8..15 at 60 s; the issue's
 target, the value proved within 60 s, is not met). Then the first upper
 bound (and the verdict's certificate, when one is won) comes from a fence
-(:mod:`.skynet_fence`: the Episode 2 game inside a set of nodes; it stops at the exact
+(:mod:`.skynet_fences`: the Episode 2 game inside a set of nodes; it stops at the exact
 search's lower bound), and each ``H`` is first tried by the exact search, while it lasts,
 then by a containment search (:mod:`.skynet_contain`), both checked like every strategy;
 when no fence is won the verdict is decided as usual. Under
@@ -72,7 +72,7 @@ from a decision and replays it by the rules; :mod:`.skynet_question` holds one q
 clock, budget and answer with the verdict and the bounded question, and
 :mod:`.skynet_value` the Episode 1 value; this module asks them.
 
-Limits: one :class:`~puzzleproof.limits.Deadline`, made from ``time_limit`` when
+Limits: one :class:`~puzzleproof.clock.Deadline`, made from ``time_limit`` when
 :func:`solve` starts (or passed as ``deadline``), bounds everything done for the question:
 the reduction's minimum cuts, every search and its share of the time, every SAT call
 (interrupted at the deadline), and writing and replaying certificates. From the number of
@@ -93,7 +93,7 @@ from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.encoders.skynet_tree import TNode
 from puzzleproof.encoders.skynet_value import Ep1Value
 from puzzleproof.errors import InputError
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.result import Result
 
@@ -117,7 +117,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
       or LOSS for that bounded game).
 
     ``time_limit`` (seconds, from this call) or ``deadline`` (a running
-    :class:`~puzzleproof.limits.Deadline`; with both, the earlier counts) bounds
+    :class:`~puzzleproof.clock.Deadline`; with both, the earlier counts) bounds
     everything done for the question. ``exact=False`` leaves out the exact fewest-cuts
     search (:mod:`.skynet_fewest`) of ``ep1`` values (to see what the fence search, the
     containment search and SAT do alone). A spent limit gives UNKNOWN with the bounds

@@ -4,7 +4,7 @@ both sides.
 How the bounds are found, and why, is told in :mod:`puzzleproof.encoders.skynet_sat`; here
 are the steps, each within its share of the question's clock (:class:`~.skynet_question.
 Question`): the exact search (:mod:`.skynet_fewest`) while it is cheap, the fence search
-(:mod:`.skynet_fence`) or else the verdict for a first upper bound, the exact search on the
+(:mod:`.skynet_fences`) or else the verdict for a first upper bound, the exact search on the
 map without its pockets for a better lower bound, then horizon after horizon the exact
 search, the containment search (:mod:`.skynet_contain`) and SAT. Every strategy is replayed
 by the rules before it counts; a lower bound comes with the agent's escape when it is small
@@ -21,7 +21,7 @@ from puzzleproof.encoders.cegar import HOLDS, LIMIT, REFUTED, Budget
 from puzzleproof.encoders.skynet_cegar import Decision, decide
 from puzzleproof.encoders.skynet_certify import NoCertificate, player_certificate
 from puzzleproof.encoders.skynet_contain import ContainSearch
-from puzzleproof.encoders.skynet_fence import FenceSearch, fenced_map
+from puzzleproof.encoders.skynet_fences import FenceSearch, fenced_map
 from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime, pocket_nodes, without
 from puzzleproof.encoders.skynet_question import ESCAPE_MAX_NODES, Question
 from puzzleproof.encoders.skynet_reduced import Reduced
@@ -401,7 +401,7 @@ class Ep1Value:
 
     def fence_bound(self, floor: int, ceiling: int | None = None
                     ) -> tuple[dict | None, dict | None, int, dict] | None:
-        """The best fence :mod:`.skynet_fence` finds in its share of the time (an eighth
+        """The best fence :mod:`.skynet_fences` finds in its share of the time (an eighth
         of what is left, at most FENCE_MAX_SECONDS), as a player strategy for the real
         map (checked there) with the cuts it needs and a description for the answer;
         None when no fence is won (then neither is the real map under ``ep2``), when the

@@ -25,13 +25,13 @@ MAX_INPUT_BYTES = 16 * 1024 * 1024
 
 
 def max_input_bytes() -> int:
-    from puzzleproof.limits import limit
+    from puzzleproof.sizes import limit
 
     return limit(MAX_INPUT_BYTES)
 
 
 def _too_big(source: str, cap: int, size: int | None = None) -> InputError:
-    from puzzleproof.limits import LIFT_HINT
+    from puzzleproof.sizes import LIFT_HINT
 
     found = f"is {size:,} bytes" if size is not None else f"holds more than {cap:,} bytes"
     return InputError(f"{found}, above the limit of {cap:,} bytes for one input; {LIFT_HINT}",

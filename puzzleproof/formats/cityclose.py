@@ -39,7 +39,7 @@ from typing import Any, Sequence
 
 from puzzleproof.errors import InputError
 from puzzleproof.formats.numbers import load_json
-from puzzleproof.limits import over_limit
+from puzzleproof.sizes import over_limit
 from puzzleproof.models.cityclose import MAX_CITIES, CityMap, is_connected_mask
 
 __all__ = ["MAP_FORMATS", "MAX_LINKS", "detect_format", "sniff", "read_map", "read_instances",
@@ -461,11 +461,11 @@ def read_map(text: str, source: str = "<string>", fmt: str | None = None,
 
 
 def read_instances(text: str, source: str = "<string>", fmt: str | None = None) -> list:
-    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.loaded.Loaded`
+    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.instance.Loaded`
     whose reference is the proved optimum a generated map's ``evidence`` carries (or None).
     Text that is not a city map raises InputError at line 1, so other puzzles' files are
     told apart cheaply."""
-    from puzzleproof.loaded import Loaded
+    from puzzleproof.instance import Loaded
 
     if fmt is None and detect_format(text) is None:
         if text.lstrip()[:1] in ("{", "["):

@@ -24,7 +24,7 @@ from typing import Any
 
 from puzzleproof.errors import InputError
 from puzzleproof.formats.numbers import load_json
-from puzzleproof.limits import over_limit
+from puzzleproof.sizes import over_limit
 from puzzleproof.models.deathrun import MAX_EDGES, MAX_VERTICES, RECORD_TYPE, Graph, make_graph
 from puzzleproof.models.deathrun_record import check_record_shape, describe
 
@@ -119,9 +119,9 @@ def read_graph(text: str, source: str | None = None) -> Graph:
 
 def read_instances(text: str, source: str = "<string>") -> list:
     """The registry's reader: the graph in ``text`` as one
-    :class:`puzzleproof.loaded.Loaded`. A game record is not a graph file (its ``type`` says
+    :class:`puzzleproof.instance.Loaded`. A game record is not a graph file (its ``type`` says
     what it is); text that is not a Death Run graph raises InputError at line 1."""
-    from puzzleproof.loaded import Loaded
+    from puzzleproof.instance import Loaded
 
     if kind_of(text) != "graph":
         if text.lstrip().startswith("{") and '"edges"' in text and len(text) <= MAX_TEXT:

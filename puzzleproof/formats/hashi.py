@@ -194,9 +194,9 @@ def _read_id_line(line_text: str, source: str, line: int, k: int, fmt: str | Non
 
 def read_instances(text: str, source: str = "<string>", fmt: str | None = None,
                    max_bridges: int | None = None) -> list:
-    """The registry's reader: every puzzle in ``text`` as :class:`puzzleproof.loaded.Loaded`
+    """The registry's reader: every puzzle in ``text`` as :class:`puzzleproof.instance.Loaded`
     (name, puzzle, reference solution)."""
-    from puzzleproof.loaded import Loaded
+    from puzzleproof.instance import Loaded
 
     return [Loaded(r.name, r.puzzle, r.solution)
             for r in read_puzzles(text, source, fmt, max_bridges)]

@@ -36,7 +36,7 @@ import re
 from typing import Any
 
 from puzzleproof.errors import InputError
-from puzzleproof.limits import LIFT_HINT, SIZE_ENV, limit, size_factor
+from puzzleproof.sizes import LIFT_HINT, SIZE_ENV, limit, size_factor
 
 __all__ = ["MAX_DIGITS", "SIZE_ENV", "parse_int", "parse_float", "json_int", "json_number",
            "load_json", "size_factor", "limit", "check_size"]

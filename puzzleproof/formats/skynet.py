@@ -293,12 +293,12 @@ def set_rule(source: str) -> str | None:
 
 
 def read_instances(text: str, source: str = "<string>", fmt: str | None = None) -> list:
-    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.loaded.Loaded`,
+    """The registry's reader: the map in ``text`` as one :class:`puzzleproof.instance.Loaded`,
     with the rule its set says (:func:`set_rule`). A game record or breaker evidence is not
     a map file (its ``type`` says what it is)."""
     from dataclasses import replace
 
-    from puzzleproof.loaded import Loaded
+    from puzzleproof.instance import Loaded
 
     m = read_map(text, source, fmt)
     rule = set_rule(source)
@@ -516,7 +516,7 @@ def render_svg(m: SkynetMap, record: GameRecord | None = None, size: int = 640,
                fence: frozenset[int] | None = None) -> str:
     """An SVG of the map: gateways (red squares), the agent's start (blue), links; with a game
     record, cut links dashed and numbered by turn, and the agent's path in blue; with a
-    ``fence`` (nodes, see :mod:`puzzleproof.encoders.skynet_fence`), its nodes shaded and its
+    ``fence`` (nodes, see :mod:`puzzleproof.encoders.skynet_fences`), its nodes shaded and its
     boundary links drawn thick in orange."""
     import html
 

@@ -122,10 +122,11 @@ def _grid_connected(cells: set[tuple[int, int]]) -> bool:
 
 
 def _optimum(m: CityMap, rules: Rules, time_limit: float | None):
-    from puzzleproof.verify import cityclose_heuristics as H
+    from puzzleproof.clock import Deadline
+    from puzzleproof.encoders.cityclose_dp import dp
 
     if m.n <= 18:
-        return H.dp(m, rules, time_limit=time_limit)
+        return dp(m, rules, deadline=Deadline(time_limit))
     from puzzleproof.verify.cityclose_methods import run, warm_exact
 
     warm_exact()  # compile outside the time limit (see warm_exact)
@@ -135,7 +136,7 @@ def _optimum(m: CityMap, rules: Rules, time_limit: float | None):
 def _judge(m: CityMap, rules: Rules, time_limit: float | None) -> dict | None:
     """Greedy's and beam's totals against the proved optimum on one drawn map (None when the
     map is not connected or its optimum is not proved)."""
-    from puzzleproof.verify import cityclose_heuristics as H
+    from puzzleproof.players import cityclose_article as H
 
     if not is_connected_mask(m.adj, m.full_mask):
         return None

@@ -22,8 +22,8 @@ __all__ = ["generate"]
 def _measure(seed: int | str, i: int, criminals: Sequence[str]
              ) -> tuple[float, float, int, Graph, dict[str, Any]]:
     """Candidate ``i``: the greedy field's cost against ``criminals`` and the robust bound."""
-    from puzzleproof.encoders.deathrun_student import robust_table
-    from puzzleproof.verify.deathrun_bots import builtin_player
+    from puzzleproof.encoders.deathrun_robust import robust_table
+    from puzzleproof.players.deathrun_bots import builtin_player
 
     gseed = f"{seed}:{i}"
     g = generate_graph(gseed)

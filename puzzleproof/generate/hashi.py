@@ -30,11 +30,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator
 
-from puzzleproof import executor, procs
+from puzzleproof import executor, processes
 from puzzleproof.encoders import hashi_solver
 from puzzleproof.models.hashi import BridgeLine, Island, Puzzle
 from puzzleproof.result import Result, Status
-from puzzleproof.verify import hashi_heuristic
+from puzzleproof.players import hashi_article
 
 __all__ = ["GenParams", "Generated", "generate", "random_layout", "attempt"]
 
@@ -153,7 +153,7 @@ def attempt(p: GenParams, k: int) -> Generated | None:
     exact_time = time.monotonic() - t0
     if res.status is not Status.UNIQUE or not res.check_ok:
         return None
-    art = hashi_heuristic.solve(puzzle, max_nodes=p.article_node_limit)
+    art = hashi_article.solve(puzzle, max_nodes=p.article_node_limit)
     assumptions = art.stats["assumptions"]
     if art.status is not Status.SOLVED:
         assumptions = max(assumptions, p.article_node_limit)  # beyond the limit: hardest
@@ -203,7 +203,7 @@ def generate(p: GenParams, jobs: int = 1, on_attempt=None) -> Iterator[Generated
             for span, batch in pool.stream(_batch, spans, name=lambda s: f"attempts "
                                            f"{s[1]}..{s[2] - 1}"):
                 if isinstance(batch, executor.TaskFailure):
-                    procs.note(f"{batch.message}; those attempts count as not kept")
+                    processes.note(f"{batch.message}; those attempts count as not kept")
                     batch = [(i, None) for i in range(span[1], span[2])]
                 results[span[1]] = batch
             for lo in sorted(results):

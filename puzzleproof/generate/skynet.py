@@ -10,8 +10,8 @@ the player's strategy replayed against every agent move) is WIN from the start a
 ``min_beaten`` of the chosen bots lose it **by play** against that agent model:
 
 - ``article``: one game against the Episode 2 article's agent model (low ties);
-- ``worst``: the worst-case adversary (:mod:`puzzleproof.verify.skynet_adversary`, through
-  :func:`puzzleproof.verify.skynet_worst.beating_line`): every agent line searched, cut short
+- ``worst``: the worst-case adversary (:mod:`puzzleproof.games.skynet_adversary`, through
+  :func:`puzzleproof.games.skynet_adversary.adversary`): every agent line searched, cut short
   where the exact solver proves the bot's position lost; exact for bots that decide from the
   position alone, as ours do, and it checks that assumption where lines meet.
 
@@ -42,12 +42,12 @@ from typing import Any, Iterator
 from puzzleproof.formats.skynet import record_to_json
 from puzzleproof.models.skynet import SkynetMap, norm
 from puzzleproof.models.skynet_strategy import check_player_strategy
-from puzzleproof.verify.skynet_agents import make_agent
-from puzzleproof.verify.skynet_bots import make_bot
-from puzzleproof.verify.skynet_explicit import solve as explicit_solve
-from puzzleproof.verify.skynet_referee import BY_PLAY
-from puzzleproof.verify.skynet_referee import play
-from puzzleproof.verify.skynet_worst import beating_line
+from puzzleproof.players.skynet_agents import make_agent
+from puzzleproof.players.skynet_bots import make_bot
+from puzzleproof.encoders.skynet_explicit import solve as explicit_solve
+from puzzleproof.games.skynet_referee import BY_PLAY
+from puzzleproof.games.skynet_referee import play
+from puzzleproof.games.skynet_adversary import BotPlayer, adversary
 
 __all__ = ["SkyParams", "Breaker", "Defect", "generate", "breaks", "beaten_by", "shrink",
            "locally_minimal", "AGENT_MODELS", "DEFAULT_EP2_BOTS"]
@@ -151,9 +151,9 @@ def _lost_game(m: SkynetMap, rule: str, bot: str, agent: str) -> dict | None:
     if agent == "article":
         r = play(m, rule, make_bot(bot), make_agent("article"), m.start)
         return record_to_json(r) if r.result == "LOSS" else None
-    verdict, record, _ = beating_line(m, rule, m.start, lambda: make_bot(bot),
-                                      max_positions=100_000)
-    return record_to_json(record) if verdict == "LOSS" else None  # type: ignore[arg-type]
+    res = adversary(m, rule, m.start, BotPlayer(bot), time_limit=None, max_lines=100_000,
+                    certificate=False)
+    return record_to_json(res.record) if res.bot_result == "LOSS" else None  # type: ignore[arg-type]
 
 
 def beaten_by(m: SkynetMap, bots: tuple[str, ...], agent: str

@@ -2,7 +2,7 @@
 maps where bots use the most cuts beyond the proved fewest.
 
 Under Episode 1 every node links to at most one gateway, and then any bot that cuts the
-agent's gateway link whenever it has one wins (:mod:`puzzleproof.verify.skynet_ep1`): an
+agent's gateway link whenever it has one wins (:mod:`puzzleproof.verify.skynet_ep1_cuts`): an
 Episode 1 map cannot break a correct bot, so the finding is the cuts a bot spends beyond
 the fewest (``solve skynet --rule ep1 --min-cuts``).
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from puzzleproof.models.skynet import SkynetMap, norm
-from puzzleproof.verify.skynet_ep1 import EP1_BOTS
+from puzzleproof.verify.skynet_ep1_cuts import EP1_BOTS
 
 __all__ = ["ep1_set", "line", "star", "multi_star", "mesh", "GapParams", "GapMap",
            "search_gap", "EP1_BOTS"]
@@ -190,7 +190,7 @@ class GapParams:
 @dataclass
 class GapMap:
     map: SkynetMap
-    report: dict  # verify.skynet_ep1.cut_report
+    report: dict  # verify.skynet_ep1_cuts.cut_report
     excess: int  # the largest worst-case excess over the bots
     attempt: int
     worst_bots: list[str] = field(default_factory=list)
@@ -225,8 +225,8 @@ def search_gap(p: GapParams) -> Iterator[GapMap]:
     """Draw ``attempts`` random Episode 1 maps (attempt ``k`` from stream ``seed:k``) and
     yield the ``count`` where a bot's worst-case cuts exceed the proved fewest the most (at
     least ``min_excess``), largest excess first (ties: earliest attempt)."""
-    from puzzleproof.verify.skynet_ep1 import cut_report
-    from puzzleproof.verify.skynet_explicit import solve as explicit_solve
+    from puzzleproof.verify.skynet_ep1_cuts import cut_report
+    from puzzleproof.encoders.skynet_explicit import solve as explicit_solve
 
     found: list[GapMap] = []
     for k in range(p.attempts):

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from puzzleproof.errors import InputError
-from puzzleproof.limits import over_limit
+from puzzleproof.sizes import over_limit
 
 __all__ = ["CityMap", "Rules", "OrderCheck", "wiener", "wiener_mask", "is_connected_mask",
            "is_path_mask", "forbidden_shape", "score_order", "MAX_CITIES", "prepare",

@@ -22,7 +22,7 @@ The contest's rules (``docs/PUZZLES.md`` section 4):
 A game is a pure function of (graph, bots, seed): the engine's RNG is seeded from the seed
 and each bot is built after ``random.seed(f"{seed}:{seat}")`` in its process (seats 0 and 1
 are the criminals, 2..9 the students). Bots are reached through :class:`Player` objects:
-:class:`InProcessPlayer` here, worker processes in :mod:`puzzleproof.verify.deathrun_workers`.
+:class:`InProcessPlayer` here, worker processes in :mod:`puzzleproof.games.deathrun_workers`.
 
 Example:
     >>> g = make_graph([(0, 1, 2), (0, 2, 5), (1, 3, 1), (2, 3, 1)], 0, [3])
@@ -41,7 +41,8 @@ from functools import cached_property
 from typing import Any, Callable, Sequence
 
 from puzzleproof.errors import InputError
-from puzzleproof.limits import Deadline, limit, over_limit
+from puzzleproof.clock import Deadline
+from puzzleproof.sizes import limit, over_limit
 from puzzleproof.models.deathrun_record import RECORD_TYPE, SCHEMA_VERSION, describe
 
 __all__ = ["Graph", "make_graph", "generate_graph", "nominal_distance", "BaseCriminal",

@@ -18,7 +18,7 @@ Example:
 
 from __future__ import annotations
 
-from puzzleproof.loaded import Loaded
+from puzzleproof.instance import Loaded
 from puzzleproof.method import Method, load_ref
 from puzzleproof.puzzles.base import Plugin, PuzzlePlugin
 from puzzleproof.puzzles.classify import (Classified, classify_text, folder_suffixes,

@@ -27,8 +27,8 @@ from typing import (Any, Callable, ContextManager, Iterator, Mapping, Protocol, 
                     runtime_checkable)
 
 from puzzleproof.errors import InputError, UsageError
-from puzzleproof.limits import Deadline
-from puzzleproof.loaded import Loaded
+from puzzleproof.clock import Deadline
+from puzzleproof.instance import Loaded
 from puzzleproof.method import KINDS, Method, load_ref
 from puzzleproof.puzzles.options import Opt
 from puzzleproof.result import Result, Status

@@ -19,7 +19,7 @@ import json
 from typing import Any, Sequence
 
 from puzzleproof.errors import InputError, UsageError
-from puzzleproof.loaded import Loaded
+from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import cityclose_runs as runs
 from puzzleproof.puzzles import cityclose_views as views
 from puzzleproof.puzzles.base import (CheckSpec, ConvertSpec, CrosscheckSpec, GenerateSpec,
@@ -173,7 +173,7 @@ def _check(args: Sequence[str], p: Params, inputs: Any) -> Outcome:
     method = doc.get("method") if isinstance(doc.get("method"), str) else None
     v = check_order(m, oi.order, rules, p.optimum, claimed_total=oi.claimed_total,
                     claimed_wiener=oi.claimed_wiener, claimed_status=status,
-                    claimed_method=method, time_limit=p.time_limit)
+                    claimed_method=method, deadline=p.deadline())
     _claims_checked(v, doc, status)
     record = {"map": ld.name, "order_file": source, "key": oi.key, "rules": rules.to_dict(),
               "claimed_status": status, "claimed_method": method, **v}

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from puzzleproof.errors import InputError, UsageError
-from puzzleproof.loaded import Loaded
+from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import cityclose_views as views
 from puzzleproof.puzzles.base import Generated, Outcome, Page, Params
 from puzzleproof.puzzles.cityclose_rules import chosen_methods, make_rules, solve_map

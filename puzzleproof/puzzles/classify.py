@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzleproof.errors import InputError
-from puzzleproof.loaded import Loaded
+from puzzleproof.instance import Loaded
 
 __all__ = ["Classified", "GENERIC_WRITTEN", "NOT_INSTANCES", "classify_text", "written_kind",
            "is_not_instance_name", "folder_suffixes"]

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from puzzleproof.errors import InputError, UsageError
-from puzzleproof.limits import over_limit
-from puzzleproof.loaded import Loaded
+from puzzleproof.sizes import over_limit
+from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import deathrun_views as views
 from puzzleproof.puzzles.base import (CheckSpec, CrosscheckSpec, Generated, GenerateSpec,
                                       Outcome, Page, Params, Picture, Plugin, RenderSpec,
@@ -122,7 +122,7 @@ def graphs_for_run(loaded: Sequence[Loaded], crims: Sequence[str], studs: Sequen
     graphs given, repeated to make about ``count`` games, or seeded contest graphs. Returns
     the graphs, their names and their evidence."""
     from puzzleproof.models.deathrun import generate_graph
-    from puzzleproof.verify.deathrun_tournament import graphs_for_games, per_graph
+    from puzzleproof.games.deathrun_tournament import graphs_for_games, per_graph
 
     if loaded:
         reps = 1 if count is None else max(1, round(count / (len(loaded) * per_graph(crims,
@@ -141,8 +141,8 @@ def play_tournament(crims: Sequence[str], studs: Sequence[str], graphs: Sequence
     """Every pairing's games on ``graphs`` (or seeded contest graphs), exactly ``games`` of
     them when given (streamed: with ``keep_records`` False only the scores are kept),
     records appended to ``target`` as they finish
-    (:func:`~puzzleproof.verify.deathrun_tournament.run_tournament`)."""
-    from puzzleproof.verify.deathrun_tournament import run_tournament
+    (:func:`~puzzleproof.games.deathrun_tournament.run_tournament`)."""
+    from puzzleproof.games.deathrun_tournament import run_tournament
 
     n_graphs = None if games is not None or graphs is None else len(graphs)
     return run_tournament(crims, studs, n_graphs, p.seed, graphs=graphs, games=games,

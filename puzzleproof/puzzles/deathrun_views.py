@@ -546,7 +546,7 @@ def no_gap_note(names: list[str]) -> str:
 
 def game_sections(recs: list[dict], path: str = "") -> list[Section]:
     from puzzleproof.formats.deathrun import graph_from_obj, render_svg
-    from puzzleproof.verify.deathrun_tournament import plot_scores, summarise
+    from puzzleproof.games.deathrun_tournament import plot_scores, summarise
 
     games = [r for r in recs if r["type"] == "deathrun-game"]
     summary = summarise(games)

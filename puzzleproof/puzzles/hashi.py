@@ -8,7 +8,7 @@ import json
 from typing import Any, Sequence
 
 from puzzleproof.errors import InputError, UsageError
-from puzzleproof.loaded import Loaded
+from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import hashi_views as views
 from puzzleproof.puzzles.base import (CheckSpec, ConvertSpec, CrosscheckSpec, GenerateSpec,
                                       Outcome, Params, Picture, Plugin, RenderSpec,
@@ -223,7 +223,7 @@ CONVERT = ConvertSpec(help=views.CONVERT_HELP, options=(), formats=WRITE_FORMATS
 def _crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
     from puzzleproof.puzzles.harness import Table, run_harness
     from puzzleproof.verify.crosscheck import Instance
-    from puzzleproof.verify.hashi_external import external_method
+    from puzzleproof.games.hashi_program import external_method
     from puzzleproof.verify.hashi_methods import hashi_kind
 
     extra = {name: external_method(name, argv, p.time_limit, p.memory_limit)

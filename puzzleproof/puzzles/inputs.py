@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from puzzleproof.errors import InputError
 from puzzleproof.formats import read_source
-from puzzleproof.loaded import Loaded
+from puzzleproof.instance import Loaded
 from puzzleproof.puzzles.classify import (Classified, classify_text, folder_suffixes,
                                           is_not_instance_name)
 

@@ -11,7 +11,7 @@ from contextlib import nullcontext
 from typing import Any, Sequence
 
 from puzzleproof.errors import InputError, UsageError
-from puzzleproof.loaded import Loaded
+from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import skynet_views as views
 from puzzleproof.puzzles.base import (CheckSpec, Outcome, Params, Picture, Plugin, RenderSpec,
                                       ReportSpec, SolveSpec, Task)

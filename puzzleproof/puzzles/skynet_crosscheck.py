@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from puzzleproof.errors import InputError, UsageError
-from puzzleproof.loaded import Loaded
+from puzzleproof.instance import Loaded
 from puzzleproof.puzzles.base import CrosscheckEnv, CrosscheckSpec, Outcome, Page, Params
 from puzzleproof.puzzles.options import (BOT_CMD, INIT_TIMEOUT, MEMORY_LIMIT, METHODS,
                                          MOVE_TIMEOUT, TIME_LIMIT)
@@ -55,14 +55,14 @@ EXACT = ("sat", "explicit")
 
 
 def _known() -> list[str]:
-    from puzzleproof.verify.skynet_bots import BOTS
+    from puzzleproof.players.skynet_bots import BOTS
 
     return list(BOTS) + list(EXACT)
 
 
 def _runs(maps: list, evidence: dict, p: Params) -> list[tuple[str, list]]:
     """``(rule, maps)`` runs: by rule, and without -o the maps with evidence apart."""
-    from puzzleproof.verify.skynet_sidecars import evidence_rule
+    from puzzleproof.formats.skynet_evidence import evidence_rule
 
     groups: dict[str, list] = {}
     for m in maps:
@@ -84,7 +84,7 @@ def _runs(maps: list, evidence: dict, p: Params) -> list[tuple[str, list]]:
 
 def _chosen(rule: str, group: list, evidence: dict, p: Params) -> tuple[list[str], list[str]]:
     """The exact methods and bots of one run (the evidence's bots join the defaults)."""
-    from puzzleproof.verify.skynet_bots import BOTS
+    from puzzleproof.players.skynet_bots import BOTS
 
     default = (["sat", "ep2-article", "ep2-slack"] if rule == "ep2"
                else ["sat", "ep1-article", "ep1-path"])
@@ -137,8 +137,8 @@ def _programs_part(rule: str, group: list, starts: dict, p: Params, env: Crossch
     part proved, not solved again."""
     from puzzleproof.puzzles.skynet_views import batch_page
     from puzzleproof.verify.skynet_methods import proved_verdicts
-    from puzzleproof.verify.skynet_agents import AGENTS as KNOWN_AGENTS
-    from puzzleproof.verify.skynet_batch import referee_batch
+    from puzzleproof.players.skynet_agents import AGENTS as KNOWN_AGENTS
+    from puzzleproof.verify.skynet_referee_batch import referee_batch
 
     agents = split_names(p.agent_names, KNOWN_AGENTS, "agent")
     batch = referee_batch(group, starts, [], agents, "low", 0, rule, env.target,
@@ -155,7 +155,7 @@ def _programs_part(rule: str, group: list, starts: dict, p: Params, env: Crossch
 
 def _ep1_part(group: list, starts: dict, bots: list[str] | None, p: Params) -> Outcome:
     from puzzleproof.puzzles.skynet_views import ep1_page
-    from puzzleproof.verify.skynet_ep1 import EP1_BOTS, cuts_table
+    from puzzleproof.verify.skynet_ep1_cuts import EP1_BOTS, cuts_table
 
     rows, failures = cuts_table(group, starts, bots, p.time_limit)
     record = {"type": "skynet-ep1-cuts-table", "rows": rows, "failures": failures}
@@ -167,7 +167,7 @@ def _ep1_part(group: list, starts: dict, bots: list[str] | None, p: Params) -> O
 def run(loaded: Sequence[Loaded], p: Params, env: CrosscheckEnv) -> Outcome:
     """Every part in order; the outcome's record holds them under ``parts`` (one part: as
     it is), its code is the worst of theirs."""
-    from puzzleproof.verify.skynet_sidecars import cuts_record_of, evidence_of
+    from puzzleproof.formats.skynet_evidence import cuts_record_of, evidence_of
 
     maps = [ld.instance for ld in loaded]
     ep1_maps = [m for m in maps if cuts_record_of(m) is not None]
@@ -196,7 +196,7 @@ def run(loaded: Sequence[Loaded], p: Params, env: CrosscheckEnv) -> Outcome:
 
 
 def _ep1_maps_part(ep1_maps: list, p: Params) -> Outcome:
-    from puzzleproof.verify.skynet_sidecars import cuts_record_of
+    from puzzleproof.formats.skynet_evidence import cuts_record_of
 
     starts = {m.name or "": ([v for v in range(m.n) if v not in m.gateways]
                              if p.all_starts else [cuts_record_of(m)["start"]])

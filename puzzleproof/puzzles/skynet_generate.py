@@ -40,7 +40,7 @@ def _map_text(m: Any) -> str:
 
 
 def _prepare(p: Params) -> None:
-    from puzzleproof.verify.skynet_bots import BOTS
+    from puzzleproof.players.skynet_bots import BOTS
 
     if not p.ep1_set and p.time_limit is not None:
         raise UsageError("--time-limit applies to --ep1-set only (per map); bound a breaker "
@@ -64,7 +64,7 @@ def _chosen(p: Params) -> tuple[str, ...]:
     if p.bots:
         return tuple(b.strip() for b in p.bots.split(","))
     if p.rule == "ep1":
-        from puzzleproof.verify.skynet_ep1 import EP1_BOTS
+        from puzzleproof.verify.skynet_ep1_cuts import EP1_BOTS
 
         return EP1_BOTS
     from puzzleproof.generate.skynet import DEFAULT_EP2_BOTS
@@ -153,7 +153,7 @@ def _large(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
 
 def _ep1_set(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
     from puzzleproof.generate.skynet_ep1 import ep1_set
-    from puzzleproof.verify.skynet_ep1 import EP1_BOTS, cut_report, fewest_text
+    from puzzleproof.verify.skynet_ep1_cuts import EP1_BOTS, cut_report, fewest_text
 
     limit = p.time_limit if p.time_limit is not None else 60.0
     for m in ep1_set(p.seed):

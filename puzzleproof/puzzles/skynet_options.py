@@ -51,7 +51,7 @@ def stamp_certificate(cert: dict, m: Any, rule: str, start: int) -> dict:
 
 
 def _bot_names() -> str:
-    from puzzleproof.verify.skynet_bots import BOTS
+    from puzzleproof.players.skynet_bots import BOTS
 
     return ", ".join(BOTS)
 

@@ -331,7 +331,7 @@ def worst_page(searched: list[dict]) -> Page:
     the unknowns' reasons and the bots found non-deterministic."""
     from rich.table import Table
 
-    from puzzleproof.verify.skynet_batch import worst_counts
+    from puzzleproof.verify.skynet_referee_batch import worst_counts
 
     table = Table(title="against the worst-case agent (every agent line searched)",
                   title_justify="left")
@@ -384,7 +384,7 @@ def ep1_page(maps: list, rows: list[dict], failures: list[str], names: list[str]
     fewest, and the findings that no longer hold."""
     from rich.table import Table
 
-    from puzzleproof.verify.skynet_ep1 import EP1_NOTE, cuts_text, fewest_text
+    from puzzleproof.verify.skynet_ep1_cuts import EP1_NOTE, cuts_text, fewest_text
 
     table = Table(title="Episode 1: cuts used (article agent / worst case) against the fewest",
                   title_justify="left")

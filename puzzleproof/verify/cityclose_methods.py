@@ -39,10 +39,11 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, Sequence
 
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
+from puzzleproof.encoders.cityclose_dp import dp
 from puzzleproof.method import Method
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
-from puzzleproof.procs import note
+from puzzleproof.processes import note
 from puzzleproof.result import Result, Status
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 
@@ -63,9 +64,9 @@ _CACHED: set[str] = set()
 def _heuristics() -> Any:
     """The heuristics' module, imported when a method first runs (it loads numpy: the
     command's start-up, every verb's, should not pay for it)."""
-    from puzzleproof.verify import cityclose_heuristics
+    from puzzleproof.players import cityclose_article
 
-    return cityclose_heuristics
+    return cityclose_article
 
 
 #: a map of 9 cities on which the exact DP runs every compiled step (its greedy order is not
@@ -214,8 +215,7 @@ def _ilp_with(backend: str) -> Callable[..., Result]:
 
 def _dp(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
         ) -> Result:
-    clock = Deadline.of(deadline)
-    return _heuristics().dp(m, rules, time_limit=clock.left())
+    return dp(m, rules, deadline=Deadline.of(deadline))
 
 
 def _merged(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
@@ -359,15 +359,34 @@ class OrderVerdict(dict):
     ``"not-optimal"``, ``"not-re-verified"``, or None when not asked) and ``message``."""
 
 
+def _claims_broken(chk: Any, claimed_total: Any, claimed_wiener: Any) -> list[dict]:
+    """The claims of an order's file (its total, its Wiener numbers) that its legal order
+    does not score; an illegal order has no total: its broken rules say it all."""
+    out = []
+    if claimed_total is not None and chk.ok and claimed_total != chk.total:
+        out.append({"kind": "wrong-total", "step": None, "city": None,
+                    "message": f"the file claims total {claimed_total}; the order "
+                               f"scores {chk.total}"})
+    if claimed_wiener is not None and chk.ok and list(claimed_wiener) != chk.wiener:
+        # the blog's lists run on to the empty map (zeros after the last city): compare the
+        # common part, and the rest must be zeros
+        cw = list(claimed_wiener)
+        if cw[:len(chk.wiener)] != chk.wiener or any(x != 0 for x in cw[len(chk.wiener):]):
+            out.append({"kind": "wrong-wiener", "step": None, "city": None,
+                        "message": "the file's Wiener numbers differ from the order's"})
+    return out
+
+
 def check_order(m: CityMap, order: Sequence[str], rules: Rules | None = None,
                 optimum: int | None = None, *, claimed_total: Any = None,
                 claimed_wiener: Any = None, claimed_status: str | None = None,
                 claimed_method: str | None = None, reprove: bool = True,
-                time_limit: float | None = 60.0) -> OrderVerdict:
+                deadline: Deadline | None = None) -> OrderVerdict:
     """Re-score ``order`` (always) and list every broken rule; compare with ``optimum`` (the
     best known or proved total) when given; re-prove a claimed optimum with the independent DP
     when the map has at most :data:`DP_REVERIFY_MAX` cities, and otherwise say plainly that
-    optimality rests on the named method's proof and was not re-verified.
+    optimality rests on the named method's proof and was not re-verified. ``deadline``
+    bounds the re-proof (none: no limit).
 
     ``ok`` is False when a rule is broken, a claimed total/Wiener list is wrong, or a claimed
     OPTIMAL is not optimal."""
@@ -376,21 +395,7 @@ def check_order(m: CityMap, order: Sequence[str], rules: Rules | None = None,
     v = OrderVerdict(ok=chk.ok, violations=list(chk.violations), order=chk.order,
                      wiener=chk.wiener, total=chk.total, left=chk.left, optimum=optimum,
                      gap=None, optimality=None, message="")
-    # an illegal order has no total: its broken rules say it all (no second report)
-    if claimed_total is not None and chk.ok and claimed_total != chk.total:
-        v["violations"].append({"kind": "wrong-total", "step": None, "city": None,
-                                "message": f"the file claims total {claimed_total}; the order "
-                                           f"scores {chk.total}"})
-    if claimed_wiener is not None and chk.ok \
-            and list(claimed_wiener) != chk.wiener:
-        # the blog's lists run on to the empty map (zeros after the last city): compare the
-        # common part, and the rest must be zeros
-        cw = list(claimed_wiener)
-        common = cw[:len(chk.wiener)]
-        if common != chk.wiener or any(x != 0 for x in cw[len(chk.wiener):]):
-            v["violations"].append({"kind": "wrong-wiener", "step": None, "city": None,
-                                    "message": "the file's Wiener numbers differ from the "
-                                               "order's"})
+    v["violations"] += _claims_broken(chk, claimed_total, claimed_wiener)
     msgs = []
     if chk.total is not None and optimum is not None:
         v["gap"] = (chk.total - optimum) / optimum if optimum else None
@@ -403,7 +408,7 @@ def check_order(m: CityMap, order: Sequence[str], rules: Rules | None = None,
                         f"total {chk.total}")
     if chk.ok and chk.total is not None and (claimed_status == "OPTIMAL" or optimum is not None):
         if reprove and m.n <= DP_REVERIFY_MAX:
-            ref = _heuristics().dp(m, rules, time_limit=time_limit)
+            ref = dp(m, rules, deadline=deadline)
             if ref.status == Status.OPTIMAL:
                 best = ref.answer["total"]
                 if chk.total == best:

@@ -35,10 +35,11 @@ from typing import Any, Callable, Sequence
 
 from puzzleproof import executor
 from puzzleproof.method import Method
+from puzzleproof.formats.jsonl import load_records, trim_torn_tail
 from puzzleproof.verify.records import Disagreement, Record
 
 __all__ = ["Instance", "Method", "PuzzleKind", "describe", "CrosscheckReport", "run_crosscheck",
-           "find_disagreements", "load_records"]
+           "find_disagreements"]
 
 SOLVED_STATUSES = {"SOLVED", "UNIQUE", "MULTIPLE", "OPTIMAL"}
 
@@ -143,51 +144,6 @@ def _failure_record(kind: PuzzleKind, method: Method, inst: Instance,
                   solver=method.name, error=failure.message).to_dict()
 
 
-#: the largest run file read back (``--resume``, ``report``): 256 MiB, times --max-size
-MAX_RUN_BYTES = 256 * 1024 * 1024
-
-
-def load_records(path: Path) -> list[dict]:
-    """The records of an earlier run (a torn last line, from a kill, is ignored). A file
-    that is not a run the project wrote (not UTF-8, a line that is not a JSON object, a
-    symbolic link loop, a FIFO, too large) is an :class:`~puzzleproof.errors.InputError`
-    naming it."""
-    from puzzleproof.errors import InputError
-    from puzzleproof.formats import read_path
-    from puzzleproof.limits import limit
-
-    if not path.exists() and not path.is_symlink():
-        return []
-    text = read_path(path, limit(MAX_RUN_BYTES), regular=True)
-    out = []
-    lines = text.split("\n")
-    for k, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            if k == len(lines):
-                continue  # torn by a kill
-            raise InputError("expected a JSON record on each line", str(path), k) from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-            raise InputError("expected a JSON object with a \"type\" (a record the project "
-                             "wrote)", str(path), k)
-        out.append(obj)
-    return out
-
-
-def _trim_torn_tail(path: Path) -> None:
-    """Drop a last line cut short by a kill, so that appended records start on a new line."""
-    if not path.exists():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        cut = data.rfind(b"\n") + 1
-        with open(path, "r+b") as fh:
-            fh.truncate(cut)
-
-
 def find_disagreements(kind: PuzzleKind, inst: Instance, recs: Sequence[dict]) -> list[dict]:
     """Every disagreement among the records of one instance (see the module docstring)."""
     out: list[dict] = []
@@ -271,7 +227,7 @@ def _earlier(out_path: Path | None, resume: bool) -> list[dict]:
     if not resume:
         return []
     old = load_records(out_path)
-    _trim_torn_tail(out_path)
+    trim_torn_tail(out_path)
     return old
 
 

@@ -3,7 +3,7 @@
 Students: each seat's realised cost next to the robust bound of its graph (a cost above it
 is a finding, ``exploitable``; the robust student above its own certified bound is a failed
 check). Criminals: revenue next to the sum over rounds of the single-round toll optimum
-(:func:`~puzzleproof.verify.deathrun_tournament.crosscheck_records`). Every record is
+(:func:`~puzzleproof.games.deathrun_tournament.crosscheck_records`). Every record is
 replayed by the rules, and each graph shipped with evidence (from ``generate deathrun``) has
 its game played again: the finding holds while the student still pays more than the robust
 bound, recomputed here.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.verify.deathrun_methods import STEP, bot_method
 
@@ -87,7 +87,7 @@ def judge(records: Sequence[dict], graphs: Sequence[Any], names: Sequence[str],
     """The cross-check summary of a tournament's ``records`` (played on ``graphs``, named
     ``names``, shipped with ``evidence``): what the ``--json`` record and the JSONL's last
     line hold. ``ok`` is False when a check failed."""
-    from puzzleproof.verify.deathrun_tournament import crosscheck_records
+    from puzzleproof.games.deathrun_tournament import crosscheck_records
 
     cc = crosscheck_records(records, step=STEP, criminal_games=None)
     by_id = {r["game_id"]: r for r in records}

@@ -28,7 +28,7 @@ import time
 from typing import Any, Sequence
 
 from puzzleproof.errors import UsageError
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.method import Method
 from puzzleproof.models.deathrun import (BUDGET, CRIMINALS, STUDENTS, Graph, distances_to_ends,
                                          play_game)
@@ -97,7 +97,7 @@ def check_bound(g: Graph, a: dict) -> dict:
 
 def robust_bound(g: Graph, total_budget: float = TOTAL_BUDGET, step: float = STEP) -> float:
     """The robust student's certified bound (the DP's upper table, cached per graph)."""
-    from puzzleproof.encoders.deathrun_student import robust_table
+    from puzzleproof.encoders.deathrun_robust import robust_table
 
     return robust_table(g, total_budget, step, lower=False).bound()
 
@@ -107,7 +107,7 @@ def run_robust(g: Graph, *, deadline: Deadline, budget: float = TOTAL_BUDGET,
     """The robust student's certified bound, its first moves and the nominal path beside
     it; UNKNOWN when ``deadline`` passes while the tables are filled (their work grows with
     the links and the square of ``budget / step``: minutes on the largest graphs read)."""
-    from puzzleproof.encoders.deathrun_student import (TableOutOfTime, out_of_time,
+    from puzzleproof.encoders.deathrun_robust import (TableOutOfTime, out_of_time,
                                                        robust_table, solve)
 
     t0 = time.monotonic()
@@ -131,7 +131,7 @@ def _unknown(solver: str, t0: float, why: str, params: dict) -> Result:
 def run_toll_round(g: Graph, *, deadline: Deadline, budget: float = float(BUDGET)) -> Result:
     """The first round's toll optimum for one criminal (every student on the begin, the
     base weights): the MIP's answer, checked against the exact enumeration."""
-    from puzzleproof.encoders.deathrun_criminal import solve_round
+    from puzzleproof.encoders.deathrun_tolls import solve_round
 
     t0 = time.monotonic()
     counts = {v: 0 for v in g.vertices}
@@ -157,7 +157,7 @@ def run_fh_lp(g: Graph, *, deadline: Deadline, budget: float = TOTAL_BUDGET) -> 
     """Fulkerson-Harding: the longest the combined budget can make the shortest path if the
     student saw every raise before starting. The LP's value is checked by a shortest path on
     its raised weights (primal) and by ``min over k of (B + L_k) / k`` (dual)."""
-    from puzzleproof.encoders.deathrun_criminal import fh_formula, fh_lp
+    from puzzleproof.encoders.deathrun_tolls import fh_formula, fh_lp
 
     t0 = time.monotonic()
     lp = fh_lp(g, budget)
@@ -188,9 +188,9 @@ def run_bot(g: Graph, *, deadline: Deadline, bot: str, role: str,
     (a student's cost, a criminal's revenue), every seat's score, and the robust bound. The
     game and the bound's tables stop at ``deadline`` (read before each move, and every few
     vertices of the tables) with UNKNOWN."""
-    from puzzleproof.encoders.deathrun_student import TableOutOfTime, robust_table
+    from puzzleproof.encoders.deathrun_robust import TableOutOfTime, robust_table
     from puzzleproof.models.deathrun import OutOfTime
-    from puzzleproof.verify.deathrun_bots import builtin_player
+    from puzzleproof.players.deathrun_bots import builtin_player
 
     t0 = time.monotonic()
     seed = 0 if seed is None else seed
@@ -248,8 +248,8 @@ EXACT = (
 )
 
 #: The built-in bots by role; their classes are
-#: :data:`~puzzleproof.verify.deathrun_bots.STUDENT_BOTS` and
-#: :data:`~puzzleproof.verify.deathrun_bots.CRIMINAL_BOTS` (a test keeps the two in step).
+#: :data:`~puzzleproof.players.deathrun_bots.STUDENT_BOTS` and
+#: :data:`~puzzleproof.players.deathrun_bots.CRIMINAL_BOTS` (a test keeps the two in step).
 BOTS = {
     "student": (_bot("robust", "student", "the robust DP's policy: never pays above its bound"),
                 _bot("greedy", "student", "the first link of the current shortest path"),
@@ -299,7 +299,7 @@ def bot_list(values: Sequence[str], role: str) -> list[str]:
     """Bot specs from options: each value a name, ``FILE.py[:Class]``, ``BOT*K`` (K copies)
     or a comma-separated list of them; each is checked (an unknown name, a missing file, a
     class the file does not define: an InputError naming it)."""
-    from puzzleproof.verify.deathrun_workers import parse_bot
+    from puzzleproof.games.deathrun_workers import parse_bot
 
     found: list[str] = []
     for value in values:
@@ -343,7 +343,7 @@ def play_one(g: Graph, criminals: Sequence[str], students: Sequence[str], seed: 
     """One game of the seated bots on ``g`` (bot files in worker processes under the
     limits), its record with the scoreboard."""
     from puzzleproof.models.deathrun import scoreboard
-    from puzzleproof.verify.deathrun_workers import WorkerPool, make_player, parse_bot
+    from puzzleproof.games.deathrun_workers import WorkerPool, make_player, parse_bot
 
     with WorkerPool(move_timeout, init_timeout, memory_limit) as pool:
         crims = [make_player(parse_bot(c, "criminal"), "criminal", pool) for c in criminals]

@@ -1,7 +1,7 @@
 """Hashi for the cross-check harness: its methods, its rule check, and how instances load.
 
 Methods: ``cpsat`` and ``sat`` (exact, asked the uniqueness question) and ``article`` (the
-article's intersection + elimination search, :mod:`puzzleproof.verify.hashi_heuristic`).
+article's intersection + elimination search, :mod:`puzzleproof.players.hashi_article`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from puzzleproof.formats import expand_inputs, read_source
 from puzzleproof.formats.hashi import SUFFIXES, read_puzzles
 from puzzleproof.models.hashi import Puzzle, check_solution
 from puzzleproof.result import Result
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.method import Method
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 
@@ -42,9 +42,9 @@ def run_cpsat(puzzle: Puzzle, *, deadline: Deadline, mode: str = "solve", count:
 
 def run_article(puzzle: Puzzle, *, deadline: Deadline, nodes: int | None = None) -> Result:
     """The article's intersection + elimination search (a heuristic: no uniqueness)."""
-    from puzzleproof.verify import hashi_heuristic
+    from puzzleproof.players import hashi_article
 
-    return hashi_heuristic.solve(puzzle, time_limit=deadline.limit, max_nodes=nodes)
+    return hashi_article.solve(puzzle, time_limit=deadline.limit, max_nodes=nodes)
 
 
 def _rounds(on_progress: Any) -> Any:
@@ -106,7 +106,7 @@ def hashi_kind(extra: dict[str, Method] | None = None, *, conflicts: int | None 
 def _warm() -> None:
     """The back ends' libraries, loaded once per worker outside the tasks' time."""
     from puzzleproof.encoders import hashi_cpsat, hashi_sat  # noqa: F401
-    from puzzleproof.verify import hashi_heuristic  # noqa: F401
+    from puzzleproof.players import hashi_article  # noqa: F401
 
 
 def load_hashi_instances(args: list[str], fmt: str | None = None,

@@ -2,9 +2,9 @@
 bot playing against an agent model, and the harness's own check replays each game record
 against the rules (:func:`puzzleproof.models.skynet.replay`).
 
-A bot is one of ours (:data:`puzzleproof.verify.skynet_bots.BOTS`) or an external program
+A bot is one of ours (:data:`puzzleproof.players.skynet_bots.BOTS`) or an external program
 speaking CodinGame's protocol (``games_kind(..., external={"mybot": ["python3", "mybot.py"]})``),
-played through :func:`puzzleproof.verify.skynet_referee.play_external` in the harness's worker
+played through :func:`puzzleproof.games.skynet_referee.play_external` in the harness's worker
 processes; its game records keep its capped stderr (``answer["stderr"]``).
 :func:`judge_lost_games` then says, for every lost game, whether its start is proved winnable
 by the exact SAT solver (:func:`puzzleproof.encoders.skynet_sat.solve`), with the evidence.
@@ -20,14 +20,13 @@ from typing import Any, Callable
 from puzzleproof.formats.skynet import record_from_json, record_to_json
 from puzzleproof.models.skynet import SkynetMap, replay
 from puzzleproof.result import Result, Status
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.method import Method, seconds_run
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
-import puzzleproof.verify.skynet_worst  # noqa: F401  (registers the 'worst' agent name)
-from puzzleproof.verify.skynet_agents import make_agent
-from puzzleproof.verify.skynet_bots import Bot, make_bot
-from puzzleproof.verify.external import DEFAULT_MEMORY_LIMIT_MB
-from puzzleproof.verify.skynet_referee import (BY_PLAY, DEFAULT_FIRST_TURN_SECONDS,
+from puzzleproof.players.skynet_agents import make_agent
+from puzzleproof.players.skynet_bots import Bot, make_bot
+from puzzleproof.games.programs import DEFAULT_MEMORY_LIMIT_MB
+from puzzleproof.games.skynet_referee import (BY_PLAY, DEFAULT_FIRST_TURN_SECONDS,
                                                DEFAULT_TURN_SECONDS, play, play_external)
 
 __all__ = ["games_kind", "game_instances", "run_game", "run_external_game", "judge_lost_games",
@@ -103,7 +102,7 @@ def games_kind(bots: list[str], agents: list[str], tiebreak: str = "low", seed: 
     ``fork_lines`` False runs a program afresh for every line, see
     :class:`.skynet_sessions.ProgramPlayer`): its record holds the verdict, the losing line
     or the bot's certificate."""
-    from puzzleproof.verify.external import parse_command
+    from puzzleproof.games.programs import parse_command
 
     methods = {f"{b}/{a}": (Method(f"{b}/{a}", "heuristic", run=seconds_run(partial(
                                 run_worst_case, b, rule, per_line=per_line,
@@ -147,7 +146,7 @@ def run_exact(solver: str, rule: str, data: tuple[SkynetMap, int], time_limit: f
         from puzzleproof.encoders.skynet_sat import solve
         res = solve(m, rule, start, time_limit=time_limit)
     else:
-        from puzzleproof.verify.skynet_explicit import solve as esolve
+        from puzzleproof.encoders.skynet_explicit import solve as esolve
         res = esolve(m, rule, start, max_nodes=None, time_limit=time_limit)
     answer = None
     if res.status in (Status.WIN, Status.LOSS):
@@ -160,10 +159,10 @@ def run_exact(solver: str, rule: str, data: tuple[SkynetMap, int], time_limit: f
 def run_worst_case(bot: str, rule: str | None, data: tuple[SkynetMap, int],
                    time_limit: float | None, *, per_line: bool = False,
                    max_lines: int | None = None) -> Result:
-    """One of our bots against the adversary (:mod:`puzzleproof.verify.skynet_adversary`):
+    """One of our bots against the adversary (:mod:`puzzleproof.games.skynet_adversary`):
     WIN when PROVED (its cuts as a position -> cut certificate), LOSS when a line beats it
     (BEATEN, or UNWINNABLE on a start proved lost), UNKNOWN at a limit."""
-    from puzzleproof.verify.skynet_adversary import BotPlayer
+    from puzzleproof.games.skynet_adversary import BotPlayer
 
     rule = rule or data[0].rule or make_bot(bot).rule
     # a bot that decides by search on its first turn (ours, playing the proved strategy)
@@ -188,7 +187,7 @@ def run_adversary_program(name: str, command: list[str], rule: str | None,
                           time_limit: float | None, *, fork_lines: bool = True) -> Result:
     """An external program against the adversary: a run of the program per line, or, for a
     Python script, one run forked where lines branch (unless ``fork_lines`` is False)."""
-    from puzzleproof.verify.skynet_adversary import ProgramPlayer
+    from puzzleproof.games.skynet_adversary import ProgramPlayer
 
     player = ProgramPlayer(name, command, move_timeout, init_timeout, memory_limit,
                            parallel=1, fork_lines=None if fork_lines else False)
@@ -199,7 +198,7 @@ def run_adversary_program(name: str, command: list[str], rule: str | None,
 def _adversary_result(player, rule: str, data: tuple[SkynetMap, int],
                       time_limit: float | None, per_line: bool, max_lines: int | None,
                       extra: dict | None = None) -> Result:
-    from puzzleproof.verify.skynet_adversary import adversary
+    from puzzleproof.games.skynet_adversary import adversary
 
     m, start = data
     res = adversary(m, rule, start, player, per_line=per_line, time_limit=time_limit,
@@ -442,7 +441,7 @@ def _winning_game(m: SkynetMap, start: int, rule: str, r: dict,
                   time_limit: float | None) -> dict:
     """Our exact bot against the lost game's agent model from the same start (within
     ``time_limit``): the replayable record of a game that is won."""
-    from puzzleproof.verify.skynet_bots import ExactBot
+    from puzzleproof.players.skynet_bots import ExactBot
 
     agent = r["method"].rsplit("/", 1)[-1]
     st = r.get("stats") or {}
@@ -478,7 +477,7 @@ def solve_explicit(data: tuple[SkynetMap, int], *, deadline: Deadline, rule: str
     """Memoised minimax over (agent node, links left): exponential in the links, an
     independent check of the SAT solver on small maps."""
     from puzzleproof.errors import UsageError
-    from puzzleproof.verify.skynet_explicit import solve
+    from puzzleproof.encoders.skynet_explicit import solve
 
     if horizon is not None:
         raise UsageError("--horizon is a question for the sat solver")
@@ -499,7 +498,7 @@ def play_worst(bot: str, data: tuple[SkynetMap, int], *, deadline: Deadline,
 def _methods() -> tuple[Method, ...]:
     from functools import partial
 
-    from puzzleproof.verify.skynet_bots import BOTS, SUMMARIES
+    from puzzleproof.players.skynet_bots import BOTS, SUMMARIES
 
     exact = (Method("sat", "exact", "CEGAR over two incremental SAT solvers",
                     run="puzzleproof.verify.skynet_methods:solve_sat",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import random
 
-from puzzleproof.loaded import Loaded
+from puzzleproof.instance import Loaded
 from puzzleproof.method import Method
 from puzzleproof.puzzles.base import (CheckSpec, ConvertSpec, CrosscheckSpec, Generated,
                                       GenerateSpec, Outcome, Page, Picture, Plugin, RenderSpec,
@@ -123,7 +123,7 @@ def generate(p, executor, on_attempt):
     """Seeded squares (a shifted base square, rows and symbols permuted) with cells
     removed while the brute force still proves the completion unique."""
     from latin_puzzle.methods import exact
-    from puzzleproof.limits import Deadline
+    from puzzleproof.clock import Deadline
 
     rng = random.Random(p.seed)
     for k in range(p.count):

@@ -29,9 +29,9 @@ import time
 from typing import Any
 
 from puzzleproof.models.skynet import SkynetMap, agent_moves, check_cut, outcome
-from puzzleproof.verify.skynet_agents import make_agent
-from puzzleproof.verify.skynet_bots import CUTS_AGENT_GATEWAY_LINK, make_bot
-from puzzleproof.verify.skynet_referee import play
+from puzzleproof.players.skynet_agents import make_agent
+from puzzleproof.players.skynet_bots import CUTS_AGENT_GATEWAY_LINK, make_bot
+from puzzleproof.games.skynet_referee import play
 
 #: the bots judged on Episode 1 maps (every one of ours except the exact ones; the Episode 2
 #: bots' cuts are legal under Episode 1 rules)
@@ -267,7 +267,7 @@ def cuts_table(maps: list[SkynetMap], starts: dict, bots: list[str] | None,
     case, next to the fewest cuts (recorded in NAME.cuts.json, or proved now within
     ``time_limit``): the rows, and the failures (a recorded figure that no longer holds, or
     a bot that loses a map where every node links to at most one gateway)."""
-    from puzzleproof.verify.skynet_sidecars import cuts_record_of
+    from puzzleproof.formats.skynet_evidence import cuts_record_of
 
     names = list(bots or EP1_BOTS)
     rows: list[dict] = []

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-from puzzleproof.encoders.deathrun_criminal import best_single_raise
+from puzzleproof.encoders.deathrun_tolls import best_single_raise
 from puzzleproof.models.deathrun import Graph, distances_to_ends
 
 __all__ = ["View", "Move", "EPS", "gap_described", "gap_builtin", "forced", "crowd", "toll",

@@ -22,7 +22,7 @@ stderr (how contest players debug) goes to a file per worker, emptied at each ga
 its last :data:`STDERR_KEEP` bytes as it grows; the game record keeps the last of it per
 seat.
 
-No process is left behind (see :mod:`puzzleproof.procs`): workers die with their parent
+No process is left behind (see :mod:`puzzleproof.processes`): workers die with their parent
 (``PR_SET_PDEATHSIG`` on Linux, and a watchdog that polls the parent's pid) and take with them
 their process group and every descendant (on Linux a worker is a child subreaper, so a bot's
 orphaned grandchildren stay its descendants); the parent's guardian process kills the
@@ -49,7 +49,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from puzzleproof import procs
+from puzzleproof import processes
 from puzzleproof.models.deathrun import BaseCriminal, BaseStudent
 
 __all__ = ["BotSpec", "parse_bot", "WorkerPool", "FilePlayer", "make_player",
@@ -100,7 +100,7 @@ def parse_bot(text: str, role: str, check: bool = True) -> BotSpec:
     file, a file that is not Python or a class it does not define is an
     :class:`~puzzleproof.errors.InputError`."""
     from puzzleproof.errors import InputError
-    from puzzleproof.verify.deathrun_bots import CRIMINAL_BOTS, STUDENT_BOTS
+    from puzzleproof.players.deathrun_bots import CRIMINAL_BOTS, STUDENT_BOTS
 
     if role not in DEFAULT_CLASS:
         raise ValueError(f"role must be criminal or student, not {role!r}")
@@ -183,10 +183,10 @@ def _strays() -> list[int]:
     """What a bot started: the other members of this worker's process group, and its
     descendants (on Linux the worker is a child subreaper, so orphans stay descendants even
     when they left the group)."""
-    from puzzleproof import procs
+    from puzzleproof import processes
 
     me = os.getpid()
-    return sorted(set(_group_members()) | set(procs.descendants(me)) - {me})
+    return sorted(set(_group_members()) | set(processes.descendants(me)) - {me})
 
 
 def _kill_strays() -> None:
@@ -221,11 +221,11 @@ def _exit_all(code: int = 1) -> None:
 def _die_with_parent(parent: int) -> None:
     """SIGTERM (the parent-death signal on Linux, or from anyone) and a parent found gone (the
     watchdog, for other systems and as a second line) end the worker and its bots' processes."""
-    from puzzleproof import procs
+    from puzzleproof import processes
 
     signal.signal(signal.SIGTERM, lambda *_: _exit_all(1))
-    procs.set_child_subreaper()
-    procs.die_with_parent(parent, signal.SIGTERM, on_death=_exit_all, watchdog=True)
+    processes.set_child_subreaper()
+    processes.die_with_parent(parent, signal.SIGTERM, on_death=_exit_all, watchdog=True)
 
 
 class _BotHost:  # pragma: no cover - runs in the worker
@@ -398,13 +398,13 @@ class _Worker:
 
         err_fd, self.err_path = tempfile.mkstemp(prefix="puzzleproof-bot-", suffix=".stderr")
         os.close(err_fd)
-        code = ("import sys; from puzzleproof.verify.deathrun_workers import _worker_main; "
+        code = ("import sys; from puzzleproof.games.deathrun_workers import _worker_main; "
                 f"_worker_main({fd}, {os.getpid()}, {self.err_path!r})")
         # its own session (so its own process group, which is what gets killed), the memory
         # limit and the parent-death signal before exec, and the group listed with the guardian
-        preexec, self.notes = procs.child_setup(memory_limit)
+        preexec, self.notes = processes.child_setup(memory_limit)
         for n in self.notes:
-            procs.note(n)
+            processes.note(n)
         try:
             self.proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(fd,),
                                          start_new_session=True, stdin=subprocess.DEVNULL,
@@ -414,7 +414,7 @@ class _Worker:
             child_sock.close()
             parent_sock.close()
             raise
-        procs.guardian_register(self.proc.pid)
+        processes.guardian_register(self.proc.pid)
         child_sock.close()
         self.sock = parent_sock
         self.conn = Connection(os.dup(parent_sock.fileno()))
@@ -442,7 +442,7 @@ class _Worker:
         """Kill the worker's process group and what is still attached to it, and reap it."""
         if self.alive:
             self.alive = False
-        procs.kill_tree(self.proc.pid, reaped=self.proc.returncode is not None)
+        processes.kill_tree(self.proc.pid, reaped=self.proc.returncode is not None)
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -639,7 +639,7 @@ class FilePlayer(_import_player_base()):  # type: ignore[misc]
 
 def make_player(spec: BotSpec | str, role: str, pool: WorkerPool | None = None):
     """An engine player for a bot spec (a built-in in process, a file in ``pool``)."""
-    from puzzleproof.verify.deathrun_bots import builtin_player
+    from puzzleproof.players.deathrun_bots import builtin_player
 
     if isinstance(spec, str):
         spec = parse_bot(spec, role)

@@ -7,14 +7,14 @@ trap-penalising students facing two tolling criminals, the robust students took 
 of their moves, the planner in 58 %), so a gap-toll on it is often wasted; and two
 criminals aiming at one link together pass the gap and earn nothing. The pricer instead:
 
-- **knows the students.** :class:`~puzzleproof.verify.deathrun_herd.Herd` replays the common
+- **knows the students.** :class:`~puzzleproof.players.deathrun_student_models.Herd` replays the common
   student strategies (cheapest path, trap-penalising path, the robust policy) from the start
   and keeps those whose predicted vertex is occupied; at each occupied vertex it knows which
   link each of them takes and the largest raise after which it still takes it (its
   threshold). Students no model explains are an even mixture of the three.
 - **predicts its partner.** The other criminal's move each round is the combined updates
   minus its own; the common criminal strategies
-  (:func:`~puzzleproof.verify.deathrun_habits.partner_models`, the built-in crowd's
+  (:func:`~puzzleproof.players.deathrun_criminal_models.partner_models`, the built-in crowd's
   :func:`crowd_builtin`, and for the built-in ``toll``, which keeps state, a copy of it fed
   what it sees) are scored on how well they predicted its link *and amount* (models that
   pick the same link differ in the amount, and the amount decides whether a raise on top
@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import random
 
-from puzzleproof.encoders.deathrun_criminal import TollCriminal
-from puzzleproof.encoders.deathrun_student import DEFAULT_BUDGET
+from puzzleproof.players.deathrun_toll import TollCriminal
+from puzzleproof.encoders.deathrun_robust import DEFAULT_BUDGET
 from puzzleproof.models.deathrun import BaseCriminal, make_graph
-from puzzleproof.verify.deathrun_habits import EPS, Move, View, partner_models, same
-from puzzleproof.verify.deathrun_herd import Herd, Scene
+from puzzleproof.players.deathrun_criminal_models import EPS, Move, View, partner_models, same
+from puzzleproof.players.deathrun_student_models import Herd, Scene
 
 __all__ = ["PricerCriminal", "crowd_builtin"]
 

@@ -2,13 +2,13 @@
 
 Criminals: ``random``, ``crowd`` (spends on the crowded link its students cannot avoid),
 ``gap-toll`` (raises the link the crowd will take by just less than the detour that would
-divert it), and ``toll`` (:mod:`puzzleproof.encoders.deathrun_criminal`: the single-round
-toll optimum with a budget plan) and ``pricer`` (:mod:`puzzleproof.verify.deathrun_pricer`:
+divert it), and ``toll`` (:mod:`puzzleproof.encoders.deathrun_tolls`: the single-round
+toll optimum with a budget plan) and ``pricer`` (:mod:`puzzleproof.players.deathrun_pricer`:
 tolls on the links the students it models will take, at what each still pays, with its
 partner's predicted raise weighed in). Students: ``random``,
 ``greedy`` (current shortest path), ``cautious`` (shortest path with a penalty for
-out-degree-1 trap vertices ahead), ``robust`` (:mod:`puzzleproof.encoders.deathrun_student`:
-the worst-case DP's policy) and ``planner`` (:mod:`puzzleproof.verify.deathrun_planner`:
+out-degree-1 trap vertices ahead), ``robust`` (:mod:`puzzleproof.encoders.deathrun_robust`:
+the worst-case DP's policy) and ``planner`` (:mod:`puzzleproof.players.deathrun_planner`:
 plans against the criminals it identified, within a slack of the robust certificate).
 
 Each bot draws its randomness from ``self.rng``, seeded from Python's ``random`` module when
@@ -226,13 +226,13 @@ def bot_class(name: str, role: str) -> Any:
     cls = table[name]
     if cls is None:  # bots built on the exact tools live beside them
         if name == "robust":
-            from puzzleproof.encoders.deathrun_student import RobustStudent as cls
+            from puzzleproof.players.deathrun_robust import RobustStudent as cls
         elif name == "planner":
-            from puzzleproof.verify.deathrun_planner import PlannerStudent as cls
+            from puzzleproof.players.deathrun_planner import PlannerStudent as cls
         elif name == "toll":
-            from puzzleproof.encoders.deathrun_criminal import TollCriminal as cls
+            from puzzleproof.players.deathrun_toll import TollCriminal as cls
         elif name == "pricer":
-            from puzzleproof.verify.deathrun_pricer import PricerCriminal as cls
+            from puzzleproof.players.deathrun_pricer import PricerCriminal as cls
     return cls
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzleproof.models.skynet import SkynetMap
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.skynet_strategy import (CheckLimit, check_agent_strategy,
                                                 check_player_strategy)
 from puzzleproof.result import Result, Status, which_limit
@@ -301,7 +301,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     """The verdict (WIN/LOSS for the player) with the winner's strategy as a certificate, and
     with ``value`` the fewest cuts that contain the agent whatever it does (then the player's
     strategy achieves it). ``time_limit`` (seconds, from this call) or ``deadline`` (a
-    running :class:`~puzzleproof.limits.Deadline`; with both, the earlier counts) bounds the
+    running :class:`~puzzleproof.clock.Deadline`; with both, the earlier counts) bounds the
     search, writing the strategy and its replay. A spent budget gives UNKNOWN (with the
     verdict, if it was settled)."""
     t0 = time.monotonic()
@@ -346,7 +346,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
                           wall_time=time.monotonic() - t0, stats={"states": solver.nodes},
                           instance=m.name)
         checked = {"ok": not problems, "violations": problems,
-                   "by": "puzzleproof.verify.skynet_explicit.check_*_strategy (rules replay)"}
+                   "by": "puzzleproof.encoders.skynet_explicit.check_*_strategy (rules replay)"}
     answer = {"verdict": status.value}
     if value and verdict:
         answer["value"] = int(v)  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""City closing: the article's greedy and beam search, merged beam, and an independent DP.
+"""City closing: the article's greedy and beam search, and the merged beam.
 
 - :func:`greedy`: close the city whose closing keeps the map connected (and within the rules)
   and gives the lowest Wiener number. Ties matter: ``tiebreak="last"`` (default) lets the
@@ -10,9 +10,6 @@
   beam, cities in listed order, and ranked by a stable sort (earlier candidates win ties).
 - :func:`merged_beam`: the same, with sequences reaching the same set of open cities merged
   (the best one kept), so the beam holds ``width`` different maps.
-- :func:`dp`: the exact dynamic program over connected sets of open cities, layer by layer
-  from the full map, in plain Python: the ground truth of the tests (fine to ~18 cities).
-  It shares nothing with the exact encoders but the rules of :mod:`models.cityclose`.
 
 Greedy and the beams compute Wiener numbers in compiled code
 (:mod:`puzzleproof.encoders.cityclose_graph`) and skip the closings that cannot be among the
@@ -29,8 +26,8 @@ no paths of K or more, no path at the end) and returns a
 Example:
     >>> from puzzleproof.models.cityclose import CityMap, Rules
     >>> ring = CityMap(tuple("abcdef"), tuple((i, (i + 1) % 6) for i in range(6)))
-    >>> greedy(ring, Rules()).answer["total"], dp(ring, Rules()).answer["total"]
-    (62, 62)
+    >>> greedy(ring, Rules()).answer["total"]
+    62
 """
 
 from __future__ import annotations
@@ -40,17 +37,14 @@ from typing import Any
 
 import numpy as np
 
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
                                           wiener_mask)
 from puzzleproof.result import Result, Status
 
-__all__ = ["greedy", "beam", "merged_beam", "dp", "answer_of", "TIEBREAKS", "prepare",
-           "DP_MAX_CITIES"]
+__all__ = ["greedy", "beam", "merged_beam", "TIEBREAKS"]
 
 TIEBREAKS = ("last", "first")
-#: The plain-Python DP refuses larger maps (it would not finish).
-DP_MAX_CITIES = 26
 
 
 def _start_ok(m: CityMap, rules: Rules, closings: int) -> bool:
@@ -278,98 +272,3 @@ def merged_beam(m: CityMap, rules: Rules | None = None, *, width: int = 10,
     """Beam search with sequences that reach the same open set merged."""
     dl = deadline if deadline is not None else Deadline(time_limit)
     return _beam_search(m, rules or Rules(), width, True, "merged-beam", dl)
-
-
-def _dp_layer(m: CityMap, rules: Rules, layer: dict[int, int], keep: int, final: bool,
-              deadline: Deadline) -> tuple[dict[int, int], dict[int, int]] | None:
-    """The next layer of the plain DP: each allowed child's least value and the city closed
-    to reach it; None when ``deadline`` passed (read every 1024 states)."""
-    adj = m.adj
-    check_shape = rules.no_paths is not None or rules.final_not_path
-    nxt: dict[int, int] = {}
-    par: dict[int, int] = {}
-    wcache: dict[int, int | None] = {}
-    for i, (mask, f) in enumerate(layer.items()):
-        if i % 1024 == 0 and deadline.expired():
-            return None
-        rest = mask & ~keep
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            child = mask ^ low
-            if child in wcache:
-                w = wcache[child]
-            else:
-                w = wiener_mask(adj, child)
-                if w is not None and check_shape and forbidden_shape(adj, child, rules, final):
-                    w = None
-                wcache[child] = w
-            if w is None:
-                continue
-            val = f + w
-            old = nxt.get(child)
-            if old is None or val < old:
-                nxt[child] = val
-                par[child] = low.bit_length() - 1
-    return nxt, par
-
-
-def dp(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
-       max_cities: int = DP_MAX_CITIES) -> Result:
-    """The exact DP over connected sets of open cities (plain Python, small maps).
-
-    OPTIMAL with the order and ``{"method": "dp", "lower_bound", "upper_bound", "states"}``;
-    INFEASIBLE (proved) when no order keeps the rules; UNKNOWN when ``time_limit`` ran out or
-    the map has more than ``max_cities`` cities (:data:`DP_MAX_CITIES` by default: a larger
-    map is within its reach only when it has few connected sets, a long path or a tree with
-    a small core, which the tests use).
-    """
-    rules = rules or Rules()
-    t0 = time.monotonic()
-    keep, closings = prepare(m, rules)
-    if m.n > max_cities:
-        return _result(m, rules, "dp", Status.UNKNOWN, None, t0, {},
-                       {"reason": f"the plain DP stops at {max_cities} cities"})
-    adj = m.adj
-    w0 = wiener_mask(adj, m.full_mask)
-    states = 1
-    if not _start_ok(m, rules, closings):
-        return _result(m, rules, "dp", Status.INFEASIBLE, None, t0, {}, {"states": states},
-                       {"method": "dp", "states": states})
-    layer: dict[int, int] = {m.full_mask: w0}  # mask -> best sum up to and including it
-    parents: list[dict[int, int]] = []  # per step: child mask -> city closed to reach it
-    deadline = Deadline(None) if time_limit is None else Deadline(time_limit, at=t0 + time_limit)
-    for step in range(1, closings + 1):
-        final = step == closings
-        made = _dp_layer(m, rules, layer, keep, final, deadline)
-        if made is None:
-            return _result(m, rules, "dp", Status.UNKNOWN, None, t0, {"time_limit": time_limit},
-                           {"states": states, "stopped_at_step": step - 1,
-                            "reason": f"time limit while closing {step}"})
-        nxt, par = made
-        states += len(nxt)
-        if not nxt:
-            return _result(m, rules, "dp", Status.INFEASIBLE, None, t0, {}, {"states": states},
-                           {"method": "dp", "states": states,
-                            "reason": f"no allowed map after {step} closings"})
-        layer = nxt
-        parents.append(par)
-    end = min(layer, key=lambda k: (layer[k], k))
-    best = layer[end]
-    order: list[int] = []
-    mask = end
-    for par in reversed(parents):
-        v = par[mask]
-        order.append(v)
-        mask |= 1 << v
-    order.reverse()
-    wseq = [w0]
-    mask = m.full_mask
-    for v in order:
-        mask &= ~(1 << v)
-        wseq.append(wiener_mask(adj, mask))  # type: ignore[arg-type]
-    assert sum(wseq) == best
-    return _result(m, rules, "dp", Status.OPTIMAL, answer_of(m, order, wseq), t0,
-                   {"time_limit": time_limit} if time_limit else {}, {"states": states},
-                   {"method": "dp", "lower_bound": best, "upper_bound": best,
-                    "states": states})

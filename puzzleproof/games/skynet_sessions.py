@@ -5,7 +5,7 @@
   the program from the start. Lines that share a prefix can share its run when the program
   allows it: a Python program (``python3 bot.py``, ``python3 -m bot``, or a script whose
   ``#!`` line names Python, as console scripts such as ``puzzleproof`` are) runs under
-  :mod:`.forkhost`, which forks it between turns on request, so each branch costs one
+  :mod:`.fork_host`, which forks it between turns on request, so each branch costs one
   ``fork`` and one answer instead of a new interpreter and a replay of every earlier turn.
   Forked runs are fast, not authoritative: a line lost in one is confirmed by a fresh run of
   the program (whose standard error is kept for the record), the first line is compared with
@@ -20,7 +20,7 @@ so several times a quiet machine's figures): a fork of the plain bot of
 in the referee; of ``puzzleproof skynet play --bot exact`` (20 MB of heap) about 4.4 ms; a
 fresh run of the latter 0.3 s of CPU. A search asks the program at every position its lines
 reach (10,000 to 46,000 from one winnable start of maps 05 and 06), and forks at about 0.6
-of them, so positions settled by earlier starts (:mod:`.skynet_knowledge`) are what makes
+of them, so positions settled by earlier starts (:mod:`.skynet_settled`) are what makes
 a whole map affordable.
 """
 
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from puzzleproof.models.skynet import Link, SkynetMap
-from puzzleproof.verify.skynet_bots import Bot, make_bot
+from puzzleproof.players.skynet_bots import Bot, make_bot
 
 __all__ = ["BotPlayer", "ProgramPlayer", "fork_host_command"]
 
@@ -53,7 +53,7 @@ FORKED_IN_FLIGHT = 3
 FORK_SECONDS = 2.0
 #: failed fork requests after which a program is run afresh for every line
 MAX_FORK_FAILURES = 3
-_HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkhost.py")
+_HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fork_host.py")
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 #: interpreter options that leave ``python [OPTIONS] script.py`` a plain script run
@@ -145,7 +145,7 @@ class _ProgramSession(_Session):
 
     def __init__(self, player: "ProgramPlayer", m: SkynetMap,
                  argv: Sequence[str] | None = None, pass_fds: Sequence[int] = ()) -> None:
-        from puzzleproof.verify.external import ExternalProgram, ProgramEnded
+        from puzzleproof.games.programs import ExternalProgram, ProgramEnded
 
         self.m, self.player, self.turn = m, player, 0
         self.prog = None
@@ -159,7 +159,7 @@ class _ProgramSession(_Session):
 
     def ask(self, agent: int) -> tuple[Link, float]:
         from puzzleproof.formats.skynet import init_block
-        from puzzleproof.verify.external import ProgramEnded
+        from puzzleproof.games.programs import ProgramEnded
 
         if self.prog is None:
             raise _Failed(self.failed.reason, self.failed.detail)

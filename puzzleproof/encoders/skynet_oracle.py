@@ -1,6 +1,6 @@
 """Who wins a Skynet position: the exact answers the worst-case adversary asks for.
 
-The adversary (:mod:`puzzleproof.verify.skynet_adversary`) asks, after every cut a bot
+The adversary (:mod:`puzzleproof.games.skynet_adversary`) asks, after every cut a bot
 makes, whether the agent can now win; it asks about every position the bot's lines reach
 (tens of thousands on the large official maps), so answers are memoised and most come from
 a search that stops early:
@@ -14,7 +14,7 @@ a search that stops early:
   other turn on the way forces the player's cut). Between the two, every cut of a gateway
   link the agent can reach is tried, forced cuts first.
 - Episode 1, and Episode 2 beyond the search's budget: the explicit-state solver of
-  :mod:`puzzleproof.verify.skynet_explicit` with a small budget, then the SAT solver of
+  :mod:`puzzleproof.encoders.skynet_explicit` with a small budget, then the SAT solver of
   :mod:`puzzleproof.encoders.skynet_sat` (one :class:`SolverCache` per map).
 
 An answer is True (the player wins), False (the agent wins) or None (a limit ran out).
@@ -27,7 +27,7 @@ import time
 from collections import deque
 
 from puzzleproof.models.skynet import SkynetMap
-from puzzleproof.verify.skynet_board import Board, popcount
+from puzzleproof.models.skynet_board import Board, popcount
 
 __all__ = ["Oracle", "Ep2Search", "oracle_for", "QUESTION_SECONDS"]
 
@@ -225,7 +225,7 @@ class Oracle:
         return self._sat(agent, mask, left) if left > 0.01 else None
 
     def _explicit(self, agent: int, mask: int, deadline: float) -> bool | None:
-        from puzzleproof.verify.skynet_explicit import ExplicitSolver, _Budget
+        from puzzleproof.encoders.skynet_explicit import ExplicitSolver, _Budget
 
         if self.explicit is None:
             ex = self.explicit = ExplicitSolver(self.m, self.rule, max_nodes=0)

@@ -1,17 +1,17 @@
 """The worst-case adversary: every agent reply searched against one bot, with a proof.
 
-Against a bot (one of ours, any Python :class:`~puzzleproof.verify.skynet_bots.Bot`, or an
+Against a bot (one of ours, any Python :class:`~puzzleproof.players.skynet_bots.Bot`, or an
 external program speaking CodinGame's protocol) the adversary explores the agent's replies
 exhaustively: after each cut the bot makes, every agent move
-(:mod:`puzzleproof.verify.skynet_search`). An in-process bot is copied at each branch; an
+(:mod:`puzzleproof.games.skynet_adversary_search`). An in-process bot is copied at each branch; an
 external program keeps state of its own, so each line is a run of the program from the
 start (several lines at once with ``parallel``), except that a Python program is forked
 where lines branch, so lines share the run of their common prefix
-(:mod:`puzzleproof.verify.skynet_sessions`; a line lost in a forked run is confirmed by a
+(:mod:`puzzleproof.games.skynet_sessions`; a line lost in a forked run is confirmed by a
 fresh run, and forks that ever disagree with fresh runs are set aside).
 
 The search is cut short the moment the bot cuts into a position the exact solver proves lost
-for the cutter (:mod:`puzzleproof.verify.skynet_oracle`, memoised per map): from there the
+for the cutter (:mod:`puzzleproof.encoders.skynet_oracle`, memoised per map): from there the
 agent follows the proved winning line to a gateway. Three outcomes per (bot, map, start):
 
 - ``BEATEN``: a line the bot loses on a start it could have won (or one not decided), as a
@@ -70,11 +70,11 @@ from dataclasses import dataclass
 
 from puzzleproof.models.skynet import GameRecord, SkynetMap, replay
 from puzzleproof.models.skynet_strategy import CheckLimit, check_player_strategy
-from puzzleproof.verify.skynet_board import Board
-from puzzleproof.verify.skynet_knowledge import Knowledge, knowledge_for
-from puzzleproof.verify.skynet_oracle import Oracle, oracle_for
-from puzzleproof.verify.skynet_search import Item, Replay, Search, Stop, Switch
-from puzzleproof.verify.skynet_sessions import BotPlayer, ProgramPlayer
+from puzzleproof.models.skynet_board import Board
+from puzzleproof.games.skynet_settled import Knowledge, knowledge_for
+from puzzleproof.encoders.skynet_oracle import Oracle, oracle_for
+from puzzleproof.games.skynet_adversary_search import Item, Replay, Search, Stop, Switch
+from puzzleproof.games.skynet_sessions import BotPlayer, ProgramPlayer
 
 __all__ = ["AdversaryResult", "Oracle", "BotPlayer", "ProgramPlayer", "adversary",
            "oracle_for", "position_table", "VERDICTS"]
@@ -108,6 +108,13 @@ class AdversaryResult:
     shared: int = 0
     seconds: float = 0.0
     solver_seconds: float = 0.0
+
+    @property
+    def bot_result(self) -> str:
+        """The bot's result against the worst-case agent: ``WIN`` (PROVED: every line
+        contained), ``LOSS`` (a line beats it: :attr:`record`), ``UNKNOWN``."""
+        return {"PROVED": "WIN", "BEATEN": "LOSS", "UNWINNABLE": "LOSS"}.get(self.verdict,
+                                                                            "UNKNOWN")
     note: str = ""
     stderr: str | None = None
 

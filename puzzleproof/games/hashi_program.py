@@ -32,11 +32,11 @@ from functools import partial
 from typing import Sequence
 
 from puzzleproof.formats.hashi import write_puzzle
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 from puzzleproof.method import Method
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result, Status
-from puzzleproof.verify.external import (DEFAULT_MEMORY_LIMIT_MB, parse_command,
+from puzzleproof.games.programs import (DEFAULT_MEMORY_LIMIT_MB, parse_command,
                                          run_to_completion)
 
 __all__ = ["external_method", "run_solver", "parse_bridges", "DEFAULT_SOLVER_SECONDS",

@@ -5,7 +5,7 @@ keeps the robust policy's certificate within a fixed slack.
 **What it infers.** The criminals' *combined* remaining budget is exact: every raise is shown
 to every student in the round it is made, so it is ``2 x 100`` minus the sum of every update
 seen (:attr:`PlannerStudent.left`). Which strategy each criminal follows is learned: the
-common strategies (:mod:`puzzleproof.verify.deathrun_habits`: the gap-toll of the public
+common strategies (:mod:`puzzleproof.players.deathrun_criminal_models`: the gap-toll of the public
 description, the built-in gap-toll, all in on a forced link, the crowd criminals, the
 single-round toll optimum, doing nothing) are run on the state the criminals saw at the
 start of each round (the weights before the round's raises and the vertex counts then,
@@ -25,7 +25,7 @@ fall back to the robust move. The plan's cost is blended with the worst case ove
 plausible strikes at its own vertex (weight ``caution``, 0.3), so a wrong model costs little.
 
 **The certificate it keeps.** The robust student's guarantee ``cost so far + U(here, held
-budget)`` (:mod:`puzzleproof.encoders.deathrun_student`) never increases under the robust
+budget)`` (:mod:`puzzleproof.encoders.deathrun_robust`) never increases under the robust
 policy. The planner takes a move whose guarantee is above the robust move's only while the
 sum of those increases stays within ``slack`` (default 60); so its realised cost is at most
 the robust bound + ``slack`` against *any* criminals.
@@ -36,10 +36,10 @@ from __future__ import annotations
 import math
 import random
 
-from puzzleproof.encoders.deathrun_student import (DEFAULT_BUDGET, DEFAULT_STEP, robust_choice,
+from puzzleproof.encoders.deathrun_robust import (DEFAULT_BUDGET, DEFAULT_STEP, robust_choice,
                                                    robust_table)
 from puzzleproof.models.deathrun import BaseStudent, Graph, distances_to_ends, make_graph
-from puzzleproof.verify.deathrun_habits import Move, View, partner_models
+from puzzleproof.players.deathrun_criminal_models import Move, View, partner_models
 
 __all__ = ["PlannerStudent"]
 

@@ -2,8 +2,8 @@
 
 Usage (by the referee, with the bot's own interpreter)::
 
-    python3 forkhost.py CONTROL_FD bot.py [ARGS...]
-    python3 forkhost.py CONTROL_FD -m MODULE [ARGS...]
+    python3 fork_host.py CONTROL_FD bot.py [ARGS...]
+    python3 fork_host.py CONTROL_FD -m MODULE [ARGS...]
 
 The bot runs unchanged (``runpy``, as ``__main__``, with its own ``sys.argv`` and
 ``sys.path[0]``; a console script such as ``puzzleproof`` runs as the script it is),
@@ -112,7 +112,7 @@ def _on_fork(signum, frame):
 
 def main():
     if len(sys.argv) < 3 or sys.argv[2] == "-m" and len(sys.argv) < 4:
-        sys.stderr.write("usage: forkhost.py CONTROL_FD (BOT.py | -m MODULE) [ARGS...]\n")
+        sys.stderr.write("usage: fork_host.py CONTROL_FD (BOT.py | -m MODULE) [ARGS...]\n")
         return 2
     _state["ctrl"] = socket.socket(fileno=int(sys.argv[1]))
     signal.signal(signal.SIGUSR1, _on_fork)

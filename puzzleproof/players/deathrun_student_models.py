@@ -7,7 +7,7 @@ replays them from the start knows where a student following each one stands. The
 
 - ``greedy``: the first link of the cheapest path;
 - ``trap``: the cheapest path where entering a vertex with one way out costs a penalty (8);
-- ``robust``: the robust DP's policy (:func:`~puzzleproof.encoders.deathrun_student.robust_choice`,
+- ``robust``: the robust DP's policy (:func:`~puzzleproof.encoders.deathrun_robust.robust_choice`,
   the combined budget 200 held against the student).
 
 :class:`Herd` advances each model by the move it would have made in the round just played
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from puzzleproof.encoders.deathrun_student import (DEFAULT_BUDGET, DEFAULT_STEP, robust_choice,
+from puzzleproof.encoders.deathrun_robust import (DEFAULT_BUDGET, DEFAULT_STEP, robust_choice,
                                                    robust_table)
 from puzzleproof.models.deathrun import Graph, distances_to_ends
 

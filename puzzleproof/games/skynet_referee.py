@@ -6,7 +6,7 @@ An external program receives the initialisation block, then each turn the agent'
 line, and must answer one line ``C1 C2`` within the limit (``init_timeout`` for the first turn,
 start-up included; ``move_timeout`` after). Verdicts: ``WIN`` (``contained``) or ``LOSS`` with
 the reason ``agent-reached-gateway``, ``illegal-cut``, ``malformed-output`` or one of the
-runner's reasons (:data:`puzzleproof.verify.external.REASONS`: ``init-timeout``, ``timeout``,
+runner's reasons (:data:`puzzleproof.games.programs.REASONS`: ``init-timeout``, ``timeout``,
 ``crash``, ``memory-limit``, ``exited``, ``closed-stdout``, ...). The referee never hangs:
 every exchange has a deadline, and the program's whole process group is killed at the end.
 The program's stderr is kept in the record (``record.stderr``), capped.
@@ -20,10 +20,10 @@ from typing import Sequence
 from puzzleproof.formats.skynet import init_block
 from puzzleproof.models.skynet import (GameRecord, SkynetMap, Turn, agent_moves, check_cut,
                                        outcome)
-from puzzleproof.verify.external import (DEFAULT_MEMORY_LIMIT_MB, STDERR_KEEP_BYTES,
+from puzzleproof.games.programs import (DEFAULT_MEMORY_LIMIT_MB, STDERR_KEEP_BYTES,
                                          ExternalProgram, ProgramEnded, parse_command)
-from puzzleproof.verify.skynet_agents import Agent
-from puzzleproof.verify.skynet_bots import Bot
+from puzzleproof.players.skynet_agents import Agent
+from puzzleproof.players.skynet_bots import Bot
 
 __all__ = ["play", "play_external", "DEFAULT_TURN_SECONDS", "DEFAULT_FIRST_TURN_SECONDS",
            "DEFAULT_MEMORY_LIMIT_MB", "BY_PLAY"]
@@ -107,7 +107,7 @@ def play_external(m: SkynetMap, rule: str, command: str | Sequence[str], agent: 
 
     ``move_timeout`` (alias ``per_turn``) is the limit per turn, ``init_timeout`` (alias
     ``first_turn``) the first turn's, start-up included; ``memory_limit`` is in megabytes
-    (None: none). The program runs through :class:`puzzleproof.verify.external.ExternalProgram`
+    (None: none). The program runs through :class:`puzzleproof.games.programs.ExternalProgram`
     (own process group, killed with its children at the end). The record's ``stderr``
     attribute (and its JSON's ``"stderr"``) holds the program's stderr, capped at
     ``stderr_keep`` bytes with a marker where cut; ``bot`` is ``name`` or the command.

@@ -10,7 +10,7 @@ kills the whole process group (SIGTERM, a short grace, then SIGKILL) and reaps t
 so a bot that forks ``sleep 100`` leaves nothing running; descendants that left the group but
 are still attached to the program by parent links are killed too. If this process itself is
 killed, the program gets the kernel's parent-death signal (Linux) and the guardian of
-:mod:`puzzleproof.procs` kills its whole group, SIGKILL included. (A descendant that starts a
+:mod:`puzzleproof.processes` kills its whole group, SIGKILL included. (A descendant that starts a
 session of its own *and* is orphaned escapes: process groups are the containment here, not a
 sandbox; the program runs with the user's rights.)
 
@@ -55,7 +55,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from puzzleproof import procs
+from puzzleproof import processes
 
 __all__ = ["ExternalProgram", "ProgramEnded", "UnsupportedPlatform", "ExitInfo",
            "REASONS", "DEFAULT_MEMORY_LIMIT_MB", "STDERR_KEEP_BYTES", "MAX_LINE_BYTES",
@@ -192,7 +192,7 @@ class ExternalProgram:
         # in the child before exec: the memory limit and the parent-death signal; after the
         # start its process group is listed with the guardian (which kills the group if this
         # process is killed, SIGKILL included)
-        preexec, more_notes = procs.child_setup(self.memory_limit)
+        preexec, more_notes = processes.child_setup(self.memory_limit)
         self.notes.extend(n for n in more_notes if n not in self.notes)
         # a forked child starts as a copy of this process, and the kernel's peak-memory
         # figure for it (ru_maxrss) keeps that copy's size across exec: below this size it
@@ -213,7 +213,7 @@ class ExternalProgram:
             raise ProgramEnded("cannot-start", f"cannot start {self.command[0]!r}: {what}") \
                 from None
         self.pid = self.proc.pid
-        procs.guardian_register(self.pid)
+        processes.guardian_register(self.pid)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             os.set_blocking(f.fileno(), False)  # type: ignore[union-attr]
         self._sel = selectors.DefaultSelector()
@@ -461,7 +461,7 @@ class ExternalProgram:
             self.exit.killed_by_us = True
         # its descendants now, while their parent links still lead to it (one that leaves the
         # process group is found this way only)
-        strays = procs.descendants(self.pid) if running else []
+        strays = processes.descendants(self.pid) if running else []
         try:
             os.killpg(self.pid, signal.SIGTERM)  # the group: the program and its children
         except (ProcessLookupError, PermissionError):
@@ -471,7 +471,7 @@ class ExternalProgram:
             self._drain_quietly(_TICK)
         # whatever ignored SIGTERM, children too, and descendants that left the group but are
         # still attached to the program; then off the guardian's list
-        procs.kill_tree(self.pid, reaped=self.exit.returncode is not None, also=strays)
+        processes.kill_tree(self.pid, reaped=self.exit.returncode is not None, also=strays)
         self._reap(True)
         self._drain_quietly(0.0)
 

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Generic, Protocol, Sequence, TypeVar
 
-from puzzleproof.limits import Deadline
+from puzzleproof.clock import Deadline
 
 __all__ = ["Master", "LoopOutcome", "lazy_cut_loop", "SAT", "UNSAT", "LIMIT"]
 

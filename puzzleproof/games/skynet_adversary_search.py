@@ -1,6 +1,6 @@
 """The adversary's search: every agent reply against one bot, each line a run of the bot.
 
-A *line* is one run of the bot (a session of :mod:`puzzleproof.verify.skynet_sessions`)
+A *line* is one run of the bot (a session of :mod:`puzzleproof.games.skynet_sessions`)
 along one sequence of agent moves: it asks the bot for its cut at each position, and after
 each cut moves the agent. Where the agent has several moves, the line follows one and leaves
 the others as *items*, each with a copy of the session when the bot can be copied (an
@@ -17,7 +17,7 @@ checks. **Per-line mode** merges nothing: every line is judged as played.
 
 A position answered two ways raises :class:`Switch`: on the same line the bot is
 non-deterministic, on two lines it depends on its history, on two starts it depends on the
-start. The caller (:func:`puzzleproof.verify.skynet_adversary.adversary`) decides what to do.
+start. The caller (:func:`puzzleproof.games.skynet_adversary.adversary`) decides what to do.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzleproof.models.skynet import Turn, norm
-from puzzleproof.verify.skynet_board import Board
-from puzzleproof.verify.skynet_knowledge import Knowledge
-from puzzleproof.verify.skynet_oracle import QUESTION_SECONDS, Oracle
-from puzzleproof.verify.skynet_sessions import _Failed, _Session
+from puzzleproof.models.skynet_board import Board
+from puzzleproof.games.skynet_settled import Knowledge
+from puzzleproof.encoders.skynet_oracle import QUESTION_SECONDS, Oracle
+from puzzleproof.games.skynet_sessions import _Failed, _Session
 
 __all__ = ["Search", "Switch", "Stop", "Item", "Replay", "SYNC_SECONDS", "TIME_REASONS"]
 

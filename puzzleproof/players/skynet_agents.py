@@ -9,7 +9,7 @@ returns the node it moves to. Every model first steps onto an adjacent gateway w
   gateway.
 - ``nearest``: one step along a shortest path to the nearest gateway.
 - ``random``: a seeded random move.
-- further agents (the exact solver's worst case) register with :func:`register_agent`.
+- ``worst``: into a position the player cannot win from, by the exact solver (a move rule).
 
 Ties are broken by ``tiebreak``: ``low`` (smallest node id), ``high`` (largest), or ``order``
 (the order links appear in the map). :func:`measure_traces` replays CodinGame's logs and
@@ -25,7 +25,7 @@ from typing import Callable
 
 from puzzleproof.models.skynet import SkynetMap, State, agent_moves, check_cut
 
-__all__ = ["Agent", "AGENTS", "TIEBREAKS", "make_agent", "register_agent", "measure_traces"]
+__all__ = ["Agent", "AGENTS", "TIEBREAKS", "make_agent", "measure_traces"]
 
 TIEBREAKS = ("low", "high", "order")
 
@@ -145,16 +145,38 @@ class RandomAgent(Agent):
         return self.rng.choice(sorted(agent_moves(state)))
 
 
+class WorstAgent(Agent):
+    """Moves into a position the player cannot win from when the exact solver finds one,
+    else towards the nearest gateway. A move rule, **not** the worst case for a bot (it does
+    not search the bot's answers): ``skynet referee --agent worst`` and ``crosscheck skynet``
+    judge a bot with the adversary (:mod:`puzzleproof.games.skynet_adversary`)."""
+
+    name = "worst"
+
+    def reset(self, m: SkynetMap, rule: str) -> None:
+        from puzzleproof.encoders.skynet_oracle import oracle_for
+
+        super().reset(m, rule)
+        self.oracle = oracle_for(m, rule)
+        self.fallback = NearestAgent(self.tiebreak)
+        self.fallback.reset(m, rule)
+
+    def move(self, state: State) -> int:
+        gate = self._gateway_now(state)
+        if gate is not None:
+            return gate
+        for v in agent_moves(state):
+            if self.oracle.player_wins(v, state.links) is False:
+                return v
+        return self.fallback.move(state)
+
+
 AGENTS: dict[str, Callable[..., Agent]] = {
     "article": ArticleAgent,
     "nearest": NearestAgent,
     "random": RandomAgent,
+    "worst": WorstAgent,
 }
-
-
-def register_agent(name: str, factory: Callable[..., Agent]) -> None:
-    """Make another agent available by name (the exact solver registers its worst case)."""
-    AGENTS[name] = factory
 
 
 def make_agent(name: str, tiebreak: str = "low", seed: int | None = None) -> Agent:

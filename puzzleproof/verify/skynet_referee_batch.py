@@ -133,8 +133,8 @@ def worst_one(m: Any, start: int, who: str, externals: dict, rule: str | None, l
               worst: dict, parallel: int) -> tuple[Any, str]:
     """One bot or program against the adversary from one start: ``(its answer, the rule
     played)`` (the verdict, the beating line or the bot's certificate)."""
-    from puzzleproof.verify.skynet_adversary import BotPlayer, ProgramPlayer, adversary
-    from puzzleproof.verify.skynet_bots import make_bot
+    from puzzleproof.games.skynet_adversary import BotPlayer, ProgramPlayer, adversary
+    from puzzleproof.players.skynet_bots import make_bot
 
     if who in externals:
         player = ProgramPlayer(who, externals[who], parallel=max(1, parallel),

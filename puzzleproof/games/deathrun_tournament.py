@@ -18,7 +18,7 @@ any length holds one graph and a few hundred specs at a time.
 
 **Figures** (:class:`Tally`). Games on one graph share it, so the independent unit is the
 graph: a bot's mean is the mean over graphs of its mean on each graph, its 95 % interval is
-Student's t over those graph means (:mod:`puzzleproof.verify.deathrun_stats`), and two bots
+Student's t over those graph means (:mod:`puzzleproof.games.tournament_stats`), and two bots
 are compared by a paired t test on the graphs both played. Each finished game's
 record (the engine's record plus ``"game_id"`` and ``"judged"``) is appended to the JSONL
 output as one line; with ``resume`` the games already there are skipped, so a killed run
@@ -38,14 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from puzzleproof import executor, procs
+from puzzleproof import executor, processes
 from puzzleproof.errors import InputError
 from puzzleproof.models.deathrun import Graph, generate_graph, make_graph, play_game
-from puzzleproof.verify.crosscheck import _trim_torn_tail, load_records
-from puzzleproof.verify.deathrun_workers import (DEFAULT_INIT_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB,
+from puzzleproof.formats.jsonl import load_records, trim_torn_tail
+from puzzleproof.games.deathrun_workers import (DEFAULT_INIT_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB,
                                                  DEFAULT_MOVE_TIMEOUT,
                                                  WorkerPool, make_player, parse_bot)
-from puzzleproof.verify.deathrun_stats import mean_interval, paired_test
+from puzzleproof.games.tournament_stats import mean_interval, paired_test
 
 __all__ = ["GameSpec", "schedule", "iter_schedule", "graphs_for_games", "per_graph",
            "run_games", "run_tournament", "TournamentReport", "Tally", "summarise",
@@ -240,7 +240,7 @@ def run_games(specs: Iterable[GameSpec], *, jobs: int = 1,
     # and raises SystemExit(143) here, after the records already accepted; on Dask, a game
     # whose worker died is played again elsewhere
     try:
-        with procs.sigterm_exits(), executor.open_pool(jobs) as pool:
+        with processes.sigterm_exits(), executor.open_pool(jobs) as pool:
             for chunk in _chunks(specs, CHUNK):
                 for s, rec in pool.stream(
                         play_spec, chunk, name=lambda s: f"game {s.game_id}",
@@ -293,7 +293,7 @@ class _Resume:
         if path.exists() and path.stat().st_size and not resume:
             raise FileExistsError(f"{path} exists; pass resume to continue it")
         if resume:
-            _trim_torn_tail(path)
+            trim_torn_tail(path)
             self.old = {r["game_id"]: r for r in load_records(path)
                         if r.get("type") == "deathrun-game" and "game_id" in r}
 
@@ -548,8 +548,8 @@ def crosscheck_records(records: Sequence[dict], *, step: float = 1.0,
     round against cheapest-path students, given the state the criminal saw) for the first
     ``criminal_games`` games (it costs a few hundredths of a second a round).
     """
-    from puzzleproof.encoders.deathrun_criminal import best_single_raise
-    from puzzleproof.encoders.deathrun_student import robust_table
+    from puzzleproof.encoders.deathrun_tolls import best_single_raise
+    from puzzleproof.encoders.deathrun_robust import robust_table
 
     flags: list[dict] = []
     stud: dict[str, list[tuple[float, float]]] = {}

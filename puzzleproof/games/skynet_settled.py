@@ -1,6 +1,6 @@
 """What a bot answered on a map, kept from one start's search to the next.
 
-The adversary (:mod:`puzzleproof.verify.skynet_adversary`) judges every start of a map
+The adversary (:mod:`puzzleproof.games.skynet_adversary`) judges every start of a map
 against the same bot. Positions from which every line was won against that bot (*settled*:
 the bot's cut there and at every position after it is known, and every line ends with the
 agent contained) stay won whatever start led there, as long as the bot decides from the

@@ -1,5 +1,6 @@
 """Death Run, the student's side solved exactly: a worst-case dynamic program over
-(vertex, adversary budget left), its certified upper bound, and the ``robust`` bot.
+(vertex, adversary budget left) and its certified upper bound (the ``robust`` bot,
+:mod:`puzzleproof.players.deathrun_robust`, plays from it).
 
 **The model.** One student walks from the begin; before each of its moves an adversary
 holding the criminals' combined budget (200 at the start) may raise any links. Raising a
@@ -26,7 +27,7 @@ a lower bound of the model's value. ``integer_value`` is the exact value when ev
 a whole number of units (the research's setting): the same recursion with the integer
 water level ``floor(water)`` on integer weights.
 
-**The robust student** (:class:`RobustStudent`) plays from ``U`` computed once on the base
+**The robust student** (:class:`~puzzleproof.players.deathrun_robust.RobustStudent`) plays from ``U`` computed once on the base
 weights. At vertex ``v`` it knows the remaining budget ``b`` (200 minus every update it has
 seen), the raises ``x_e`` already on its out-links, and ``D(u)``, the raises already on the
 links reachable from ``u``; it treats ``D(u)`` as budget still held (by the argument above
@@ -53,12 +54,13 @@ from typing import Any
 import numpy as np
 
 from puzzleproof.errors import InputError
-from puzzleproof.limits import Deadline, over_limit
-from puzzleproof.models.deathrun import BaseStudent, Graph, make_graph, nominal_distance
+from puzzleproof.clock import Deadline
+from puzzleproof.sizes import over_limit
+from puzzleproof.models.deathrun import Graph, nominal_distance
 from puzzleproof.result import Result, Status
 
 __all__ = ["RobustTable", "TableOutOfTime", "out_of_time", "robust_table", "integer_value", "water_level", "solve",
-           "RobustStudent", "robust_choice", "grid_levels", "DEFAULT_BUDGET", "DEFAULT_STEP",
+           "robust_choice", "grid_levels", "DEFAULT_BUDGET", "DEFAULT_STEP",
            "MAX_LEVELS"]
 
 DEFAULT_BUDGET = 200.0
@@ -312,40 +314,3 @@ def out_of_time(stop: TableOutOfTime, clock: Deadline, budget: float, step: floa
                   solver="deathrun-robust-dp", solver_version="1",
                   params={"budget": budget, "step": step}, seed=seed,
                   wall_time=time.monotonic() - t0)
-
-
-class RobustStudent(BaseStudent):
-    """The robust student: follows the DP's upper table (see the module docstring).
-
-    ``guarantee`` is ``cost so far + U(here, held budget)``; it never increases, and it
-    starts at the certified bound. ``total_budget`` is the criminals' combined budget.
-    """
-
-    bot_name = "robust"
-    total_budget = DEFAULT_BUDGET
-    step = DEFAULT_STEP
-
-    def __init__(self, edge_list, begin, ends):
-        super().__init__(edge_list, begin, ends)
-        self.g = make_graph(edge_list, begin, ends)
-        self.table = robust_table(self.g, self.total_budget, self.step, lower=False)
-        self.raised: dict[tuple[int, int], float] = {}
-        self.spent = 0.0
-        self.cost = 0.0
-        self.bound = self.table.bound()
-        self.guarantee = self.bound
-        self.at = begin
-
-    def strategy(self, edge_updates, vertex_count, current_vertex):
-        for e, x in edge_updates.items():
-            if x:
-                self.raised[e] = self.raised.get(e, 0) + x
-                self.spent += x
-        if current_vertex != self.at:  # moved at random after an invalid move (never ours)
-            self.at = current_vertex
-        left = max(0.0, self.total_budget - self.spent)
-        u, val = robust_choice(self.table, current_vertex, self.raised, left)
-        self.guarantee = self.cost + val  # never above the previous guarantee
-        self.cost += self.g.weight[(current_vertex, u)] + self.raised.get((current_vertex, u), 0)
-        self.at = u
-        return u
