@@ -41,10 +41,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from puzzleproof.encoders import HASHI_SOLVERS, hashi_cpsat, hashi_solver
+from puzzleproof.clock import Deadline  # noqa: E402
+from puzzleproof.encoders import hashi_cpsat, hashi_sat  # noqa: E402
 from puzzleproof.formats.hashi import read_puzzles
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result
+
+#: the exact back ends by name
+SOLVERS = {"cpsat": hashi_cpsat.solve, "sat": hashi_sat.solve}
 
 ROOT = Path(__file__).resolve().parent.parent
 COELHO = ROOT.parent / "shared" / "instances" / "hashi" / "coelho2019"
@@ -123,7 +127,7 @@ def sweep(args: argparse.Namespace) -> int:
 
 def sweep_size(solver: str, size: int, args: argparse.Namespace,
                done: dict[tuple[str, str], dict], sink) -> list[dict]:
-    solve = hashi_solver(solver.split("+")[0])
+    solve = SOLVERS[solver.split("+")[0]]
     extra = ({"workers": args.workers} if solver == "cpsat" else
              {"propagator": True} if solver == "sat+prop" else {})
     files = sorted((COELHO / str(size)).glob("*.has"))[::args.step]
@@ -134,7 +138,7 @@ def sweep_size(solver: str, size: int, args: argparse.Namespace,
             recs.append(done[key])
             continue
         p = load_puzzle(f)
-        res, _, wall = timed(lambda: solve(p, mode="unique", time_limit=args.time_limit,
+        res, _, wall = timed(lambda: solve(p, mode="unique", deadline=Deadline(args.time_limit),
                                            **extra))
         if not res.check_ok:
             raise SystemExit(f"RULE CHECK FAILED: {solver} on {f}: {res.check}")
@@ -194,7 +198,7 @@ def twelve(args: argparse.Namespace) -> int:
         p.crossings
         p.incident
     solvers = {"cpsat": lambda p: hashi_cpsat.solve(p, mode="unique", workers=args.workers),
-               "sat": lambda p: hashi_solver("sat")(p, mode="unique")}
+               "sat": lambda p: SOLVERS["sat"](p, mode="unique")}
     cores = os.cpu_count() or 1
     with burners(cores if args.load else 0):
         figures = {name: run_twelve(name, fn, puzzles, args.repeat)
@@ -340,12 +344,13 @@ def main() -> int:
     ap.add_argument("--sample", type=int, default=0,
                     help="with --ablation: every SAMPLE-th 400-island puzzle, not the 12")
     ap.add_argument("--sizes", nargs="+", type=int, default=[100, 200, 300, 400])
-    ap.add_argument("--solvers", nargs="+", choices=HASHI_SOLVERS, default=list(HASHI_SOLVERS))
+    ap.add_argument("--solvers", nargs="+", choices=tuple(SOLVERS), default=list(SOLVERS))
     ap.add_argument("--step", type=int, default=1, help="take every STEP-th puzzle")
     ap.add_argument("--workers", type=int, default=1, help="CP-SAT workers")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per puzzle")
     ap.add_argument("--sat-propagator", action="store_true",
                     help="also run the sat back end with the IPASIR-UP propagator ('sat+prop')")
+
     ap.add_argument("--out", type=Path, default=None, help="JSONL file to append records to")
     args = ap.parse_args()
     if not COELHO.is_dir():

@@ -24,6 +24,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders import hashi_cpsat, hashi_sat
 from puzzleproof.formats.hashi import read_puzzles
 from puzzleproof.generate.hashi import GenParams, generate
@@ -49,7 +50,7 @@ def sgt_section() -> list:
           f"{'cpsat mean s':>12}")
     hard30 = []
     for (w, diff), rs in sorted(groups.items()):
-        art = [hashi_article.solve(r.puzzle, time_limit=60) for r in rs]
+        art = [hashi_article.solve(r.puzzle, deadline=Deadline(60)) for r in rs]
         sat = [hashi_sat.solve(r.puzzle, mode="unique") for r in rs]
         cps = [hashi_cpsat.solve(r.puzzle, mode="unique") for r in rs]
         ok = sum(a.status is Status.SOLVED and a.check_ok for a in art)
@@ -77,7 +78,7 @@ def coelho_section(step: int, limit: float) -> None:
             by_a[f.name.split("_")[3]].append(f)
         for a, fs in sorted(by_a.items()):
             res = [hashi_article.solve(read_puzzles(f.read_text(), str(f))[0].puzzle,
-                                         time_limit=limit) for f in fs]
+                                       deadline=Deadline(limit)) for f in fs]
             solved = sum(r.status is Status.SOLVED and r.check_ok for r in res)
             unknown = sum(r.status is Status.UNKNOWN for r in res)
             ass = [r.stats["assumptions"] for r in res]

@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from puzzleproof.encoders import HASHI_SOLVERS, hashi_solver
+from puzzleproof.clock import Deadline
+from puzzleproof.encoders import hashi_cpsat, hashi_sat
 from puzzleproof.encoders import hashi_common
 from puzzleproof.formats.hashi import read_puzzles
 from puzzleproof.models.hashi import Puzzle, check_solution
@@ -14,6 +15,9 @@ from puzzleproof.result import Status
 from puzzleproof.encoders.hashi_brute import enumerate_solutions
 from tests.conftest import shared_path
 from tests.hashi_gen import tiny_puzzle
+
+#: the exact back ends by name
+SOLVERS = {"cpsat": hashi_cpsat.solve, "sat": hashi_sat.solve}
 
 
 def canon(lines):
@@ -25,7 +29,7 @@ def canon(lines):
 
 
 def exact_solutions(name, puzzle, cap=500):
-    res = hashi_solver(name)(puzzle, mode="all", max_solutions=cap)
+    res = SOLVERS[name](puzzle, mode="all", max_solutions=cap)
     assert res.status is not Status.UNKNOWN
     if res.status is Status.INFEASIBLE:
         return [], res
@@ -51,10 +55,11 @@ def tiny_cases():
 TINY = tiny_cases()
 
 
-@pytest.mark.parametrize("solver", HASHI_SOLVERS)
+@pytest.mark.parametrize("solver", tuple(SOLVERS))
 def test_every_solution_counted_against_brute_force(solver):
     """Count every connected solution of 167 tiny puzzles (up to 5x5, adjacent islands,
     max bridges 1 to 4, hidden clues) with the back end and with the independent brute force."""
+
     stats = {"infeasible": 0, "unique": 0, "multiple": 0}
     for p in TINY:
         brute = enumerate_solutions(p)
@@ -77,11 +82,11 @@ def test_tiny_set_covers_the_hard_cases():
     assert max(len(enumerate_solutions(p)) for p in TINY) >= 3
 
 
-@pytest.mark.parametrize("solver", HASHI_SOLVERS)
+@pytest.mark.parametrize("solver", tuple(SOLVERS))
 def test_unique_mode_matches_brute_force(solver):
     for p in TINY[:60]:
         n = len(enumerate_solutions(p, limit=2))
-        res = hashi_solver(solver)(p, mode="unique")
+        res = SOLVERS[solver](p, mode="unique")
         want = {0: Status.INFEASIBLE, 1: Status.UNIQUE, 2: Status.MULTIPLE}[n]
         assert res.status is want, p.to_rows()
         if want is Status.MULTIPLE:
@@ -95,11 +100,11 @@ def _sgt_records():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("solver", HASHI_SOLVERS)
+@pytest.mark.parametrize("solver", tuple(SOLVERS))
 def test_sgt_bridges_sample_unique_and_equal_to_given(solver):
     recs = _sgt_records()
     assert len(recs) == 220
-    solve = hashi_solver(solver)
+    solve = SOLVERS[solver]
     for rec in recs:
         res = solve(rec.puzzle, mode="unique")
         assert res.status is Status.UNIQUE, rec.name
@@ -117,12 +122,12 @@ def _coelho_sample(per_size=3):
     return out
 
 
-@pytest.mark.parametrize("solver", HASHI_SOLVERS)
+@pytest.mark.parametrize("solver", tuple(SOLVERS))
 def test_coelho_sample_solved_checked_and_not_unique(solver):
     """A few puzzles per size: solved, rule-checked, and (a fact of this set) not unique."""
     for f in _coelho_sample():
         p = read_puzzles(f.read_text(), str(f))[0].puzzle
-        res = hashi_solver(solver)(p, mode="unique", time_limit=120)
+        res = SOLVERS[solver](p, mode="unique", deadline=Deadline(120))
         assert res.status is Status.MULTIPLE, f.name
         assert res.check_ok and res.check["checked"] == 2
         assert canon(res.answer) != canon(res.certificate["second"])
@@ -131,8 +136,8 @@ def test_coelho_sample_solved_checked_and_not_unique(solver):
 def test_back_ends_agree_on_coelho_feasibility():
     for f in _coelho_sample(2):
         p = read_puzzles(f.read_text(), str(f))[0].puzzle
-        a = hashi_solver("cpsat")(p)
-        b = hashi_solver("sat")(p)
+        a = SOLVERS["cpsat"](p)
+        b = SOLVERS["sat"](p)
         assert a.status is b.status is Status.SOLVED
 
 
@@ -142,26 +147,26 @@ class TestLimits:
         return read_puzzles(f.read_text(), str(f))[0].puzzle
 
     def test_cpsat_deterministic_limit_gives_unknown(self):
-        res = hashi_solver("cpsat")(self._hard(), mode="unique", deterministic_limit=1e-5)
+        res = SOLVERS["cpsat"](self._hard(), mode="unique", deterministic_limit=1e-5)
         assert res.status is Status.UNKNOWN
         assert "cut round" in res.certificate["note"]
 
     def test_sat_conflict_budget_gives_unknown_never_infeasible(self):
-        res = hashi_solver("sat")(self._hard(), mode="unique", conflict_budget=1)
+        res = SOLVERS["sat"](self._hard(), mode="unique", conflict_budget=1)
         assert res.status is Status.UNKNOWN
         assert res.stats["cut_rounds"] >= 1
 
-    @pytest.mark.parametrize("solver", HASHI_SOLVERS)
+    @pytest.mark.parametrize("solver", tuple(SOLVERS))
     def test_exhausted_time_limit_gives_unknown(self, solver):
-        res = hashi_solver(solver)(self._hard(), time_limit=1e-9)
+        res = SOLVERS[solver](self._hard(), deadline=Deadline(1e-9))
         assert res.status is Status.UNKNOWN and res.answer is None
 
     def test_unknown_after_first_solution_keeps_it_checked(self):
         # budget enough to find a solution but not to settle uniqueness on a puzzle
         p = self._hard()
-        first = hashi_solver("sat")(p)
+        first = SOLVERS["sat"](p)
         spent = first.stats["conflicts"]
-        res = hashi_solver("sat")(p, mode="unique", conflict_budget=spent + 1)
+        res = SOLVERS["sat"](p, mode="unique", conflict_budget=spent + 1)
         if res.status is Status.UNKNOWN and res.answer is not None:
             assert res.check_ok
         else:  # it may well settle within one more conflict; then it must be a proof
@@ -174,8 +179,8 @@ def test_solver_proved_infeasible_is_infeasible_with_proof():
     p = Puzzle.from_rows([".1.", "2.2", ".1."])
     from puzzleproof.models.hashi import impossibility_reasons
     assert impossibility_reasons(p) == []
-    for name in HASHI_SOLVERS:
-        res = hashi_solver(name)(p)
+    for name in tuple(SOLVERS):
+        res = SOLVERS[name](p)
         assert res.status is Status.INFEASIBLE
         assert name in res.certificate["proof"]
 

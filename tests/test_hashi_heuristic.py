@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from puzzleproof.clock import Deadline
 from puzzleproof.formats.hashi import read_puzzles
 from puzzleproof.models.hashi import Puzzle, check_solution
 from puzzleproof.result import Status
@@ -19,7 +20,7 @@ def test_solves_every_sgt_bridges_puzzle_correctly():
     recs = read_puzzles(path.read_text(), str(path))
     hard_needed_guesses = 0
     for rec in recs:
-        res = hashi_article.solve(rec.puzzle, time_limit=60)
+        res = hashi_article.solve(rec.puzzle, deadline=Deadline(60))
         assert res.status is Status.SOLVED and res.check_ok, rec.name
         assert canon(res.answer) == canon(rec.solution)
         if rec.meta["difficulty"] == "easy":
@@ -88,7 +89,7 @@ def test_limits_give_unknown():
     assert res.status is Status.UNKNOWN and res.answer is None
     assert "node budget (50) ran out" in res.certificate["note"]  # which limit, by name
     assert res.certificate["limit"] == "node-budget"
-    res = hashi_article.solve(p, time_limit=1e-9)
+    res = hashi_article.solve(p, deadline=Deadline(1e-9))
     assert res.status is Status.UNKNOWN
     assert "time limit (1e-09 s) ran out" in res.certificate["note"]
     assert res.certificate["limit"] == "time-limit"

@@ -8,12 +8,16 @@ import time
 
 import pytest
 
-from puzzleproof.encoders import HASHI_SOLVERS, hashi_cpsat, hashi_sat, hashi_solver
+from puzzleproof.encoders import hashi_cpsat, hashi_sat
 from puzzleproof.clock import Deadline
 from puzzleproof.models.hashi import Puzzle, check_solution
 from puzzleproof.result import Status
 from puzzleproof.encoders.hashi_brute import enumerate_solutions
 from tests.test_hashi_exact import TINY, canon
+
+#: the exact back ends by name
+SOLVERS = {"cpsat": hashi_cpsat.solve, "sat": hashi_sat.solve}
+
 
 
 def lattice(side: int, extra: bool = False) -> Puzzle:
@@ -29,13 +33,13 @@ def all_solutions(res) -> list:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("solver", HASHI_SOLVERS)
+@pytest.mark.parametrize("solver", tuple(SOLVERS))
 def test_enumeration_stops_at_the_time_limit_with_what_it_checked(solver):
     """A puzzle with far more solutions than time: the limit ends the enumeration (UNKNOWN,
     never MULTIPLE with a silent overshoot), and each solution it keeps passed the rules."""
     p = lattice(9)
     began = time.monotonic()
-    res = hashi_solver(solver)(p, mode="all", max_solutions=10**6, time_limit=1.0)
+    res = SOLVERS[solver](p, mode="all", max_solutions=10**6, deadline=Deadline(1.0))
     took = time.monotonic() - began
     assert res.status is Status.UNKNOWN
     assert took < 1.0 * 1.1 + 0.2 + 1.5  # generous: the tight bound is the benchmark's
@@ -47,25 +51,25 @@ def test_enumeration_stops_at_the_time_limit_with_what_it_checked(solver):
     assert "time limit (1 s)" in res.certificate["note"]
 
 
-@pytest.mark.parametrize("solver", HASHI_SOLVERS)
+@pytest.mark.parametrize("solver", tuple(SOLVERS))
 def test_building_a_large_model_is_bounded_by_the_deadline(solver):
     p = lattice(150, extra=True)  # 6105 islands, no quick reason to refuse it
     _ = (p.incident, p.crossings)  # the geometry is the reader's work
     began = time.monotonic()
-    res = hashi_solver(solver)(p, time_limit=0.005)  # far below the build's ~0.05 s
+    res = SOLVERS[solver](p, deadline=Deadline(0.005))  # far below the build's ~0.05 s
     assert time.monotonic() - began < 0.005 * 1.1 + 0.2 + 1.0
     assert res.status is Status.UNKNOWN and res.answer is None
     assert "ran out while the model was built" in res.certificate["note"]
     assert res.solver == solver
 
 
-@pytest.mark.parametrize("solver", HASHI_SOLVERS)
+@pytest.mark.parametrize("solver", tuple(SOLVERS))
 def test_a_deadline_given_is_the_clock(solver):
     p = lattice(9)
     spent = Deadline(0.0)
-    res = hashi_solver(solver)(p, mode="unique", time_limit=100, deadline=spent)
+    res = SOLVERS[solver](p, mode="unique", deadline=spent)
     assert res.status is Status.UNKNOWN and res.stats.get("cut_rounds", 0) == 0
-    fresh = hashi_solver(solver)(p, mode="unique", deadline=Deadline(60))
+    fresh = SOLVERS[solver](p, mode="unique", deadline=Deadline(60))
     assert fresh.status is Status.MULTIPLE and fresh.check_ok
 
 
@@ -86,6 +90,7 @@ def test_two_workers_still_answer_exactly():
 @pytest.mark.parametrize("options", [{"guided": False}, {"repair_conflicts": 0},
                                      {"repair_conflicts": 10},
                                      {"tuning": {"cp_model_presolve": True}}])
+
 def test_cpsat_search_options_count_like_brute_force(options):
     """The first-round guide, the repair of the last proposal (hints) and presolve change
     how CP-SAT searches, never what it proves."""
@@ -98,7 +103,7 @@ def test_cpsat_search_options_count_like_brute_force(options):
 def test_sat_under_a_deadline_counts_like_brute_force():
     """With a deadline the SAT back end solves in chunks, re-reading the clock between."""
     for p in TINY[::3]:
-        res = hashi_sat.solve(p, mode="all", max_solutions=500, time_limit=600)
+        res = hashi_sat.solve(p, mode="all", max_solutions=500, deadline=Deadline(600))
         assert sorted(map(canon, all_solutions(res))) == \
             sorted(map(canon, enumerate_solutions(p))), p.to_rows()
 

@@ -137,7 +137,7 @@ def plural_rounds(n: int) -> str:
 
 
 def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *,
-               mode: str = "solve", max_solutions: int = 2, time_limit: float | None = None,
+               mode: str = "solve", max_solutions: int = 2,
                deadline: Deadline | None = None, params: dict | None = None,
                seed: int | None = None, on_round: Callable[[int, int], None] | None = None,
                solver: tuple[str, str] = ("", "")) -> Result:
@@ -149,15 +149,15 @@ def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *
     - ``all``: enumerate up to ``max_solutions``; UNIQUE or MULTIPLE with all found solutions
       in the certificate, and whether the enumeration is complete.
 
-    One clock bounds it all: ``deadline`` when given (a task's :class:`Deadline`), else one
-    made from ``time_limit`` now. The cut loop, the blocking re-solves of ``unique`` and
+    One clock bounds it all: ``deadline`` (the task's :class:`Deadline`; None: no limit).
+    The cut loop, the blocking re-solves of ``unique`` and
     ``all`` and the rule check of each solution (done as it is found) all run against it, so
     that an enumeration cut short by the limit is UNKNOWN with what it found and checked.
     ``solver`` (name, version) names the back end in an answer given before it is built.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
-    clock = deadline if deadline is not None else Deadline(time_limit)
+    clock = deadline or Deadline(None)
     run = _Run(puzzle, mode, max_solutions, clock, params, seed, on_round)
     return run.result(make_backend, solver)
 

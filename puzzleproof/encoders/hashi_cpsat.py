@@ -242,7 +242,7 @@ class CpSatHashi:
 
 
 def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
-          time_limit: float | None = None, deadline: Deadline | None = None,
+          deadline: Deadline | None = None,
           workers: int = 1, seed: int = 0, deterministic_limit: float | None = None,
           guided: bool = True, repair_conflicts: int | None = None,
           tuning: dict | None = None, on_round=None) -> Result:
@@ -250,7 +250,7 @@ def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
     and ``deadline``. Raises ValueError for a worker count outside 1 to :data:`MAX_WORKERS`.
     """
     check_workers(workers)
-    clock = deadline if deadline is not None else Deadline(time_limit)
+    clock = deadline or Deadline(None)
     params = {"workers": workers, "deterministic_limit": deterministic_limit,
               "guided": guided}
     if repair_conflicts is not None:

@@ -248,12 +248,12 @@ class ConnectivityPropagator(Propagator):
 
 
 def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
-          time_limit: float | None = None, deadline: Deadline | None = None,
+          deadline: Deadline | None = None,
           solver_name: str = DEFAULT_SAT_SOLVER, conflict_budget: int | None = None,
           propagator: bool = False, seed: int | None = None, on_round=None) -> Result:
     """Solve ``puzzle`` exactly with python-sat; see :func:`hashi_common.solve_with`
-    (``deadline``, when given, is the task's clock and replaces ``time_limit``)."""
-    clock = deadline if deadline is not None else Deadline(time_limit)
+    (``deadline``: the task's clock; None, no limit)."""
+    clock = deadline or Deadline(None)
     made: list[SatHashi] = []
 
     def make(p: Puzzle) -> SatHashi:

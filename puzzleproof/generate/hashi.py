@@ -31,10 +31,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator
 
 from puzzleproof import executor, processes
-from puzzleproof.encoders import hashi_solver
+from puzzleproof.clock import Deadline
+from puzzleproof.encoders import hashi_cpsat, hashi_sat
 from puzzleproof.models.hashi import BridgeLine, Island, Puzzle
 from puzzleproof.result import Result, Status
 from puzzleproof.players import hashi_article
+
+#: the exact back ends by name
+SOLVERS = {"cpsat": hashi_cpsat.solve, "sat": hashi_sat.solve}
 
 __all__ = ["GenParams", "Generated", "generate", "random_layout", "attempt"]
 
@@ -149,7 +153,7 @@ def attempt(p: GenParams, k: int) -> Generated | None:
     name = f"hashi-{p.width}x{p.height}-m{p.max_bridges}-s{p.seed}-{k}"
     puzzle = Puzzle(puzzle.width, puzzle.height, puzzle.islands, puzzle.max_bridges, name)
     t0 = time.monotonic()
-    res = hashi_solver(p.solver)(puzzle, mode="unique", time_limit=60)
+    res = SOLVERS[p.solver](puzzle, mode="unique", deadline=Deadline(60))
     exact_time = time.monotonic() - t0
     if res.status is not Status.UNIQUE or not res.check_ok:
         return None
@@ -168,6 +172,7 @@ def attempt(p: GenParams, k: int) -> Generated | None:
                   "conflicts": res.stats.get("conflicts"), "seconds": round(exact_time, 4)},
         "generator": {**asdict(p), "attempt": k},
     }
+
     return Generated(puzzle, res.answer, res, measures, k)
 
 

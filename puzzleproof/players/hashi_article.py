@@ -44,6 +44,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from puzzleproof.clock import Deadline
 from puzzleproof.models.hashi import Puzzle, check_solution, counts_to_lines
 from puzzleproof.result import Result, Status
 
@@ -264,16 +265,17 @@ class _Search:
                 return None
 
 
-def solve(puzzle: Puzzle, *, time_limit: float | None = None, max_nodes: int | None = None,
-          mode: str = "solve", **_ignored) -> Result:
-    """Run the article's solver. Status SOLVED, INFEASIBLE (its complete search found
-    nothing: a claim, for the cross-check to test) or UNKNOWN (a limit ran out)."""
+def solve(puzzle: Puzzle, *, deadline: Deadline | None = None, max_nodes: int | None = None,
+          mode: str = "solve") -> Result:
+    """Run the article's solver within ``deadline`` (None: no limit). Status SOLVED,
+    INFEASIBLE (its complete search found nothing: a claim, for the cross-check to test) or
+    UNKNOWN (a limit ran out)."""
     if mode != "solve":
         raise ValueError("the article's solver answers only 'solve' (it cannot prove uniqueness)")
     start = time.monotonic()
-    deadline = start + time_limit if time_limit is not None else None
-    search = _Search(puzzle, deadline, max_nodes)
-    params = {"time_limit": time_limit, "max_nodes": max_nodes}
+    clock = deadline or Deadline(None)
+    search = _Search(puzzle, clock.at, max_nodes)
+    params = {"time_limit": clock.limit, "max_nodes": max_nodes}
     answer = None
     status = Status.UNKNOWN
     try:
@@ -304,7 +306,7 @@ def solve(puzzle: Puzzle, *, time_limit: float | None = None, max_nodes: int | N
                          "cross-check it)"}
     elif status is Status.UNKNOWN:
         which = (f"node budget ({max_nodes})" if limit == "node-budget" else
-                 f"time limit ({time_limit:g} s)" if limit == "time-limit" else "limit")
+                 f"time limit ({clock.limit:g} s)" if limit == "time-limit" else "limit")
         cert = {"note": f"{which} ran out after {e.assumptions} assumptions", "limit": limit}
     return Result("hashi", status, answer, cert, solver=NAME, solver_version=VERSION,
                   params=params, wall_time=time.monotonic() - start, stats=stats, check=check,

@@ -26,7 +26,7 @@ def run_sat(puzzle: Puzzle, *, deadline: Deadline, mode: str = "solve", count: i
     from puzzleproof.encoders import hashi_sat
 
     return hashi_sat.solve(puzzle, mode=mode, max_solutions=count,
-                           time_limit=deadline.limit, conflict_budget=conflicts,
+                           deadline=deadline, conflict_budget=conflicts,
                            on_round=_rounds(on_progress))
 
 
@@ -36,7 +36,7 @@ def run_cpsat(puzzle: Puzzle, *, deadline: Deadline, mode: str = "solve", count:
     from puzzleproof.encoders import hashi_cpsat
 
     return hashi_cpsat.solve(puzzle, mode=mode, max_solutions=count,
-                             time_limit=deadline.limit, workers=workers, seed=seed,
+                             deadline=deadline, workers=workers, seed=seed,
                              on_round=_rounds(on_progress))
 
 
@@ -44,7 +44,7 @@ def run_article(puzzle: Puzzle, *, deadline: Deadline, nodes: int | None = None)
     """The article's intersection + elimination search (a heuristic: no uniqueness)."""
     from puzzleproof.players import hashi_article
 
-    return hashi_article.solve(puzzle, time_limit=deadline.limit, max_nodes=nodes)
+    return hashi_article.solve(puzzle, deadline=deadline, max_nodes=nodes)
 
 
 def _rounds(on_progress: Any) -> Any:
