@@ -50,7 +50,7 @@ def _plugin_of_object(obj: Any, puzzle: str | None) -> Any:
     if puzzle:
         return registry.get(puzzle)
     for p in registry.all_puzzles():
-        kind = getattr(p, "instance_type", None)
+        kind = p.reader.instance_type
         if kind is not None and isinstance(obj, _load_type(kind)):
             return p
     raise TypeError(f"expected a path, a puzzle string or a model object, found "
@@ -87,13 +87,14 @@ def _rows(plugin: Any, spec: Any, shared: Sequence[Any]) -> list[Any]:
     from puzzleproof.puzzles.options import JSON, QUIET
 
     rows: dict[str, Any] = {}
-    for row in [*spec.options, *shared, *plugin.reader_options, QUIET.but(default=True), JSON]:
+    for row in [*spec.options, *shared, *plugin.reader.options, QUIET.but(default=True), JSON]:
         rows.setdefault(row.name, row)
     return list(rows.values())
 
 
 def _spec(plugin: Any, verb: str) -> Any:
-    spec = getattr(plugin, verb, None)
+    spec = {"solve": plugin.solve, "check": plugin.check, "render": plugin.render,
+            "crosscheck": plugin.crosscheck, "generate": plugin.generate}[verb]
     if spec is None:
         raise UsageError(f"{plugin.title} has no {verb}")
     return spec
@@ -139,7 +140,7 @@ def check(source: Any, answer: Any, *, puzzle: str | None = None, **options: Any
 def _as_file(source: Any, loaded: list[Loaded], plugin: Any, path: Path) -> str:
     if isinstance(source, str):
         return source
-    writer = getattr(plugin, "write_instance", None)
+    writer = plugin.reader.write
     if writer is None:
         raise TypeError(f"pass {plugin.title} instances as files or strings")
     return _write(path, writer(loaded[0].instance))

@@ -42,11 +42,11 @@ def _plugins():
 
 #: Per puzzle, the instance files mutated (relative to the project; ``shared/`` to
 #: ../shared): the plugin's samples, so a new puzzle is fuzzed without editing this file.
-INSTANCE_SEEDS = {p.name: list((p.samples or {}).get("instances", [])) for p in _plugins()}
+INSTANCE_SEEDS = {p.name: list(p.reader.samples.get("instances", [])) for p in _plugins()}
 
 #: Per puzzle, the answer a check reads for its instance (None: the answer carries it).
-ANSWER_SEEDS = {p.name: tuple((p.samples or {}).get("check", [[None, None]])[0])
-                for p in _plugins() if (p.samples or {}).get("check")}
+ANSWER_SEEDS = {p.name: tuple(p.reader.samples.get("check", [[None, None]])[0])
+                for p in _plugins() if p.reader.samples.get("check")}
 
 #: Inline seeds beside the shipped files (formats no shipped file is written in).
 _INLINE = {

@@ -49,7 +49,7 @@ def cases() -> list[tuple[str, str, str]]:
 
     out = []
     for p in puzzles.all_puzzles():
-        hardest = (p.samples or {}).get("hardest")
+        hardest = p.reader.samples.get("hardest")
         if hardest and p.solve is not None:
             path = hardest if isinstance(hardest, str) else hardest["path"]
             out += [(p.name, m.name, path) for m in p.methods if m.kind != "external"]
@@ -60,7 +60,7 @@ def options_of(puzzle: str) -> dict:
     """The options the hardest sample is solved with (``{"rule": "ep1", ...}``)."""
     from puzzleproof import puzzles
 
-    hardest = (puzzles.get(puzzle).samples or {}).get("hardest")
+    hardest = puzzles.get(puzzle).reader.samples.get("hardest")
     return {} if isinstance(hardest, str) else dict(hardest.get("options") or {})
 
 

@@ -115,6 +115,34 @@ def test_the_python_api_is_the_same_plugin(site):
     assert r.stdout.splitlines() == ["UNIQUE True", "True", "1 . .", "[]", "1"]
 
 
+def test_the_toy_imports_only_the_public_plugin_module():
+    """An author needs one import: every ``puzzleproof`` name the toy uses comes from
+    ``puzzleproof.plugin``."""
+    import ast
+
+    used = set()
+    for path in (TOY / "latin_puzzle").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("puzzleproof"):
+                used.add(node.module)
+            elif isinstance(node, ast.Import):
+                used.update(a.name for a in node.names if a.name.startswith("puzzleproof"))
+    assert used == {"puzzleproof.plugin"}
+
+
+def test_a_command_of_its_own_and_a_plot_merged_with_another_puzzles(site):
+    r = pp(site, "latin", "givens", "a.latin")
+    assert r.returncode == 0 and r.stdout.strip() == "3 givens of 9", r.stderr
+    r = pp(site, "plot", "--help")  # two puzzles each give 'plot': one group holds both
+    assert r.returncode == 0 and "latin" in r.stdout and "cityclose" in r.stdout
+    r = pp(site, "plot", "latin", "a.latin", "-o", str(site / "bars.txt"))
+    assert r.returncode == 0 and (site / "bars.txt").read_text().splitlines()[0] == " 0 #"
+    r = pp(site, "plot", "a.latin", "-o", str(site / "bars2.txt"))  # the puzzle inferred
+    assert r.returncode == 0 and (site / "bars2.txt").exists(), r.stderr
+    r = pp(site, "plot", "cityclose", "--help")
+    assert r.returncode == 0 and "Wiener" in r.stdout
+
+
 def test_no_file_of_the_package_names_the_toy():
     hits = [str(p) for p in (ROOT / "puzzleproof").rglob("*.py")
             if re.search(r"latin", p.read_text(), re.I)]

@@ -117,7 +117,7 @@ def _hostile_file(kind: str, folder: Path, suffix: str) -> Path:
 def test_unreadable_files_are_one_line(verb, puzzle, kind, tmp_path, capsys):
     from puzzleproof import puzzles as registry
 
-    suffix = registry.get(puzzle).suffixes[0]
+    suffix = registry.get(puzzle).reader.suffixes[0]
     path = _hostile_file(kind, tmp_path, suffix)
     code, out, err = _in_process(_argv(verb, puzzle, str(path), tmp_path), capsys)
     assert code == 2, (code, err[-800:])

@@ -5,6 +5,7 @@ count: they run too)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from tests.conftest import ROOT
@@ -23,7 +24,7 @@ LAYERS = {
     "games": 4,
     "verify": 5,
     "generate": 6,
-    "puzzles": 7, "plugin": 7,
+    "puzzles": 7, "plugin": 7, "command": 7,
     "api": 8, "report": 8,
     "cli": 9,
     "__init__": 10, "__main__": 10, "_entry": 10,
@@ -40,9 +41,14 @@ def _modules() -> dict[str, Path]:
     return mods
 
 
+#: a string that names a module (``"puzzleproof.a.b"``) or an object in one
+#: (``"puzzleproof.a.b:attr"``): a link as real as an import (it is imported when used)
+_NAMED = re.compile(r"puzzleproof(\.[A-Za-z_][A-Za-z0-9_]*)+(:[A-Za-z_][A-Za-z0-9_.]*)?")
+
+
 def _imports(name: str, path: Path, mods: dict[str, Path]) -> set[str]:
     """The package's modules ``name`` imports (``from puzzleproof import x`` names module x
-    when x is a module)."""
+    when x is a module), and those it names in a string (``"puzzleproof.a:f"``)."""
     tree = ast.parse(path.read_text())
     pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found: set[str] = set()
@@ -57,6 +63,10 @@ def _imports(name: str, path: Path, mods: dict[str, Path]) -> set[str]:
                 base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
             targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
                        for a in node.names]
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and _NAMED.fullmatch(node.value) \
+                and not name.startswith(node.value.partition(":")[0] + "."):
+            targets = [node.value.partition(":")[0]]  # (its own package: an entry-point group)
         for t in targets:
             while t and t not in mods:
                 t = t.rsplit(".", 1)[0] if "." in t else ""
@@ -128,6 +138,13 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_import_cycle():
     cycles = _cycles(_graph())
     assert not cycles, "import cycles:\n  " + "\n  ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_a_link_named_in_a_string_is_seen(tmp_path):
+    """``"module:function"`` strings (methods, readers) are links: the layer test reads them."""
+    mods = {"puzzleproof.a": tmp_path / "a.py", "puzzleproof.b.c": tmp_path / "c.py"}
+    mods["puzzleproof.a"].write_text('RUN = "puzzleproof.b.c:solve"\nHELP = "see puzzleproof"\n')
+    assert _imports("puzzleproof.a", mods["puzzleproof.a"], mods) == {"puzzleproof.b.c"}
 
 
 def test_the_cycle_finder_finds_a_planted_cycle():

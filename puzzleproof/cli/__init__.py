@@ -16,12 +16,11 @@ import click
 
 from puzzleproof import __version__
 from puzzleproof import puzzles as registry
-from puzzleproof.cli import common as _common
-from puzzleproof.cli.common import EXIT_HELP, Exit, say
+from puzzleproof.command import output as _common
+from puzzleproof.command.output import EXIT_HELP, Exit, say
 from puzzleproof.cli.verbs import verb_groups
 from puzzleproof.errors import PuzzleproofError
 from puzzleproof.formats.numbers import SIZE_ENV
-from puzzleproof.method import load_ref
 
 __all__ = ["cli", "main"]
 
@@ -38,7 +37,7 @@ def _puzzle_lines() -> str:
 
 
 def _limits_help() -> str:
-    return "; ".join(p.limits for p in registry.all_puzzles() if p.limits)
+    return "; ".join(p.reader.limits for p in registry.all_puzzles() if p.reader.limits)
 
 
 def _max_size(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
@@ -89,12 +88,27 @@ def cli(ctx: click.Context, debug: bool) -> None:
 for _verb in verb_groups():
     cli.add_command(_verb)
 
-# each puzzle's own game verbs (skynet play/referee, deathrun play/tournament, plot)
-for _plugin in registry.all_puzzles():
-    for _group in (load_ref(_plugin.commands) if _plugin.commands else ()):
-        if _group.name in cli.commands:
-            continue  # a verb two puzzles share (plot) is registered once
-        cli.add_command(_group)
+
+def add_puzzle_commands(root: click.Group, plugins: list) -> None:
+    """Each puzzle's own verbs (skynet play/referee, deathrun play/tournament, plot) into
+    ``root``. Two puzzles may each give a group of one name (``plot``): their subcommands
+    are merged into the first; a plain command whose name is taken is said once and left
+    out (a shared verb keeps its name)."""
+    for plugin in plugins:
+        for cmd in plugin.commands:
+            have = root.commands.get(cmd.name)
+            if have is None:
+                root.add_command(cmd)
+            elif isinstance(have, click.Group) and isinstance(cmd, click.Group) \
+                    and have is not cmd:
+                for sub in cmd.commands.values():
+                    have.add_command(sub)
+            elif have is not cmd:
+                say(f"puzzleproof: note: the puzzle {plugin.name!r} gives a command "
+                    f"{cmd.name!r}, a name already taken; it is left out")
+
+
+add_puzzle_commands(cli, registry.all_puzzles())
 
 from puzzleproof.cli.report import report_command  # noqa: E402 - every puzzle's runs
 

@@ -8,7 +8,7 @@ import time
 import click
 
 from puzzleproof import puzzles as registry
-from puzzleproof.cli.common import emit, out, say
+from puzzleproof.command.output import emit, out, say
 from puzzleproof.errors import UsageError
 from puzzleproof.method import load_ref
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from puzzleproof.cli.common import check_output, say
-from puzzleproof.cli.options import option
+from puzzleproof.command.output import check_output, say
+from puzzleproof.command.options import option
 from puzzleproof.puzzles.options import FORCE
 from puzzleproof.errors import InputError
 

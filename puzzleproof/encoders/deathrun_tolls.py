@@ -27,12 +27,11 @@ at the gaps) and is what the bot uses.
 from __future__ import annotations
 
 import math
-import random
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from puzzleproof.models.deathrun import Graph, distances_to_ends, make_graph
+from puzzleproof.models.deathrun import Graph, distances_to_ends
 from puzzleproof.result import Result, Status
 
 __all__ = ["fh_lp", "fh_formula", "shortest_with", "TollOption", "toll_state",

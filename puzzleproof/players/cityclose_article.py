@@ -38,8 +38,7 @@ from typing import Any
 import numpy as np
 
 from puzzleproof.clock import Deadline
-from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
-                                          wiener_mask)
+from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare)
 from puzzleproof.result import Result, Status
 
 __all__ = ["greedy", "beam", "merged_beam", "TIEBREAKS"]

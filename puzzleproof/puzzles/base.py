@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import (Any, Callable, ContextManager, Iterator, Mapping, Protocol, Sequence,
-                    runtime_checkable)
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Mapping, Protocol,
+                    Sequence, runtime_checkable)
+
+import click
 
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.clock import Deadline
@@ -33,10 +35,23 @@ from puzzleproof.method import KINDS, Method, load_ref
 from puzzleproof.puzzles.options import Opt
 from puzzleproof.result import Result, Status
 
+if TYPE_CHECKING:
+    from puzzleproof.executor import ExecutorSpec
+
 __all__ = ["KINDS", "Method", "Params", "Task", "Page", "Outcome", "Picture", "Generated",
            "SolveSpec", "CheckSpec", "RenderSpec", "ConvertSpec", "CrosscheckEnv",
            "CrosscheckSpec",
-           "GenerateSpec", "ReportSpec", "PuzzlePlugin", "Plugin", "load_ref"]
+           "GenerateSpec", "ReportSpec", "PuzzlePlugin", "Plugin", "Reader", "load_ref"]
+
+class Inputs(Protocol):
+    """What a verb hands a spec to read its arguments with, so that each file is read once
+    (:class:`puzzleproof.puzzles.inputs.Inputs`, or objects the Python API gives)."""
+
+    def one(self, arg: str, puzzle: "PuzzlePlugin", options: dict | None,
+            verb: str) -> Loaded:
+        """The one instance ``arg`` holds, read by ``puzzle``'s reader, else an
+        :class:`~puzzleproof.errors.InputError` naming it."""
+
 
 class Params(dict):
     """Option values by Python name (``p.time_limit`` or ``p["time_limit"]``); a name the
@@ -95,6 +110,12 @@ class Page:
         if other is not None:
             self.items.extend(other.items)
         return self
+
+    def notes_only(self) -> "Page":
+        """The notes alone: what still goes to stderr when stdout holds a record (--json)."""
+        kept = Page()
+        kept.items = [(k, v) for k, v in self.items if k == "err"]
+        return kept
 
     def text(self) -> str:
         """The stdout lines as plain text (tables rendered without colour), for tests and
@@ -183,7 +204,7 @@ class SolveSpec:
 
     help: str
     options: tuple[Opt, ...]
-    run: Callable[[Task, Params, Any], Result]
+    run: Callable[[Task, Params, object], Result]
     table: Callable[[list[tuple[Task, Result]], Params, list], Page]
     record: Callable[[Task, Result, Params, bool], dict]
     tasks: Callable[[Sequence[Loaded], Params], list[Task]] = _one_task_each
@@ -210,7 +231,7 @@ class CheckSpec:
 
     help: str
     options: tuple[Opt, ...]
-    check: Callable[[Sequence[str], Params, Any], Outcome]
+    check: Callable[[Sequence[str], Params, Inputs], Outcome]
     arguments: str = "INSTANCE ANSWER"
     nargs: tuple[int, int] = (2, 2)
 
@@ -223,7 +244,7 @@ class RenderSpec:
 
     help: str
     options: tuple[Opt, ...]
-    render: Callable[[str, str, Params, Any], Picture]
+    render: Callable[[str, str, Params, Inputs], Picture]
     kinds: tuple[str, ...] = ("svg",)
     default_kind: str = "svg"
     argument: str = "INSTANCE"
@@ -237,7 +258,7 @@ class ConvertSpec:
     help: str
     options: tuple[Opt, ...]
     formats: tuple[str, ...]
-    write: Callable[[str, str, Params, Any], tuple[str, str]]
+    write: Callable[[str, str, Params, Inputs], tuple[str, str]]
     argument: str = "INSTANCE"
 
 
@@ -267,7 +288,7 @@ class CrosscheckSpec:
 
     help: str
     options: tuple[Opt, ...]
-    run: Callable[[Sequence[Loaded], Params, Any], Outcome]
+    run: Callable[[Sequence[Loaded], Params, CrosscheckEnv], Outcome]
     prepare: Callable[[Params], None] | None = None
     #: inputs may be left out (Death Run then plays on seeded contest graphs)
     inputs_optional: bool = False
@@ -284,7 +305,8 @@ class GenerateSpec:
 
     help: str
     options: tuple[Opt, ...]
-    generate: Callable[[Params, Any, Callable[[int, int], None]], Iterator[Any]]
+    generate: Callable[[Params, "ExecutorSpec | int", Callable[[int, int], None]],
+                       Iterator[Generated | str]]
     layout: Callable[[Params], str] = lambda p: "lines"
     prepare: Callable[[Params], None] | None = None
     expected: Callable[[Params], int | None] = lambda p: p.count
@@ -310,24 +332,54 @@ class ReportSpec:
         field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Reader:
+    """How a puzzle's files are recognised and read.
+
+    ``read(text, source, **options) -> [Loaded]`` (a callable, or ``"module:function"``
+    imported when first used) raises :class:`~puzzleproof.errors.InputError` naming the
+    file, line and what was expected; ``options`` are the rows of its options (``--input-format``),
+    given to every verb that reads. ``sniff(text, source)`` refuses at once a text that
+    cannot be this puzzle's (None: every text is tried). A file's ending decides first
+    (``suffixes``), then ``priority`` (higher wins) between two puzzles that both read a
+    text.
+    ``limits`` says the sizes the reader enforces, in words (for ``--max-size``'s help).
+    ``written``: the kinds of file the project writes that verbs read back (``{kind: what
+    it is}``). ``instance_type`` is the model type of an instance (the API takes such
+    objects) and ``write(instance)`` its text as a file the reader reads back.
+    ``samples`` names files that show what the puzzle reads, for the tests of hostile input
+    and limits (paths from the project's root, ``shared/...`` for
+    ``../shared/instances/...``): ``"instances"`` (one of each format), ``"check"``
+    (``[instance or None, answer]`` pairs), ``"written"`` and ``"hardest"`` (the shipped
+    instance every method is timed on)."""
+
+    read: Callable[..., list[Loaded]] | str
+    suffixes: tuple[str, ...] = (".json",)
+    sniff: Callable[[str, str], bool] | None = None
+    options: tuple[Opt, ...] = ()
+    priority: int = 0
+    limits: str = ""
+    written: Mapping[str, str] = field(default_factory=dict)
+    instance_type: type | str | None = None
+    write: Callable[[Any], str] | None = None
+    samples: Mapping[str, Any] = field(default_factory=dict)
+
+
 @runtime_checkable
 class PuzzlePlugin(Protocol):
-    """What every puzzle provides (see the module docstring). Built-in puzzles are
-    :class:`Plugin` objects; a third-party one may be any object with these members."""
+    """What every puzzle provides, and everything the package reads of it (see the module
+    docstring). Built-in puzzles are :class:`Plugin` objects; a third-party one may be any
+    object with these members."""
 
     name: str
     title: str
+    summary: str
     noun: str
     aliases: tuple[str, ...]
-    summary: str
-    suffixes: tuple[str, ...]
+    rank: int
+    reader: Reader
     methods: tuple[Method, ...]
     default_methods: tuple[str, ...]
-    written: Mapping[str, str]
-    reader_options: tuple[Opt, ...]
-    priority: int
-    literal: bool
-    rank: int
     solve: SolveSpec | None
     check: CheckSpec | None
     render: RenderSpec | None
@@ -335,8 +387,8 @@ class PuzzlePlugin(Protocol):
     crosscheck: CrosscheckSpec | None
     generate: GenerateSpec | None
     report: ReportSpec | None
-    commands: str | None
-    limits: str
+    prepare: Callable[[], dict[str, Any]] | str | None
+    commands: tuple[click.Command, ...]
 
     def read(self, text: str, source: str, **options: Any) -> list[Loaded]: ...
 
@@ -347,32 +399,25 @@ class PuzzlePlugin(Protocol):
 
 @dataclass
 class Plugin:
-    """A puzzle as one object (see :class:`PuzzlePlugin`).
+    """A puzzle as one object (see :class:`PuzzlePlugin`): who it is (``name``, ``title``,
+    ``summary``, ``noun``: what one instance is called, ``aliases``, ``rank``: its place in
+    listings and mixed runs), how its files are read (:class:`Reader`), the methods that
+    answer it, and its part of each verb (None: the puzzle has no such verb).
 
-    ``reader`` is the puzzle's reader (``(text, source, **reader options) -> [Loaded]``, a
-    callable or a ``"module:function"`` string); ``sniffer`` a cheap test that refuses text
-    that cannot be this puzzle's at once (None: every text is tried by the reader);
-    ``noun`` is what one instance is called ("map"); ``priority`` decides between two
-    puzzles that both read a text (higher wins; a file's ending decides first);
-    ``literal`` says a string that is not a file may be an instance (a Tatham game ID);
-    ``rank`` orders the puzzles in listings and mixed runs; ``commands`` names the puzzle's
-    own game verbs (``"module:GROUPS"``, a tuple of Click groups)."""
+    ``prepare`` is what ``puzzleproof prepare`` does for the puzzle once after installing,
+    so that no first run pays for it (compiling and caching code): ``() -> {"done": str,
+    "seconds": float}``; ``commands`` are the puzzle's own verbs, as Click commands or
+    groups (a group of a name another puzzle also gives, such as ``plot``, is merged)."""
 
     name: str
     title: str
     summary: str
-    reader: Any
+    reader: Reader
     noun: str = "instance"
     aliases: tuple[str, ...] = ()
-    suffixes: tuple[str, ...] = (".json",)
+    rank: int = 100
     methods: tuple[Method, ...] = ()
     default_methods: tuple[str, ...] = ()
-    written: Mapping[str, str] = field(default_factory=dict)
-    reader_options: tuple[Opt, ...] = ()
-    sniffer: Callable[[str, str], bool] | None = None
-    priority: int = 0
-    literal: bool = False
-    rank: int = 100
     solve: SolveSpec | None = None
     check: CheckSpec | None = None
     render: RenderSpec | None = None
@@ -380,29 +425,14 @@ class Plugin:
     crosscheck: CrosscheckSpec | None = None
     generate: GenerateSpec | None = None
     report: ReportSpec | None = None
-    commands: str | None = None
-    #: the size limits its reader enforces, in words (for ``--max-size``'s help)
-    limits: str = ""
-    #: files that show what the puzzle reads, for the tests of hostile input and limits
-    #: (paths from the project's root, ``shared/...`` for ``../shared/instances/...``):
-    #: ``"instances"`` (one of each format), ``"check"`` (``[instance or None, answer]``
-    #: pairs), ``"written"`` (files the project writes that verbs read back) and
-    #: ``"hardest"`` (the shipped instance every method is timed on)
-    samples: Mapping[str, Any] = field(default_factory=dict)
-    #: the model type of an instance (``"module:Class"``): the API takes such objects
-    instance_type: Any = None
-    #: an instance as the text of a file the reader reads back (the API writes objects so)
-    write_instance: Callable[[Any], str] | None = None
-    #: what ``puzzleproof prepare`` does for the puzzle once after installing, so that no
-    #: first run pays for it (compiling and caching code): ``() -> {"done": str,
-    #: "seconds": float}`` (a callable or ``"module:function"``); None: nothing to do
-    prepare: Any = None
+    prepare: Callable[[], dict[str, Any]] | str | None = None
+    commands: tuple[click.Command, ...] = ()
 
     def read(self, text: str, source: str, **options: Any) -> list[Loaded]:
-        return load_ref(self.reader)(text, source, **options)
+        return load_ref(self.reader.read)(text, source, **options)
 
     def sniff(self, text: str, source: str) -> bool:
-        return True if self.sniffer is None else bool(self.sniffer(text, source))
+        return True if self.reader.sniff is None else bool(self.reader.sniff(text, source))
 
     def method(self, name: str) -> Method:
         for m in self.methods:

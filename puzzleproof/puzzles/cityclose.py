@@ -5,7 +5,7 @@ every verb) and how one method runs under them are :mod:`~puzzleproof.puzzles.ci
 the runs over several methods or maps (crosscheck, generate, plot) are
 :mod:`~puzzleproof.puzzles.cityclose_runs`; what a person sees is drawn in
 :mod:`~puzzleproof.puzzles.cityclose_views`. The puzzle's own verb ``plot cityclose`` is
-:mod:`puzzleproof.cli.cityclose_plot`.
+:mod:`puzzleproof.puzzles.cityclose_commands`.
 
 Every order shown is re-scored by :mod:`puzzleproof.models.cityclose` (through
 :func:`puzzleproof.verify.cityclose_methods.check_order`) before it is returned; an order file
@@ -22,8 +22,9 @@ from puzzleproof.errors import InputError, UsageError
 from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import cityclose_runs as runs
 from puzzleproof.puzzles import cityclose_views as views
+from puzzleproof.puzzles.cityclose_commands import COMMANDS
 from puzzleproof.puzzles.base import (CheckSpec, ConvertSpec, CrosscheckSpec, GenerateSpec,
-                                      Outcome, Page, Params, Picture, Plugin, RenderSpec,
+                                      Outcome, Page, Params, Picture, Plugin, Reader, RenderSpec,
                                       ReportSpec, SolveSpec, Task)
 from puzzleproof.puzzles.cityclose_rules import (KEY, RULES, TIEBREAK, WIDTH, make_rules,
                                                  one_method, reference_note, rules_from_doc,
@@ -340,26 +341,27 @@ def _write_json(m: Any) -> str:
     return map_to_json(m)
 
 
-PLUGIN = Plugin(
-    name="cityclose", title="City closing", aliases=("city-closing", "twospies", "two-spies"),
-    summary="City closing (Two Spies): the removal order with the least Wiener numbers, "
-            "proved; the article's greedy and beam search judged",
-    suffixes=(".json", ".txt", ".edges", ".graphml", ".gml"),
-    reader="puzzleproof.formats.cityclose:read_instances",
-    methods=METHOD_LIST, default_methods=("exact", "merged-beam", "beam", "greedy"),
-    solve=SOLVE, check=CHECK, render=RENDER, convert=CONVERT, crosscheck=CROSSCHECK,
-    generate=GENERATE,
-    report=ReportSpec(draw=views.draw_disagreement, sections=views.totals_sections,
-                      size=views.size, size_name="cities"),
-    commands="puzzleproof.cli.cityclose_plot:GROUPS", rank=30, noun="map",
-    limits=views.LIMITS,
+READER = Reader(
+    read="puzzleproof.formats.cityclose:read_instances",
+    suffixes=(".json", ".txt", ".edges", ".graphml", ".gml"), limits=views.LIMITS,
     written={"cityclose-order": "a city-closing order"},
-    instance_type="puzzleproof.models.cityclose:CityMap", write_instance=_write_json,
-    prepare=_prepare,
+    instance_type="puzzleproof.models.cityclose:CityMap", write=_write_json,
     samples={"instances": ["instances/cityclose/ring14-s1-0.json",
                            "shared/cityclose/two-spies-roundabout.json"],
              "check": [["instances/cityclose/ring14-s1-0.json",
                         "tests/fuzz_seeds/cityclose-ring14-s1-0.order.json"]],
              "written": ["tests/fuzz_seeds/cityclose-ring14-s1-0.order.json"],
-             "hardest": "shared/cityclose/europe41-land-borders.json"},
-)
+             "hardest": "shared/cityclose/europe41-land-borders.json"})
+
+PLUGIN = Plugin(
+    name="cityclose", title="City closing", noun="map",
+    aliases=("city-closing", "twospies", "two-spies"), rank=30,
+    summary="City closing (Two Spies): the removal order with the least Wiener numbers, "
+            "proved; the article's greedy and beam search judged",
+    reader=READER, methods=METHOD_LIST,
+    default_methods=("exact", "merged-beam", "beam", "greedy"),
+    solve=SOLVE, check=CHECK, render=RENDER, convert=CONVERT, crosscheck=CROSSCHECK,
+    generate=GENERATE,
+    report=ReportSpec(draw=views.draw_disagreement, sections=views.totals_sections,
+                      size=views.size, size_name="cities"),
+    prepare=_prepare, commands=COMMANDS)

@@ -77,8 +77,8 @@ def written_kind(text: str) -> tuple[str | None, str] | None:
     if kind in GENERIC_WRITTEN:
         return None, GENERIC_WRITTEN[kind]
     for p in all_puzzles():
-        if kind in p.written:
-            return p.name, p.written[kind]
+        if kind in p.reader.written:
+            return p.name, p.reader.written[kind]
     return None
 
 
@@ -101,9 +101,9 @@ def classify_text(text: str, source: str, only: str | None = None,
     if only:
         candidates = [get(only)]
     else:
-        everyone = sorted(all_puzzles(), key=lambda p: -p.priority)
+        everyone = sorted(all_puzzles(), key=lambda p: -p.reader.priority)
         # a file whose ending some puzzles claim is read by those only ('.has' is Hashi's)
-        owners = [p for p in everyone if suffix and suffix in p.suffixes] or everyone
+        owners = [p for p in everyone if suffix and suffix in p.reader.suffixes] or everyone
         candidates = [p for p in owners if p.sniff(text, source)] or owners
     errors: list[tuple[Any, InputError]] = []
     hits: list[tuple[Any, list[Loaded]]] = []
@@ -116,7 +116,7 @@ def classify_text(text: str, source: str, only: str | None = None,
         hits.append((p, loaded))
     if hits:
         # a file's ending decides between two puzzles that both read it
-        hits.sort(key=lambda h: (suffix not in h[0].suffixes, -h[0].priority))
+        hits.sort(key=lambda h: (suffix not in h[0].reader.suffixes, -h[0].reader.priority))
         p, loaded = hits[0]
         return Classified(p.name, "instance", loaded)
     raise _no_reader(text, source, errors)
@@ -134,7 +134,7 @@ def _no_reader(text: str, source: str, errors: list[tuple[Any, InputError]]) -> 
         return (e.line or 0, e.col or 0)
 
     best = max(errors, key=lambda pe: depth(pe[1]))
-    expected = ", ".join(f"a {p.title} {getattr(p, 'noun', 'instance')}" for p, _ in errors)
+    expected = ", ".join(f"a {p.title} {p.noun}" for p, _ in errors)
     if not text.strip():
         return InputError(f"empty (nothing but blank space); expected {expected}", source)
     exc = InputError(f"cannot tell which puzzle this is (expected {expected}); read as "
@@ -157,5 +157,5 @@ def folder_suffixes() -> tuple[str, ...]:
 
     out: list[str] = []
     for p in all_puzzles():
-        out += [s for s in p.suffixes if s not in out]
+        out += [s for s in p.reader.suffixes if s not in out]
     return tuple(out)

@@ -11,7 +11,7 @@ from puzzleproof.errors import InputError, UsageError
 from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import hashi_views as views
 from puzzleproof.puzzles.base import (CheckSpec, ConvertSpec, CrosscheckSpec, GenerateSpec,
-                                      Outcome, Params, Picture, Plugin, RenderSpec,
+                                      Outcome, Params, Picture, Plugin, Reader, RenderSpec,
                                       ReportSpec, SolveSpec, Task, resolve_methods)
 from puzzleproof.puzzles.options import (BOT_CMD, CONFLICTS, COUNT, MEMORY_LIMIT, METHOD,
                                          METHODS, SEED, TIME_LIMIT, WHERE, Opt)
@@ -337,21 +337,16 @@ GENERATE = GenerateSpec(
     output_help="A file (line formats) or a folder (one file a puzzle).")
 
 
-PLUGIN = Plugin(
-    name="hashi", title="Hashiwokakero", noun="puzzle",
-    aliases=("bridges", "hashiwokakero", "hashikake"),
-    summary="Bridges (CodinGame 'There Is No Spoon - Episode 2'): exact solutions, "
-            "uniqueness, the article's heuristic",
-    reader=_read, suffixes=_suffixes(),
-    methods=METHOD_LIST, default_methods=("sat", "cpsat", "article"),
-    written={"hashi-generated": "a generated puzzle set"},
-    reader_options=(INPUT_FORMAT, MAX_BRIDGES), priority=1, literal=True, rank=10,
-    solve=SOLVE, check=CheckSpec(help=views.CHECK_HELP, options=(), check=_check,
-                                 arguments="PUZZLE SOLUTION"),
-    render=RENDER, convert=CONVERT, crosscheck=CROSSCHECK, generate=GENERATE,
-    report=ReportSpec(draw=views.draw_disagreement, size=views.size, size_name="islands",
-                      runs={"hashi": ("Generated Hashi puzzles", views.generated_sections)}),
-    limits=views.LIMITS, instance_type="puzzleproof.models.hashi:Puzzle",
+def _write_json(puzzle: Any) -> str:
+    from puzzleproof.formats.hashi import write_puzzle
+
+    return write_puzzle(puzzle, "json")
+
+
+READER = Reader(
+    read=_read, suffixes=_suffixes(), options=(INPUT_FORMAT, MAX_BRIDGES), priority=1,
+    limits=views.LIMITS, written={"hashi-generated": "a generated puzzle set"},
+    instance_type="puzzleproof.models.hashi:Puzzle", write=_write_json,
     samples={"instances": ["instances/hashi/small-5x5.txt",
                            "instances/hashi/adjacent-islands-6x6.has",
                            "instances/hashi/four-bridges-7x7.tatham",
@@ -359,11 +354,16 @@ PLUGIN = Plugin(
                            "shared/hashi/coelho2019/100/Hs_16_100_25_00_001.has"],
              "check": [["instances/hashi/small-5x5.txt", "tests/fuzz_seeds/hashi-small-5x5.sol"]],
              "written": ["instances/hashi/generated/7x7.jsonl"],
-             "hardest": "shared/hashi/coelho2019/400/Hs_34_400_25_00_001.has"},
-    write_instance=lambda pz: _write_json(pz))
+             "hardest": "shared/hashi/coelho2019/400/Hs_34_400_25_00_001.has"})
 
-
-def _write_json(puzzle: Any) -> str:
-    from puzzleproof.formats.hashi import write_puzzle
-
-    return write_puzzle(puzzle, "json")
+PLUGIN = Plugin(
+    name="hashi", title="Hashiwokakero", noun="puzzle",
+    aliases=("bridges", "hashiwokakero", "hashikake"), rank=10,
+    summary="Bridges (CodinGame 'There Is No Spoon - Episode 2'): exact solutions, "
+            "uniqueness, the article's heuristic",
+    reader=READER, methods=METHOD_LIST, default_methods=("sat", "cpsat", "article"),
+    solve=SOLVE, check=CheckSpec(help=views.CHECK_HELP, options=(), check=_check,
+                                 arguments="PUZZLE SOLUTION"),
+    render=RENDER, convert=CONVERT, crosscheck=CROSSCHECK, generate=GENERATE,
+    report=ReportSpec(draw=views.draw_disagreement, size=views.size, size_name="islands",
+                      runs={"hashi": ("Generated Hashi puzzles", views.generated_sections)}))

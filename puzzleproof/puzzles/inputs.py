@@ -273,8 +273,8 @@ def _claims(path: str, puzzle: Any) -> bool:
     from puzzleproof.puzzles.registry import all_puzzles
 
     suffix = Path(path).suffix.lower()
-    others = {s for p in all_puzzles() if p.name != puzzle.name for s in p.suffixes}
-    return suffix in puzzle.suffixes and suffix not in others
+    others = {s for p in all_puzzles() if p.name != puzzle.name for s in p.reader.suffixes}
+    return suffix in puzzle.reader.suffixes and suffix not in others
 
 
 def _owner(path: str) -> str | None:
@@ -282,5 +282,5 @@ def _owner(path: str) -> str | None:
     from puzzleproof.puzzles.registry import all_puzzles
 
     suffix = Path(path).suffix.lower()
-    owners = [p.name for p in all_puzzles() if suffix in p.suffixes]
+    owners = [p.name for p in all_puzzles() if suffix in p.reader.suffixes]
     return owners[0] if len(owners) == 1 else None

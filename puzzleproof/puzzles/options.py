@@ -2,7 +2,7 @@
 
 An :class:`Opt` says what a person types (``--time-limit``), the Python name the value
 arrives under (``time_limit``), its type and range, its default and its help. The command
-turns each into a Click option (one place, :mod:`puzzleproof.cli.options`) and the Python API
+turns each into a Click option (one place, :mod:`puzzleproof.command.options`) and the Python API
 checks keyword arguments against the same rows, so a value the command refuses is refused by
 the API too, with the same message.
 

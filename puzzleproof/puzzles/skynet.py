@@ -2,7 +2,7 @@
 reader, its methods (the exact verdicts and our bots), and its part of every shared verb.
 The cross-check and the generator are in :mod:`.skynet_crosscheck` and
 :mod:`.skynet_generate`; what a person sees in :mod:`.skynet_views`; the game's own verbs
-(``skynet play``, ``skynet referee``) in :mod:`puzzleproof.cli.skynet`."""
+(``skynet play``, ``skynet referee``) in :mod:`puzzleproof.puzzles.skynet_commands`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import Any, Sequence
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import skynet_views as views
-from puzzleproof.puzzles.base import (CheckSpec, Outcome, Params, Picture, Plugin, RenderSpec,
+from puzzleproof.puzzles.skynet_commands import COMMANDS
+from puzzleproof.puzzles.base import (CheckSpec, Outcome, Params, Picture, Plugin, Reader, RenderSpec,
                                       ReportSpec, SolveSpec, Task)
 from puzzleproof.puzzles.options import CONFLICTS, TIME_LIMIT, Opt
 from puzzleproof.puzzles.skynet_crosscheck import CROSSCHECK
@@ -217,12 +218,15 @@ RENDER = RenderSpec(
     render=_render, kinds=("svg", "png"), default_kind="svg", argument="MAP")
 
 
-PLUGIN = Plugin(
-    name="skynet", title="Skynet Revolution", noun="map", aliases=("dfs", "death-first-search"),
-    summary="Skynet Revolution Episodes 1 and 2 (CodinGame 'Death First Search'): proved "
-            "verdicts and fewest cuts, bots judged against the worst-case agent",
-    reader="puzzleproof.formats.skynet:read_instances", suffixes=(".txt", ".json"),
-    methods=METHODS, default_methods=("sat", "ep2-article", "ep2-slack"),
+def _map_text(m: Any) -> str:
+    from puzzleproof.formats import skynet as sfmt
+
+    return sfmt.write_map(m, "json")
+
+
+READER = Reader(
+    read="puzzleproof.formats.skynet:read_instances", suffixes=(".txt", ".json"),
+    limits=views.LIMITS,
     written={"skynet-breaker": "skynet breaker evidence", "skynet-game": "a skynet game record",
              "skynet-player-strategy": "a skynet strategy certificate",
              "skynet-agent-strategy": "a skynet strategy certificate",
@@ -230,11 +234,7 @@ PLUGIN = Plugin(
              "skynet-batch": "a skynet referee summary",
              "skynet-ep1-cuts": "a skynet Episode 1 cuts record",
              "skynet-set": "a skynet set's description"},
-    rank=20, solve=SOLVE, check=CHECK, render=RENDER, crosscheck=CROSSCHECK, generate=GENERATE,
-    report=ReportSpec(draw=views.draw_disagreement, sections=views.lost_games,
-                      size=lambda inst, rec: getattr(inst, "n", None), size_name="nodes",
-                      instance_key=lambda name: name.rsplit("@", 1)[0]),
-    commands="puzzleproof.cli.skynet:GROUPS", limits=views.LIMITS,
+    instance_type="puzzleproof.models.skynet:SkynetMap", write=_map_text,
     samples={"instances": ["shared/skynet/ep2/01-robust-double-gateways.txt",
                            "shared/skynet/custom/forum-12-nodes.txt",
                            "instances/skynet/breakers/breaker-ep2-n12-s1-864.txt"],
@@ -245,12 +245,16 @@ PLUGIN = Plugin(
              "written": ["instances/skynet/breakers/breaker-ep2-n12-s1-864.evidence.json",
                          "instances/skynet/ep1/03-triple-star.cuts.json"],
              "hardest": {"path": "instances/skynet/ep1/07-mesh-500.txt",
-                         "options": {"rule": "ep1", "min_cuts": True}}},
-    instance_type="puzzleproof.models.skynet:SkynetMap",
-    write_instance=lambda m: _map_text(m))
+                         "options": {"rule": "ep1", "min_cuts": True}}})
 
-
-def _map_text(m: Any) -> str:
-    from puzzleproof.formats import skynet as sfmt
-
-    return sfmt.write_map(m, "json")
+PLUGIN = Plugin(
+    name="skynet", title="Skynet Revolution", noun="map", aliases=("dfs", "death-first-search"),
+    rank=20,
+    summary="Skynet Revolution Episodes 1 and 2 (CodinGame 'Death First Search'): proved "
+            "verdicts and fewest cuts, bots judged against the worst-case agent",
+    reader=READER, methods=METHODS, default_methods=("sat", "ep2-article", "ep2-slack"),
+    solve=SOLVE, check=CHECK, render=RENDER, crosscheck=CROSSCHECK, generate=GENERATE,
+    report=ReportSpec(draw=views.draw_disagreement, sections=views.lost_games,
+                      size=lambda inst, rec: getattr(inst, "n", None), size_name="nodes",
+                      instance_key=lambda name: name.rsplit("@", 1)[0]),
+    commands=COMMANDS)

@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from puzzleproof.cli.common import Exit, emit, show
-from puzzleproof.cli.verbs.build import inputs_of, make_command, rows_for
+from puzzleproof.command.output import Exit, emit, show
+from puzzleproof.command.build import inputs_of, make_command, rows_for
 from puzzleproof.errors import UsageError
 from puzzleproof.puzzles.base import Params
 from puzzleproof.puzzles.options import JSON
@@ -21,7 +21,7 @@ __all__ = ["build"]
 
 def build(plugin: Any) -> click.Command:
     spec = plugin.check
-    rows = rows_for((JSON,), spec.options, plugin.reader_options)
+    rows = rows_for((JSON,), spec.options, plugin.reader.options)
     low, high = spec.nargs
     args = click.argument("args", nargs=-1, required=low > 0, metavar=spec.arguments)
     return make_command(plugin.name, spec.help, [args], rows,
@@ -36,15 +36,8 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
     outcome = spec.check(tuple(p.args), p, inputs_of(ctx))
     if p.as_json:
         emit({"type": "check", "schema_version": 1, "puzzle": plugin.name, **outcome.record})
-        show(_notes(outcome.page))
+        show(outcome.page.notes_only())
     else:
         show(outcome.page)
     raise Exit(outcome.exit_code)
 
-
-def _notes(page: Any) -> Any:
-    from puzzleproof.puzzles.base import Page
-
-    kept = Page()
-    kept.items = [(k, v) for k, v in page.items if k == "err"]
-    return kept

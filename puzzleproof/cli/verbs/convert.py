@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from puzzleproof.cli.common import Exit, check_output, deliver
-from puzzleproof.cli.verbs.build import inputs_of, make_command, rows_for
+from puzzleproof.command.output import Exit, check_output, deliver
+from puzzleproof.command.build import inputs_of, make_command, rows_for
 from puzzleproof.puzzles.base import Params
 from puzzleproof.puzzles.options import FORCE, FORMAT, OUTPUT
 
@@ -21,7 +21,7 @@ def build(plugin: Any) -> click.Command:
     shared = (FORMAT.but(flags=("--format", "--to"), name="to_fmt", choices=spec.formats,
                          help="Format to write."),
               OUTPUT.but(help="Write to a file instead of stdout."), FORCE)
-    rows = rows_for(shared, spec.options, plugin.reader_options)
+    rows = rows_for(shared, spec.options, plugin.reader.options)
     arg = click.argument("input_arg", metavar=spec.argument)
     cmd = make_command(plugin.name, spec.help, [arg], rows,
                        lambda p, ctx: run(plugin, p, ctx))

@@ -6,15 +6,13 @@ under ``--json``) and its code is the exit code (1 a disagreement, 130 interrupt
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
 
-from puzzleproof.cli.common import (Exit, emit, executor_for, mixed, named_commands, out,
-                                    progress_bar, say, short, show)
-from puzzleproof.cli.verbs.build import inputs_of, make_command, reader_options, rows_for
-from puzzleproof.errors import InputError, UsageError
+from puzzleproof.command.output import (Exit, executor_for, mixed, named_commands, progress_bar, say, short)
+from puzzleproof.command.build import inputs_of, make_command, reader_options, rows_for
+from puzzleproof.command.runs import finish, prepare_output
 from puzzleproof.puzzles.base import CrosscheckEnv, Params
 from puzzleproof.puzzles.options import FORCE, JSON, OUTPUT, QUIET, RESUME, WHERE
 
@@ -27,30 +25,10 @@ SHARED = (OUTPUT.but(help="JSONL file that receives one record per instance and 
 
 def build(plugin: Any) -> click.Command:
     spec = plugin.crosscheck
-    rows = rows_for(SHARED, spec.options, plugin.reader_options)
+    rows = rows_for(SHARED, spec.options, plugin.reader.options)
     inputs = click.argument("inputs", nargs=-1, required=not spec.inputs_optional)
     return make_command(plugin.name, spec.help, [inputs], rows,
                         lambda p, ctx: run(plugin, p, ctx))
-
-
-def prepare_output(p: Params) -> Path | None:
-    """The JSONL target, refused before any work when it exists and neither ``--resume``
-    nor ``--force`` says what to do with it."""
-    if p.resume and not p.output:
-        raise UsageError("--resume needs -o, the file of the run to continue")
-    if not p.output:
-        return None
-    target = Path(p.output)
-    if target.is_dir():
-        raise InputError("is a folder; expected a file to write", str(target))
-    if not target.parent.is_dir():
-        raise InputError("cannot write the output: its folder does not exist", str(target))
-    if target.exists() and target.stat().st_size and not p.resume:
-        if not p.force:
-            raise InputError("exists; pass --resume to continue that run, --force to start "
-                             "it again, or choose another output", str(target))
-        target.unlink()
-    return target
 
 
 def run(plugin: Any, p: Params, ctx: click.Context) -> None:
@@ -85,24 +63,6 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
     raise Exit(code)
 
 
-def finish(puzzle: str, verb: str, record: dict, page: Any, code: int, target: Path | None,
-           as_json: bool) -> None:
-    """A batch's end, the same for every puzzle: the page (or the ``--json`` summary), the
-    run's counts in one last line, and in the JSONL file a last ``run-summary`` line with
-    the same counts and the exit status, which ``report`` states as they are."""
-    from puzzleproof.verify.records import (append_run_summary, counts_text, run_summary,
-                                            summary_counts)
-
-    if as_json:
-        emit(record)
-        show(_notes_only(page))
-    else:
-        show(page)
-        out.print(counts_text(summary_counts(record), code), markup=False)
-    if target is not None and target.exists():
-        append_run_summary(target, run_summary(puzzle, verb, record, code))
-
-
 def _gather(plugin: Any, p: Params, ctx: click.Context) -> Any:
     """The instances of the inputs (none when they may be left out and are)."""
     from puzzleproof.puzzles.inputs import Gathered
@@ -111,13 +71,3 @@ def _gather(plugin: Any, p: Params, ctx: click.Context) -> Any:
         return Gathered()
     return inputs_of(ctx).gather(p.inputs, plugin, reader_options(plugin, p),
                                  strict=not mixed(ctx))
-
-
-def _notes_only(page: Any) -> Any:
-    """Under ``--json`` stdout holds the summary alone: the page's notes still go to
-    stderr."""
-    from puzzleproof.puzzles.base import Page
-
-    kept = Page()
-    kept.items = [(k, v) for k, v in page.items if k == "err"]
-    return kept

@@ -12,9 +12,9 @@ from typing import Any
 
 import click
 
-from puzzleproof.cli.common import (Exit, check_output, executor_for, plural, progress_bar,
+from puzzleproof.command.output import (Exit, check_output, executor_for, plural, progress_bar,
                                     say)
-from puzzleproof.cli.verbs.build import make_command, rows_for
+from puzzleproof.command.build import make_command, rows_for
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.formats import write_atomic
 from puzzleproof.puzzles.base import Generated, Params

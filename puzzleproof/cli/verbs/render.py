@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from puzzleproof.cli.common import Exit, check_output, deliver, say
-from puzzleproof.cli.verbs.build import inputs_of, make_command, rows_for
+from puzzleproof.command.output import Exit, check_output, deliver, say
+from puzzleproof.command.build import inputs_of, make_command, rows_for
 from puzzleproof.errors import UsageError
 from puzzleproof.puzzles.base import Params
 from puzzleproof.puzzles.options import FORCE, FORMAT, OUTPUT
@@ -29,7 +29,7 @@ def build(plugin: Any) -> click.Command:
               OUTPUT.but(help="Write the picture to a file (" + ", ".join(
                   f".{k}" for k in spec.kinds if k in ("svg", "png")) + ") instead of "
                   "stdout."), FORCE)
-    rows = rows_for(shared, spec.options, plugin.reader_options)
+    rows = rows_for(shared, spec.options, plugin.reader.options)
     arg = click.argument("input_arg", metavar=spec.argument)
     return make_command(plugin.name, spec.help, [arg], rows,
                         lambda p, ctx: run(plugin, p, ctx))

@@ -11,9 +11,9 @@ from typing import Any, TextIO
 
 import click
 
-from puzzleproof.cli.common import (Exit, check_output, deliver, emit, err, mixed, plural,
+from puzzleproof.command.output import (Exit, check_output, deliver, emit, err, mixed, plural,
                                     progress_bar, say, short, show)
-from puzzleproof.cli.verbs.build import inputs_of, make_command, reader_options, rows_for
+from puzzleproof.command.build import inputs_of, make_command, reader_options, rows_for
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.puzzles.base import Params, Task
 from puzzleproof.puzzles.options import FORCE, JSON, JSONL, OUTPUT, QUIET
@@ -27,7 +27,7 @@ SHARED = (OUTPUT.but(help="One answer: its file; several: one JSON record a line
 
 def build(plugin: Any) -> click.Command:
     spec = plugin.solve
-    rows = rows_for(SHARED, spec.options, plugin.reader_options)
+    rows = rows_for(SHARED, spec.options, plugin.reader.options)
     inputs = click.argument("inputs", nargs=-1, required=not spec.inputs_optional,
                             metavar=spec.inputs_name)
     return make_command(plugin.name, spec.help, [inputs], rows,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from puzzleproof.result import Result, Status
+from puzzleproof.plugin import Result, Status
 
 from latin_puzzle.model import Square, violations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from puzzleproof.errors import InputError
+from puzzleproof.plugin import InputError
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 import random
 
-from puzzleproof.instance import Loaded
-from puzzleproof.method import Method
-from puzzleproof.puzzles.base import (CheckSpec, ConvertSpec, CrosscheckSpec, Generated,
-                                      GenerateSpec, Outcome, Page, Picture, Plugin, RenderSpec,
-                                      ReportSpec, SolveSpec, resolve_methods)
-from puzzleproof.puzzles.harness import Table, run_harness
-from puzzleproof.puzzles.options import COUNT, METHOD, METHODS, SEED, TIME_LIMIT, Opt
-from puzzleproof.verify.crosscheck import Instance, PuzzleKind
+import click
+
+from puzzleproof.plugin import (COUNT, METHOD, METHODS, OUTPUT, SEED, TIME_LIMIT, CheckSpec,
+                                ConvertSpec, CrosscheckSpec, Deadline, Exit, Generated,
+                                GenerateSpec, Instance, Loaded, Method, Opt, Outcome, Page,
+                                Picture, Plugin, PuzzleGroup, PuzzleKind, Reader, RenderSpec,
+                                ReportSpec, SolveSpec, Table, inputs_of, make_command,
+                                UsageError, read_source, resolve_methods, run_harness,
+                                say)
 
 from latin_puzzle.model import Square, read, violations, write
 
@@ -75,8 +76,6 @@ SOLVE = SolveSpec(help="Complete Latin squares; --method brute proves uniqueness
 
 
 def check(args, p, inputs) -> Outcome:
-    from puzzleproof.formats import read_source
-
     sq = inputs.one(args[0], PLUGIN, {}, "check").instance
     text, source, _ = read_source(args[1])
     answer = json.loads(text)
@@ -123,7 +122,6 @@ def generate(p, executor, on_attempt):
     """Seeded squares (a shifted base square, rows and symbols permuted) with cells
     removed while the brute force still proves the completion unique."""
     from latin_puzzle.methods import exact
-    from puzzleproof.clock import Deadline
 
     rng = random.Random(p.seed)
     for k in range(p.count):
@@ -149,10 +147,46 @@ GENERATE = GenerateSpec(
                               default=4, range=(2, 6), show_default=True)),
     generate=generate, layout=lambda p: "folder" if p.output else "lines")
 
+# -- commands of its own -------------------------------------------------------------------------
+# A group of the puzzle's own (``latin givens``), and a ``plot`` group that is merged with
+# any other puzzle's ``plot`` (``plot latin``, ``plot cityclose``).
+
+
+@click.group("latin", help="Latin squares: commands of the toy puzzle's own.")
+def latin_group() -> None:
+    pass
+
+
+@latin_group.command("givens", help="Count the givens of a square: 'latin givens SQUARE'.")
+@click.argument("square")
+def givens(square: str) -> None:
+    sq = inputs_of().one(square, PLUGIN, {}, "latin givens").instance
+    click.echo(f"{sq.givens()} givens of {sq.n * sq.n}")
+    raise Exit(0)
+
+
+def plot_givens(p, ctx) -> None:
+    """A text 'plot': the givens of each row as a bar."""
+    if not p.output:
+        raise UsageError("plot latin writes a file: give -o FILE")
+    sq = inputs_of(ctx).one(p.square, PLUGIN, {}, "plot latin").instance
+    bars = "".join(f"{k:>2} {'#' * sum(1 for c in row if c)}\n" for k, row in enumerate(sq.cells))
+    with open(p.output, "w", encoding="utf-8") as fh:
+        fh.write(bars)
+    say(f"wrote {p.output}")
+    raise Exit(0)
+
+
+PLOT = PuzzleGroup("plot", help="Plot an instance: 'plot [PUZZLE] INPUT -o FILE'.")
+PLOT.add_command(make_command("latin", "The givens of each row, as text bars.",
+                              [click.argument("square")], (OUTPUT,),
+                              plot_givens))
+
 PLUGIN = Plugin(
     name="latin", title="Latin square", summary="fill a square so each row and column "
-    "holds each number once", reader=read_instances, sniffer=looks_like_mine,
-    suffixes=(".latin",), methods=LATIN_METHODS, default_methods=("brute", "smallest"),
+    "holds each number once",
+    reader=Reader(read=read_instances, sniff=looks_like_mine, suffixes=(".latin",), write=write),
+    methods=LATIN_METHODS, default_methods=("brute", "smallest"),
     solve=SOLVE,
     check=CheckSpec(help="Check a completion (JSON rows).", options=(), check=check,
                     arguments="SQUARE ANSWER"),
@@ -164,4 +198,4 @@ PLUGIN = Plugin(
                               options=(METHODS, TIME_LIMIT.but(default=10.0)), run=crosscheck),
     generate=GENERATE,
     report=ReportSpec(size=lambda inst, rec: getattr(inst, "n", None), size_name="n"),
-    write_instance=write)
+    commands=(latin_group, PLOT))

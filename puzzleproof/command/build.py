@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 import click
 
-from puzzleproof.cli.options import options
+from puzzleproof.command.options import options
 from puzzleproof.errors import UsageError
 from puzzleproof.puzzles.base import Params
 from puzzleproof.puzzles.inputs import Inputs
@@ -39,7 +39,7 @@ def inputs_of(ctx: click.Context | None = None) -> Inputs:
 
 def reader_options(plugin: Any, p: Params) -> dict[str, Any]:
     """The reader's keyword options from the values of its rows."""
-    return {o.name: p.get(o.name) for o in plugin.reader_options}
+    return {o.name: p.get(o.name) for o in plugin.reader.options}
 
 
 def usage_errors(f: Callable) -> Callable:

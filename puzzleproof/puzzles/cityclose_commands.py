@@ -9,16 +9,16 @@ from typing import Any
 
 import click
 
-from puzzleproof.cli.common import Exit, check_output, emit, show
-from puzzleproof.cli.verbs import PuzzleVerb
-from puzzleproof.cli.verbs.build import inputs_of, make_command
+from puzzleproof.command.output import Exit, check_output, emit, show
+from puzzleproof.command.group import PuzzleGroup
+from puzzleproof.command.build import inputs_of, make_command
 from puzzleproof.puzzles import cityclose_views as views
-from puzzleproof.puzzles.base import Page, Params
+from puzzleproof.puzzles.base import Params
 from puzzleproof.puzzles.cityclose_rules import RULES, TIEBREAK, WIDTH
 from puzzleproof.puzzles.cityclose_runs import plot, plot_prepare
 from puzzleproof.puzzles.options import FORCE, JSON, METHODS, OUTPUT, TIME_LIMIT
 
-__all__ = ["GROUPS", "plot_group"]
+__all__ = ["COMMANDS", "plot_group"]
 
 ROWS = (METHODS.but(default="greedy,beam,exact", show_default=True,
                     help="Methods to draw, comma-separated, the first being the baseline of "
@@ -39,25 +39,19 @@ def run(p: Params, ctx: click.Context) -> None:
     outcome = plot(p.map_arg, p, inputs_of(ctx))
     if p.as_json and outcome.ok:
         emit({"type": "plot", "schema_version": 1, "puzzle": "cityclose", **outcome.record})
-        show(_notes(outcome.page))
+        show(outcome.page.notes_only())
     else:
         show(outcome.page)
     raise Exit(outcome.exit_code)
 
 
-def _notes(page: Page) -> Page:
-    """Under ``--json`` stdout holds the record alone: the notes still go to stderr."""
-    kept = Page()
-    kept.items = [(k, v) for k, v in page.items if k == "err"]
-    return kept
-
 
 def _group() -> Any:
-    group = PuzzleVerb("plot", help=views.PLOT_VERB_HELP)
+    group = PuzzleGroup("plot", help=views.PLOT_VERB_HELP)
     group.add_command(make_command("cityclose", views.PLOT_HELP,
                                    [click.argument("map_arg", metavar="MAP")], ROWS, run))
     return group
 
 
 plot_group = _group()
-GROUPS = (plot_group,)
+COMMANDS = (plot_group,)

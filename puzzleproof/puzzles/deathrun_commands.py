@@ -17,18 +17,19 @@ from typing import Any, Callable, Sequence
 
 import click
 
-from puzzleproof.cli.common import (Exit, check_output, deliver, emit, executor_for,
+from puzzleproof.command.output import (Exit, check_output, deliver, emit, executor_for,
                                     progress_bar, say, show)
-from puzzleproof.cli.options import options
-from puzzleproof.cli.verbs.build import inputs_of, usage_errors
-from puzzleproof.cli.verbs.crosscheck import finish
+from puzzleproof.command.options import options
+from puzzleproof.command.build import inputs_of, usage_errors
+from puzzleproof.command.runs import finish
 from puzzleproof.errors import InputError
-from puzzleproof.puzzles import deathrun as plugin
+from puzzleproof import puzzles as registry
+from puzzleproof.puzzles import deathrun_games as plugin
 from puzzleproof.puzzles import deathrun_views as views
 from puzzleproof.puzzles.base import Params
 from puzzleproof.puzzles.options import FORCE, JSON, QUIET, RESUME, WHERE
 
-__all__ = ["GROUPS", "deathrun_group"]
+__all__ = ["COMMANDS", "deathrun_group"]
 
 
 @click.group(name="deathrun", help=views.GROUP_HELP,
@@ -47,7 +48,7 @@ def _require(command: click.Command, *names: str) -> None:
 
 def _graphs(files: Sequence[str]) -> list[Any]:
     """The Death Run graphs in ``files`` (folders walked, other files skipped and said)."""
-    g = inputs_of().gather(files, plugin.PLUGIN, strict=True)
+    g = inputs_of().gather(files, registry.get("deathrun"), strict=True)
     if g.errors:
         raise g.errors[0][1]
     skipped = g.skipped_text()
@@ -180,4 +181,4 @@ def deathrun_tournament(ctx: click.Context, **values: Any) -> None:
 _require(deathrun_tournament, "criminals", "students")
 
 
-GROUPS = (deathrun_group,)
+COMMANDS = (deathrun_group,)

@@ -11,11 +11,11 @@ from typing import Any
 
 import click
 
-from puzzleproof.cli.common import (Exit, cores, deliver, emit, executor_for,
+from puzzleproof.command.output import (Exit, cores, deliver, emit, executor_for,
                                     named_commands, progress_bar, say, show)
-from puzzleproof.cli.options import option
-from puzzleproof.cli.verbs.build import inputs_of, usage_errors
-from puzzleproof.cli.verbs.crosscheck import finish, prepare_output
+from puzzleproof.command.options import option
+from puzzleproof.command.build import inputs_of, usage_errors
+from puzzleproof.command.runs import finish, prepare_output
 from puzzleproof.errors import InputError
 from puzzleproof.puzzles.base import Page, Params
 from puzzleproof.puzzles.options import (BOT_CMD, FORCE, INIT_TIMEOUT, JSON, MEMORY_LIMIT,
@@ -26,7 +26,7 @@ from puzzleproof.puzzles.skynet_options import (AGENTS, ALL_STARTS, MAX_REPLAYS,
                                                 program_limits, split_names, starts_of,
                                                 stamp_certificate, worst_options)
 
-__all__ = ["GROUPS", "skynet"]
+__all__ = ["COMMANDS", "skynet"]
 
 
 def _bot_summaries() -> dict[str, str]:
@@ -294,4 +294,4 @@ def _one_game(p: Params, m: Any, st: int, who: str, a: str, externals: dict) -> 
     return 0 if r.result == "WIN" else 1
 
 
-GROUPS = (skynet,)
+COMMANDS = (skynet,)
