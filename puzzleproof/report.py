@@ -1,9 +1,9 @@
 """A report a person can read, from any run: ``puzzleproof report RUN.jsonl``.
 
 The run is a JSONL file the project wrote: a cross-check of any puzzle (``"record"``,
-``"disagreement"``, ``"instance-done"`` lines; Skynet referee batches too), a Death Run
-tournament or cross-check (``"deathrun-game"`` lines) or a Hashi generator run (``"hashi"``
-lines with their measures). The report holds:
+``"disagreement"``, ``"instance-done"`` lines; Skynet referee batches too), or a
+puzzle's own kind of run (its plugin's ``ReportSpec.runs``: a Death Run tournament's game
+lines, a Hashi generator run's puzzles with their measures). The report holds:
 
 - the summary tables (per method: verdicts, time, effort; per bot: scores);
 - every disagreement with its evidence drawn by the project's own renderers
@@ -56,9 +56,18 @@ _REQUIRED: dict[str, dict[str, type | tuple]] = {
     "record": {"instance": str, "method": str, "status": str, "wall_time": (int, float),
                "check_ok": bool},
     "disagreement": {"instance": str, "kind": str, "methods": list, "evidence": dict},
-    "deathrun-game": {"game_id": str, "graph": dict, "seats": list, "scores": dict},
-    "hashi": {"grid": list},
 }
+
+
+def _required(kind: str) -> dict[str, type | tuple]:
+    """The fields a line of type ``kind`` must have: the harness's, or those of a puzzle's
+    own kind of run (its plugin's ``ReportSpec.line_fields``)."""
+    if kind in _REQUIRED:
+        return _REQUIRED[kind]
+    for p in registry.all_puzzles():
+        if p.report is not None and kind in p.report.line_fields:
+            return dict(p.report.line_fields[kind])
+    return {}
 
 
 def load_run(path: str | Path) -> list[dict]:
@@ -90,7 +99,7 @@ def load_run(path: str | Path) -> list[dict]:
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             raise InputError("expected a JSON object with a \"type\" (a record the project "
                              "wrote)", str(path), k)
-        missing = [k for k, t in _REQUIRED.get(obj["type"], {}).items()
+        missing = [k for k, t in _required(obj["type"]).items()
                    if not isinstance(obj.get(k), t)]
         if missing:
             raise InputError(f"a {obj['type']!r} line without a valid "
@@ -330,13 +339,14 @@ def _crosscheck(recs: list[dict], plugin: Any, found: _Instances) -> list[Sectio
 def _run_summary(recs: list[dict]) -> Section | None:
     """What the command said at the end of the run (its ``run-summary`` line): the counts,
     the exit status, the agents and rules of a referee's games, as the terminal gave them."""
-    from puzzleproof.verify.records import COUNT_NAMES, counts_text
+    from puzzleproof.verify.records import counts_text
 
     last = next((r for r in reversed(recs) if r.get("type") == "run-summary"), None)
     if last is None or not isinstance(last.get("counts"), dict):
         return None
     counts = last["counts"]
-    rows = [[name.replace("_", " "), counts[name]] for name in COUNT_NAMES if name in counts]
+    words = registry.count_words(last.get("puzzle"))
+    rows = [[name.replace("_", " "), n] for name, n in counts.items()]
     rows.append(["exit status", last.get("exit_status")])
     summary = last.get("summary") if isinstance(last.get("summary"), dict) else {}
     for part in summary.get("parts") or [summary]:
@@ -345,7 +355,7 @@ def _run_summary(recs: list[dict]) -> Section | None:
                 rows.append([key, ", ".join(map(str, part[key]))])
     return Section("Run summary", [
         f"As the command reported it ({last.get('verb')}): "
-        + counts_text(counts, last.get("exit_status")) + ".",
+        + counts_text(counts, last.get("exit_status"), words) + ".",
         Table(["what", "count"], rows, "The run's counts and exit status")])
 
 

@@ -41,13 +41,15 @@ def finish(puzzle: str, verb: str, record: dict, page: Any, code: int, target: P
     the same counts and the exit status, which ``report`` states as they are."""
     from puzzleproof.verify.records import (append_run_summary, counts_text, run_summary,
                                             summary_counts)
+    from puzzleproof.puzzles.registry import count_words
 
     if as_json:
         emit(record)
         show(page.notes_only())
     else:
         show(page)
-        out.print(counts_text(summary_counts(record), code), markup=False)
+        words = count_words(puzzle)
+        out.print(counts_text(summary_counts(record), code, words), markup=False)
     if target is not None and target.exists():
         append_run_summary(target, run_summary(puzzle, verb, record, code))
 

@@ -23,8 +23,9 @@ from puzzleproof.method import Method, load_ref
 from puzzleproof.puzzles.base import Plugin, PuzzlePlugin
 from puzzleproof.puzzles.classify import (Classified, classify_text, folder_suffixes,
                                           is_not_instance_name, written_kind)
-from puzzleproof.puzzles.registry import GROUP, all_puzzles, get, names, reload, suggest
+from puzzleproof.puzzles.registry import (GROUP, all_puzzles, count_words, get, names, reload,
+                                          suggest)
 
 __all__ = ["GROUP", "Loaded", "Classified", "Method", "Plugin", "PuzzlePlugin", "get",
            "all_puzzles", "names", "classify_text", "written_kind", "folder_suffixes",
-           "is_not_instance_name", "load_ref", "reload", "suggest"]
+           "is_not_instance_name", "load_ref", "reload", "suggest", "count_words"]

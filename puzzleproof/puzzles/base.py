@@ -330,6 +330,12 @@ class ReportSpec:
     #: (title, sections(records, path))}
     runs: Mapping[str, tuple[str, Callable[[list[dict], str], list[Any]]]] = \
         field(default_factory=dict)
+    #: the fields each line of the puzzle's own kinds of run must have: {record type:
+    #: {field: type}} (a line without them is an unreadable run)
+    line_fields: Mapping[str, Mapping[str, type | tuple]] = field(default_factory=dict)
+    #: the puzzle's own counts of a run (its summary records' ``counts``) in words, as the
+    #: terminal's last line and the report say them: {name: words}
+    count_words: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

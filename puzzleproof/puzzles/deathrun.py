@@ -287,5 +287,11 @@ PLUGIN = Plugin(
     solve=SOLVE, check=CheckSpec(help=views.CHECK_HELP, options=(), check=_check,
                                  arguments="[GRAPH] RECORD", nargs=(1, 2)),
     render=RENDER, crosscheck=CROSSCHECK, generate=GENERATE,
-    report=ReportSpec(runs={"deathrun-game": ("Death Run games", views.game_sections)}),
+    report=ReportSpec(runs={"deathrun-game": ("Death Run games", views.game_sections)},
+                      line_fields={"deathrun-game": {"game_id": str, "graph": dict,
+                                                     "seats": list, "scores": dict}},
+                      count_words={"above_bound": "seat-games above the robust bound",
+                                   "invalid_moves": "invalid moves",
+                                   "program_findings": "your program's seat-games above "
+                                                       "the bound"}),
     commands=COMMANDS)

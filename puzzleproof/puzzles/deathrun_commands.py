@@ -171,7 +171,8 @@ def deathrun_tournament(ctx: click.Context, **values: Any) -> None:
               "criminals": crims, "students": studs, "graphs": len(report.tally.graphs),
               "games": report.games, "new_games": report.new_games,
               "resumed_games": report.skipped, "summary": report.summary,
-              "invalid_moves": report.invalid, "output": p.output}
+              "invalid_moves": report.invalid, "output": p.output,
+              "counts": {"games": report.games, "invalid_moves": len(report.invalid)}}
     finish("deathrun", "deathrun tournament", record,
            views.tournament_page(report, len(report.tally.graphs), p.seed), 0,
            Path(p.output) if p.output else None, bool(p.as_json))

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from puzzleproof.puzzles.base import CrosscheckEnv, Outcome, Page
 from puzzleproof.puzzles.inputs import plural
 from puzzleproof.verify.crosscheck import describe, run_crosscheck
+from puzzleproof.verify.records import harness_counts
 
 __all__ = ["Table", "run_harness", "split_findings"]
 
@@ -44,6 +45,7 @@ def run_harness(puzzle: str, kind: Any, instances: Sequence[Any], chosen: list[s
               "disagreements": new, "confirmed_findings": confirmed,
               "broken_findings": broken, "unchecked_findings": unchecked,
               "interrupted": report.interrupted}
+    record["counts"] = harness_counts(record)
     page = summary_page(report, len(instances), table)
     page.extend(findings_page(confirmed, broken, unchecked))
     page.extend(disagreements_page(new, env.target))

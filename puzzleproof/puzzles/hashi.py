@@ -366,4 +366,5 @@ PLUGIN = Plugin(
                                  arguments="PUZZLE SOLUTION"),
     render=RENDER, convert=CONVERT, crosscheck=CROSSCHECK, generate=GENERATE,
     report=ReportSpec(draw=views.draw_disagreement, size=views.size, size_name="islands",
-                      runs={"hashi": ("Generated Hashi puzzles", views.generated_sections)}))
+                      runs={"hashi": ("Generated Hashi puzzles", views.generated_sections)},
+                      line_fields={"hashi": {"grid": list}}))

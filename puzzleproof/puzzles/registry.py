@@ -9,7 +9,7 @@ from typing import Any
 
 from puzzleproof.puzzles.base import PuzzlePlugin
 
-__all__ = ["GROUP", "get", "all_puzzles", "names", "reload", "suggest"]
+__all__ = ["GROUP", "get", "all_puzzles", "names", "reload", "suggest", "count_words"]
 
 #: The entry-point group every puzzle (built-in or not) registers under.
 GROUP = "puzzleproof.puzzles"
@@ -105,3 +105,12 @@ def suggest(word: str) -> str | None:
     _load()
     hit = difflib.get_close_matches(str(word).lower(), list(_aliases), n=1, cutoff=0.75)
     return _aliases[hit[0]] if hit else None
+
+
+def count_words(puzzle: object) -> dict[str, str]:
+    """A puzzle's own counts in words (its plugin's), none for an unknown puzzle."""
+    try:
+        plugin = get(str(puzzle))
+    except KeyError:
+        return {}
+    return dict(plugin.report.count_words) if plugin.report is not None else {}

@@ -256,5 +256,6 @@ PLUGIN = Plugin(
     solve=SOLVE, check=CHECK, render=RENDER, crosscheck=CROSSCHECK, generate=GENERATE,
     report=ReportSpec(draw=views.draw_disagreement, sections=views.lost_games,
                       size=lambda inst, rec: getattr(inst, "n", None), size_name="nodes",
-                      instance_key=lambda name: name.rsplit("@", 1)[0]),
+                      instance_key=lambda name: name.rsplit("@", 1)[0],
+                      count_words={"lost_winnable": "lost on winnable starts"}),
     commands=COMMANDS)

@@ -158,7 +158,8 @@ def _ep1_part(group: list, starts: dict, bots: list[str] | None, p: Params) -> O
     from puzzleproof.verify.skynet_ep1_cuts import EP1_BOTS, cuts_table
 
     rows, failures = cuts_table(group, starts, bots, p.time_limit)
-    record = {"type": "skynet-ep1-cuts-table", "rows": rows, "failures": failures}
+    record = {"type": "skynet-ep1-cuts-table", "rows": rows, "failures": failures,
+              "counts": {"findings_broken": len(failures)}}
     return Outcome(not failures, record,
                    ep1_page(group, rows, failures, list(bots or EP1_BOTS)),
                    1 if failures else 0)

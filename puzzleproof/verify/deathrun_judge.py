@@ -107,7 +107,11 @@ def judge(records: Sequence[dict], graphs: Sequence[Any], names: Sequence[str],
             "graphs": len(graphs), "games": len(records), "students": cc["students"],
             "criminals": cc["criminals"], "worst_criminals": worst_pairs(records),
             "exploitable": flags, "program_findings": programs, "known_findings": findings,
-            "failures": failures, "ok": not failures}
+            "failures": failures, "ok": not failures,
+            "counts": {"games": len(records), "above_bound": len(flags),
+                       "program_findings": len(programs), "failed_checks": len(failures),
+                       "findings_confirmed": sum(bool(k.get("holds")) for k in findings),
+                       "findings_broken": sum(not k.get("holds") for k in findings)}}
 
 
 def is_program(bot: str) -> bool:

@@ -88,72 +88,50 @@ class Disagreement:
 
 
 # -- one run's counts, as the terminal says them and the report shows them ------------------
+# Whoever makes a run's summary record gives it its ``"counts"`` ({name: number}); a record
+# of several parts (``"parts"``) adds theirs up. The words of the names the harness uses
+# are here; a puzzle's own names have their words in its plugin (``ReportSpec.count_words``).
 
-#: the counts a run's summary states, in the order they are shown
-COUNT_NAMES = ("instances", "games", "lost", "lost_winnable", "defects", "above_bound",
-               "program_findings",
-               "invalid_moves", "disagreements", "failed_checks", "unknown", "not_sent",
-               "findings_confirmed", "findings_broken")
+#: the harness's counts, in the order they are shown, with their words
+WORDS = {"instances": "instances", "games": "games", "disagreements": "disagreements",
+         "failed_checks": "failed checks", "unknown": "unknown", "not_sent": "not sent",
+         "findings_confirmed": "known findings confirmed",
+         "findings_broken": "findings broken"}
+#: always said, even when 0 (a run that found nothing says so)
+ALWAYS = ("disagreements", "failed_checks")
 
 
 def summary_counts(record: dict) -> dict[str, int]:
-    """The counts of a run from its ``--json`` summary (a cross-check, a referee batch, a
-    run of several parts, a tournament): the one function the terminal's last line and the
-    report's summary both come from, so they cannot tell two stories."""
-    counts = dict.fromkeys(COUNT_NAMES, 0)
+    """The counts of a run from its ``--json`` summary (its ``counts``, or its parts'
+    added up): the one function the terminal's last line and the report's summary both
+    come from, so they cannot tell two stories."""
+    counts: dict[str, int] = {}
     for part in record.get("parts") or [record]:
-        for name, n in _part_counts(part).items():
-            counts[name] += n
-    return {k: v for k, v in counts.items() if v or k in ("disagreements", "failed_checks")}
+        for name, n in (part.get("counts") or {}).items():
+            counts[name] = counts.get(name, 0) + int(n)
+    for name in ALWAYS:
+        counts.setdefault(name, 0)
+    return {k: v for k, v in counts.items() if v or k in ALWAYS}
 
 
-def _part_counts(part: dict) -> dict[str, int]:
-    kind = part.get("type")
-    if kind == "crosscheck":
-        rows = part.get("summary") or []
-        return {"instances": int(part.get("instances") or 0),
-                "disagreements": len(part.get("disagreements") or []),
-                "failed_checks": sum(int(r.get("failed") or 0) for r in rows),
-                "unknown": sum(int(r.get("unknown") or 0) for r in rows),
-                "not_sent": sum(int(r.get("not_sent") or 0) for r in rows),
-                "findings_confirmed": len(part.get("confirmed_findings") or []),
-                "findings_broken": len(part.get("broken_findings") or [])}
-    if kind == "skynet-batch":
-        judged = part.get("judged") or []
-        worst = (part.get("worst_case") or {}).get("summary") or {}
-        return {"games": int(part.get("games") or 0), "lost": len(part.get("lost") or [])
-                + sum(int(r.get("BEATEN", 0)) for r in worst.values()),
-                "lost_winnable": sum(j.get("verdict") == "lost-proved-winnable"
-                                     for j in judged),
-                "defects": sum(bool(j.get("defect")) for j in judged),
-                "disagreements": len(part.get("disagreements") or []),
-                "unknown": sum(int(r.get("UNKNOWN", 0)) for r in worst.values())}
-    if kind == "skynet-ep1-cuts-table":
-        return {"findings_broken": len(part.get("failures") or [])}
-    if kind == "deathrun-crosscheck":
-        known = part.get("known_findings") or []
-        return {"games": int(part.get("games") or 0),
-                "above_bound": len(part.get("exploitable") or []),
-                "program_findings": len(part.get("program_findings") or []),
-                "failed_checks": len(part.get("failures") or []),
-                "findings_confirmed": sum(bool(k.get("holds")) for k in known),
-                "findings_broken": sum(not k.get("holds") for k in known)}
-    if kind == "deathrun-tournament":
-        return {"games": int(part.get("games") or 0),
-                "invalid_moves": len(part.get("invalid_moves") or [])}
-    counts = part.get("counts")
-    return dict(counts) if isinstance(counts, dict) else {}
+def harness_counts(record: dict) -> dict[str, int]:
+    """The counts of a cross-check by the harness (one summary row a method)."""
+    rows = record.get("summary") or []
+    return {"instances": int(record.get("instances") or 0),
+            "disagreements": len(record.get("disagreements") or []),
+            "failed_checks": sum(int(r.get("failed") or 0) for r in rows),
+            "unknown": sum(int(r.get("unknown") or 0) for r in rows),
+            "not_sent": sum(int(r.get("not_sent") or 0) for r in rows),
+            "findings_confirmed": len(record.get("confirmed_findings") or []),
+            "findings_broken": len(record.get("broken_findings") or [])}
 
 
-def counts_text(counts: dict[str, int], exit_status: int | None = None) -> str:
-    """The counts in one line: ``games 24, lost 3, ...; exit 1``."""
-    words = {"lost_winnable": "lost on winnable starts", "failed_checks": "failed checks",
-             "above_bound": "seat-games above the robust bound",
-             "invalid_moves": "invalid moves",
-             "program_findings": "your program's seat-games above the bound",
-             "not_sent": "not sent", "findings_confirmed": "known findings confirmed",
-             "findings_broken": "findings broken"}
-    text = ", ".join(f"{words.get(k, k)} {v}" for k, v in counts.items())
+def counts_text(counts: dict[str, int], exit_status: int | None = None,
+                words: dict[str, str] | None = None) -> str:
+    """The counts in one line: ``games 24, lost 3, ...; exit 1`` (``words``: a puzzle's
+    own names in words)."""
+    said = {**WORDS, **(words or {})}
+    text = ", ".join(f"{said.get(k, k.replace('_', ' '))} {v}" for k, v in counts.items())
     return text + ("" if exit_status is None else f"; exit {exit_status}")
 
 

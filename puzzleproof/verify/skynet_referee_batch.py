@@ -64,7 +64,23 @@ class Batch:
                 "beaten": [{"game": r["instance"], "method": r["method"],
                             "line": lost_game_lines((r.get("answer") or {}).get("record")
                                                     or {})} for r in self.beaten]}
+        rec["counts"] = self.counts(rec)
         return rec
+
+    @staticmethod
+    def counts(rec: dict) -> dict[str, int]:
+        """What the batch's last line says: games, lost, lost on winnable starts, defects,
+        disagreements, unknown."""
+        worst = (rec.get("worst_case") or {}).get("summary") or {}
+        judged = rec.get("judged") or []
+        return {"games": int(rec.get("games") or 0),
+                "lost": len(rec.get("lost") or []) + sum(int(r.get("BEATEN", 0))
+                                                          for r in worst.values()),
+                "lost_winnable": sum(j.get("verdict") == "lost-proved-winnable"
+                                     for j in judged),
+                "defects": sum(bool(j.get("defect")) for j in judged),
+                "disagreements": len(rec.get("disagreements") or []),
+                "unknown": sum(int(r.get("UNKNOWN", 0)) for r in worst.values())}
 
 
 def referee_batch(maps: list, starts_of: dict, bots: list[str], agents: list[str],
