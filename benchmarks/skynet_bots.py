@@ -61,6 +61,8 @@ import os
 import sys
 from pathlib import Path
 
+from puzzleproof.games.program import Program
+from puzzleproof.clock import Deadline
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import replay
 from puzzleproof.players.skynet_agents import AGENTS, make_agent, measure_traces
@@ -80,7 +82,7 @@ def _adversary_task(args):
 
     m, bot, start, limit = args
     rule = make_bot(bot).rule
-    r = adversary(m, rule, start, BotPlayer(bot), time_limit=limit, certificate=False)
+    r = adversary(m, rule, start, BotPlayer(bot), deadline=Deadline(limit), certificate=False)
     games = {a: play(m, rule, make_bot(bot), make_agent(a, "low", 0), start).result
              for a in ("article", "nearest")}
     return m.name, bot, start, r.verdict, r.seconds, r.lines, r.positions, games
@@ -258,8 +260,8 @@ def protocol_games(maps) -> None:
         rule = make_bot(b).rule
         cells = []
         for m in maps:
-            r = play_external(m, rule, [sys.executable, "-m", "puzzleproof", "skynet", "play",
-                                        "--bot", b], make_agent("article"))
+            r = play_external(m, rule, Program.of([sys.executable, "-m", "puzzleproof", "skynet",
+                                                   "play", "--bot", b]), make_agent("article"))
             later = r.turn_seconds[1:] or [0.0]
             cells.append(f"{r.result[0]} {r.reason[:7]:7} {max(later) * 1000:5.1f}")
         print(f"{b:12} | " + " | ".join(f"{c:>16}" for c in cells))

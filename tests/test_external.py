@@ -16,7 +16,9 @@ from conftest import INSTANCES, shared_path
 from puzzleproof.formats.skynet import read_map, record_from_json, record_to_json
 from puzzleproof.models.skynet import replay
 from puzzleproof.verify.crosscheck import run_crosscheck
-from puzzleproof.games.programs import ExternalProgram, ProgramEnded, run_to_completion
+from puzzleproof.clock import Deadline
+from puzzleproof.games.program import Limits, Program
+from puzzleproof.games.runner import ExternalProgram, ProgramEnded, answer
 from puzzleproof.players.skynet_agents import make_agent
 from puzzleproof.verify.skynet_methods import game_instances, games_kind, judge_lost_games
 from puzzleproof.games.skynet_referee import play_external
@@ -45,6 +47,10 @@ while True:
     print(f"agent at {si}, cut {a} {b}", file=sys.stderr)
     print(a, b, flush=True)
 """
+
+#: the smart bot, a quarter of a second a turn: a game of many turns outlasts a short clock
+SLOW_SMART = SMART.replace("    print(a, b, flush=True)", "    time.sleep(0.25)\n    print(a, b, flush=True)").replace(
+    "while True:", "import time\nwhile True:", 1)
 
 #: always the first gateway link left: loses games that are winnable
 FIRST = READ_MAP + """\
@@ -215,11 +221,12 @@ class TestRunner:
             ExternalProgram(["/nonexistent/program-xyz"])
         assert exc.value.reason == "cannot-start"
 
-    def test_run_to_completion_reads_until_exit_or_limit(self):
-        done = run_to_completion([PY, "-c", "print(input()); print('two')"], "one\n", 5.0)
+    def test_an_answer_is_read_until_exit_or_the_deadline(self):
+        done = answer(Program.of([PY, "-c", "print(input()); print('two')"]), "one\n",
+                      Deadline(5.0))
         assert done.output.split() == ["one", "two"] and done.finished and done.verdict is None
-        done = run_to_completion([PY, "-c", "print('part', flush=True); input(); input()"],
-                                 "", 0.5)
+        done = answer(Program.of([PY, "-c", "print('part', flush=True); input(); input()"]),
+                      "", Deadline(0.5))
         assert done.output.strip() == "part" and not done.finished
         assert done.verdict[0] == "timeout"
 
@@ -241,8 +248,10 @@ class TestRefereeExternal:
         marker = f"pp-test-{uuid.uuid4().hex}"
         prog = _script(tmp_path, name, script)
         t0 = time.monotonic()
-        r = play_external(m, "ep2", [PY, str(prog), marker], make_agent("article"),
-                          move_timeout=0.3, init_timeout=1.5, memory_limit=200)
+        r = play_external(m, "ep2", Program.of([PY, str(prog), marker],
+                                               limits=Limits(first=1.5, turn=0.3,
+                                                             memory_mb=200)),
+                          make_agent("article"))
         took = time.monotonic() - t0
         assert (r.result, r.reason) == ("LOSS", reason), r.detail
         assert took < limit_s, took
@@ -262,20 +271,22 @@ class TestRefereeExternal:
     def test_noisy_bot_wins_and_its_stderr_is_capped(self, tmp_path, ep2_maps):
         m = ep2_maps[0]
         prog = _script(tmp_path, "noisy", NOISY)
-        r = play_external(m, "ep2", [PY, str(prog)], make_agent("article"),
-                          move_timeout=1.0, init_timeout=5.0)
+        r = play_external(m, "ep2", Program.of([PY, str(prog)], limits=Limits(5.0, 1.0)),
+                          make_agent("article"))
         assert (r.result, r.reason) == ("WIN", "contained"), r.detail
         assert len(r.stderr) < 70_000 and "bytes of stderr cut" in r.stderr
         assert "END OF NOISE" in r.stderr
 
-    def test_old_keyword_names_still_work(self, tmp_path, ep2_maps):
-        prog = _script(tmp_path, "smart", SMART)
-        r = play_external(ep2_maps[0], "ep2", [PY, str(prog)], make_agent("article"),
-                          None, 1.0, 5.0)
-        assert r.result == "WIN" and "smart bot ready" in r.stderr
-        with pytest.raises(ValueError):
-            play_external(ep2_maps[0], "ep2", [PY, str(prog)], make_agent("article"),
-                          per_turn=1.0, move_timeout=2.0)
+    def test_the_task_deadline_stops_a_game_with_no_result(self, tmp_path, ep2_maps):
+        """The judge's clock is not the program's: a game it stops is neither won nor lost,
+        and its record still replays by the rules."""
+        from puzzleproof.models.skynet import replay
+
+        prog = _script(tmp_path, "slow", SLOW_SMART)
+        r = play_external(ep2_maps[0], "ep2", Program.of([PY, str(prog)],
+                                                         limits=Limits(5.0, 1.0)),
+                          make_agent("article"), deadline=Deadline(0.6))
+        assert r.result is None and r.reason == "time-limit" and replay(r) == []
 
 
 class TestBatch:
@@ -283,11 +294,10 @@ class TestBatch:
     def test_external_bots_over_every_start(self, tmp_path, ep2_maps):
         """Built-in and external bots over every start of three maps, in parallel; the lost
         games are judged against the exact solver."""
-        progs = {n: [PY, str(_script(tmp_path, n, s))]
+        progs = {n: Program(n, (PY, str(_script(tmp_path, n, s))), limits=Limits(3.0, 0.4))
                  for n, s in (("smart", SMART), ("first", FIRST), ("crash", CRASH),
                               ("hang", HANG))}
-        kind = games_kind(["ep2-slack"], ["article"], external=progs, move_timeout=0.4,
-                          init_timeout=3.0)
+        kind = games_kind(["ep2-slack"], ["article"], external=progs)
         starts = {m.name: [s for s in range(m.n) if s not in m.gateways] for m in ep2_maps}
         instances = game_instances(ep2_maps, starts)
         t0 = time.monotonic()
@@ -334,7 +344,7 @@ def puzzle_and_solution():
 
     path = INSTANCES / "hashi" / "small-5x5.txt"
     rec = read_puzzles(path.read_text(), str(path))[0]
-    res = hashi_sat.solve(rec.puzzle, mode="unique", time_limit=30)
+    res = hashi_sat.solve(rec.puzzle, mode="unique", deadline=Deadline(30))
     assert res.answer
     return rec.puzzle, [list(b) for b in res.answer]
 
@@ -357,13 +367,14 @@ class TestHashiExternal:
         hang = _script(tmp_path, "hang", read + "import sys, time\n"
                        "print('stuck', file=sys.stderr, flush=True)\ntime.sleep(60)\n")
         crash = _script(tmp_path, "crash", read + "raise SystemExit('no idea')\n")
-        methods = {n: external_method(n, [PY, str(p), marker], time_limit=1.5)
+        methods = {n: external_method(Program(n, (PY, str(p), marker)))
                    for n, p in (("right", right), ("wrong", wrong), ("hang", hang),
                                 ("crash", crash))}
         kind = hashi_kind(methods)
         t0 = time.monotonic()
         report = run_crosscheck(kind, [Instance("small", puzzle)],
-                                ["sat", "right", "wrong", "hang", "crash"], jobs=2)
+                                ["sat", "right", "wrong", "hang", "crash"], jobs=2,
+                                time_limit=1.5)
         assert time.monotonic() - t0 < 20
         recs = {r["method"]: r for r in report.records}
         assert recs["right"]["status"] == "SOLVED" and recs["right"]["check_ok"]

@@ -495,13 +495,14 @@ def test_shell_bot_children_die_with_it(ep1_map, name, shell):
     """``bash -c 'sleep 100; ...'``-style Skynet bots: the verdict comes within the start-up
     limit and nothing the bot started survives the game."""
     from puzzleproof.players.skynet_agents import make_agent
+    from puzzleproof.games.program import Limits, Program
     from puzzleproof.games.skynet_referee import play_external
 
     marker = f"pp-test-{uuid.uuid4().hex}"
     cmd = ["bash", "-c", shell.format(m=marker)]
     t0 = time.monotonic()
-    r = play_external(ep1_map, "ep2", cmd, make_agent("article"), move_timeout=0.3,
-                      init_timeout=1.0, memory_limit=200)
+    r = play_external(ep1_map, "ep2", Program.of(cmd, limits=Limits(1.0, 0.3, 200)),
+                      make_agent("article"))
     took = time.monotonic() - t0
     # which end the referee notices first is a race when bash exits at once: the input
     # pipe (written while bash is leaving) or the output (held open by the child)
@@ -519,7 +520,7 @@ def test_killed_runner_takes_the_bots_children(tmp_path):
     script.write_text(textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(ROOT)!r})
-        from puzzleproof.games.programs import ExternalProgram
+        from puzzleproof.games.runner import ExternalProgram
         p = ExternalProgram(["bash", "-c", "(exec -a {marker} sleep 100) & "
                              "(exec -a {marker} sleep 100) & sleep 100"])
         time.sleep(0.5)

@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from puzzleproof.games.program import Limits, Program
 from puzzleproof.cli import main
 from puzzleproof.errors import InputError
 from puzzleproof.formats.skynet import (read_map, record_from_json, record_to_json, render_svg,
@@ -272,8 +273,8 @@ class TestReferee:
         prog = tmp_path / "bot.py"
         prog.write_text(BOT_SCRIPT)
         m = read_map(EXAMPLE, "ex")
-        r = play_external(m, "ep2", [sys.executable, str(prog)], make_agent("article"),
-                          first_turn=5.0, per_turn=2.0)
+        r = play_external(m, "ep2", Program.of([sys.executable, str(prog)],
+                                               limits=Limits(5.0, 2.0)), make_agent("article"))
         assert r.result == "WIN" and r.reason == "contained" and replay(r) == []
 
     def test_our_play_command_through_the_referee(self, capsys, tmp_path):
@@ -301,8 +302,8 @@ class TestReferee:
         prog = tmp_path / "bad.py"
         prog.write_text(script)
         m = read_map(EXAMPLE, "ex")
-        r = play_external(m, "ep2", [sys.executable, str(prog)], make_agent("article"),
-                          first_turn=1.5, per_turn=0.15)
+        r = play_external(m, "ep2", Program.of([sys.executable, str(prog)],
+                                               limits=Limits(1.5, 0.15)), make_agent("article"))
         assert (r.result, r.reason) == ("LOSS", reason), r.detail
         assert replay(r) == []
         if reason == "crash":

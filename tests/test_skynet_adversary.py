@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from puzzleproof.games.program import Limits, Program
+from puzzleproof.clock import Deadline
 from puzzleproof.cli import main
 from puzzleproof.encoders.skynet_sat import solve as sat_solve
 from puzzleproof.formats.skynet import read_map, record_from_json
@@ -68,7 +70,7 @@ def test_a_bot_that_never_precuts_double_gateways_is_beaten_on_map_01():
     m = official(OFFICIAL[0])
     beaten = []
     for s in [v for v in range(m.n) if v not in m.gateways]:
-        r = adversary(m, "ep2", s, BotPlayer("no-precut", NoPrecutBot), time_limit=60)
+        r = adversary(m, "ep2", s, BotPlayer("no-precut", NoPrecutBot), deadline=Deadline(60))
         assert r.verdict in ("BEATEN", "UNWINNABLE", "PROVED"), r.summary()
         if r.verdict == "BEATEN":
             assert r.winnable is True
@@ -85,7 +87,7 @@ def test_the_exact_bot_is_proved_from_every_winnable_start():
         m = official(name)
         for s in [v for v in range(m.n) if v not in m.gateways]:
             truth = sat_solve(m, "ep2", s, certificate=False).status.value
-            r = adversary(m, "ep2", s, BotPlayer("exact"), time_limit=60)
+            r = adversary(m, "ep2", s, BotPlayer("exact"), deadline=Deadline(60))
             if truth == "WIN":
                 assert r.verdict == "PROVED", (name, s, r.summary())
                 assert check_player_strategy(m, "ep2", s, r.certificate) == []
@@ -110,7 +112,7 @@ def test_the_certificate_is_a_position_table_check_skynet_accepts(tmp_path, caps
 
 def test_a_random_bot_is_beaten():
     m = official(OFFICIAL[3])
-    r = adversary(m, "ep2", m.start, BotPlayer("random", RandomBot), time_limit=60)
+    r = adversary(m, "ep2", m.start, BotPlayer("random", RandomBot), deadline=Deadline(60))
     assert r.verdict == "BEATEN" and replay(r.record) == []
     assert r.record.bot == "random" and r.record.agent == "worst"
 
@@ -143,9 +145,9 @@ def test_a_non_deterministic_program_is_reported(tmp_path):
     prog = tmp_path / "coin.py"
     prog.write_text(NONDETERMINISTIC)
     m = official(OFFICIAL[4])
-    player = ProgramPlayer("coin", [sys.executable, str(prog)], move_timeout=5,
-                           init_timeout=10, parallel=1)
-    r = adversary(m, "ep2", m.start, player, time_limit=60)
+    player = ProgramPlayer(Program("coin", tuple([sys.executable, str(prog)]),
+                                   limits=Limits(first=10, turn=5)), parallel=1)
+    r = adversary(m, "ep2", m.start, player, deadline=Deadline(60))
     assert r.nondeterministic, r.summary()
     assert "non-deterministic" in r.summary()
     assert r.verdict != "PROVED"
@@ -155,7 +157,7 @@ def test_a_non_deterministic_program_is_reported(tmp_path):
 
 def test_a_tiny_max_replays_gives_unknown_with_the_counts():
     m = official(OFFICIAL[3])
-    r = adversary(m, "ep2", 0, BotPlayer("ep2-slack"), max_lines=3, time_limit=60,
+    r = adversary(m, "ep2", 0, BotPlayer("ep2-slack"), max_lines=3, deadline=Deadline(60),
                   share=False)
     assert r.verdict == "UNKNOWN" and r.record is None and r.certificate is None
     assert "--max-replays 3" in r.note and r.lines == 3 and r.positions > 0
@@ -165,7 +167,7 @@ def test_a_tiny_max_replays_gives_unknown_with_the_counts():
 @pytest.mark.slow
 def test_episode_1_rules_are_bounded_by_the_time_limit():
     m = official(OFFICIAL[4])
-    r = adversary(m, "ep1", m.start, BotPlayer("ep2-slack"), time_limit=3)
+    r = adversary(m, "ep1", m.start, BotPlayer("ep2-slack"), deadline=Deadline(3))
     assert r.seconds < 3 + 3  # the limit holds (a slack for the last solver call)
     assert r.verdict in ("UNKNOWN", "BEATEN", "PROVED", "UNWINNABLE")
 
@@ -216,7 +218,7 @@ def test_property_proved_never_beaten_and_every_brute_force_loss_found():
         m = random_small_map(rng)
         rule = "ep2" if k % 3 else "ep1"
         name = rng.choice(sorted(factories))
-        r = adversary(m, rule, m.start, BotPlayer(name, factories[name]), time_limit=30)
+        r = adversary(m, rule, m.start, BotPlayer(name, factories[name]), deadline=Deadline(30))
         assert r.verdict != "UNKNOWN", (m, rule, name, r.summary())
         brute = brute_losing_line(m, rule, factories[name]())
         winnable = ex_solve(m, rule, m.start, max_nodes=None,
@@ -261,7 +263,7 @@ def test_a_history_dependent_bot_is_found_and_judged_line_by_line():
     found = 0
     for k in range(300):
         m = random_small_map(rng)
-        r = adversary(m, "ep2", m.start, BotPlayer("path", PathBot), time_limit=30)
+        r = adversary(m, "ep2", m.start, BotPlayer("path", PathBot), deadline=Deadline(30))
         brute = brute_losing_line(m, "ep2", PathBot())
         assert (r.verdict == "PROVED") == (not brute), (m, r.summary())
         if r.history_dependent:

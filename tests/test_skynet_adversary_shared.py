@@ -13,6 +13,8 @@ import textwrap
 
 import pytest
 
+from puzzleproof.games.program import Limits, Program
+from puzzleproof.clock import Deadline
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap, replay
 from puzzleproof.models.skynet_strategy import check_player_strategy
@@ -50,7 +52,7 @@ def test_proved_certificates_on_maps_05_and_06_hold_by_the_rules_alone():
         index = {l: k for k, l in enumerate(m.links)}
         shared = 0
         for s in starts:
-            r = adversary(m, "ep2", s, BotPlayer("ep2-slack"), time_limit=600)
+            r = adversary(m, "ep2", s, BotPlayer("ep2-slack"), deadline=Deadline(600))
             assert r.verdict == "PROVED", (name, s, r.summary())
             cert = r.certificate
             assert check_player_strategy(m, "ep2", s, cert) == [], (name, s)
@@ -94,7 +96,7 @@ def test_a_bot_that_depends_on_its_start_is_judged_start_by_start():
         m = random_small_map(rng)
         player = BotPlayer("by-start", StartBot)
         for s in [v for v in range(m.n) if v not in m.gateways]:
-            r = adversary(m, "ep2", s, player, time_limit=30)
+            r = adversary(m, "ep2", s, player, deadline=Deadline(30))
             truth = brute_losing_line(m.with_start(s), "ep2", StartBot())
             assert (r.verdict == "PROVED") == (not truth), (m, s, r.summary())
             if r.verdict == "PROVED":
@@ -109,11 +111,12 @@ def test_a_bot_that_depends_on_its_start_is_judged_start_by_start():
 
 RUN = textwrap.dedent('''
     import json, sys
+    from puzzleproof.clock import Deadline
     from puzzleproof.formats.skynet import read_map
     from puzzleproof.games.skynet_adversary import BotPlayer, adversary
     path, start = sys.argv[1], int(sys.argv[2])
     m = read_map(open(path).read(), path)
-    r = adversary(m, "ep2", start, BotPlayer("ep2-slack"), time_limit=300)
+    r = adversary(m, "ep2", start, BotPlayer("ep2-slack"), deadline=Deadline(300))
     print(json.dumps({"verdict": r.verdict, "shared": r.shared, "positions": r.positions}))
 ''')
 
@@ -155,9 +158,9 @@ def test_a_forked_programs_proved_certificates_on_maps_05_and_06_hold_by_the_rul
     bot = Path(__file__).resolve().parents[1] / "benchmarks" / "skynet_slack_bot.py"
     for name, start in (("05-complex-mesh", 34), ("06-bobnet-core-network", 48)):
         m = official(name)
-        p = ProgramPlayer("slack", [sys.executable, str(bot)], move_timeout=5,
-                          init_timeout=10, parallel=2)
-        r = adversary(m, "ep2", start, p, time_limit=900, share=False)
+        p = ProgramPlayer(Program("slack", tuple([sys.executable, str(bot)]),
+                                  limits=Limits(first=10, turn=5)), parallel=2)
+        r = adversary(m, "ep2", start, p, deadline=Deadline(900), share=False)
         assert r.verdict == "PROVED", (name, r.summary())
         assert r.forks > 1000 and r.replays <= 3, (name, r.summary())
         assert len(r.certificate["nodes"]) == r.positions
@@ -185,7 +188,7 @@ def test_a_search_shares_what_it_settled_while_it_runs(tmp_path, monkeypatch):
 
     monkeypatch.setattr(skynet_adversary_search.Search, "sync", spy)
     m = official("04-ordered-gateways")
-    r = adversary(m, "ep2", 0, BotPlayer("ep2-slack"), time_limit=300)
+    r = adversary(m, "ep2", 0, BotPlayer("ep2-slack"), deadline=Deadline(300))
     assert r.verdict == "PROVED" and seen
     s = seen[-1]
     settled = dict(s.complete())

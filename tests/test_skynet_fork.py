@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from puzzleproof.games.program import Limits, Program
+from puzzleproof.clock import Deadline
 from puzzleproof.cli import main
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import replay
@@ -89,7 +91,8 @@ def official(name: str):
 
 
 def player(path, fork: bool, name: str = "prog") -> ProgramPlayer:
-    return ProgramPlayer(name, [sys.executable, str(path)], move_timeout=5, init_timeout=10,
+    return ProgramPlayer(Program(name, tuple([sys.executable, str(path)]),
+                                 limits=Limits(first=10, turn=5)),
                          parallel=2, fork_lines=None if fork else False)
 
 
@@ -142,8 +145,8 @@ def test_forked_lines_judge_exactly_like_fresh_runs(tmp_path):
     for name in ("01-robust-double-gateways", "03-leading-up-to-double-gateway"):
         m = official(name)
         for start in [v for v in range(m.n) if v not in m.gateways][:6]:
-            fresh = adversary(m, "ep2", start, player(bot, False), time_limit=120)
-            forked = adversary(m, "ep2", start, player(bot, True), time_limit=120)
+            fresh = adversary(m, "ep2", start, player(bot, False), deadline=Deadline(120))
+            forked = adversary(m, "ep2", start, player(bot, True), deadline=Deadline(120))
             assert forked.verdict == fresh.verdict != "UNKNOWN", (name, start)
             assert forked.positions == fresh.positions
             assert fresh.forks == 0
@@ -166,12 +169,12 @@ def test_a_history_dependent_program_is_judged_line_by_line_with_forks(tmp_path)
     bot = tmp_path / "history_bot.py"
     bot.write_text(HISTORY)
     m = official("03-leading-up-to-double-gateway")
-    r = adversary(m, "ep2", 8, player(bot, True), time_limit=240)
+    r = adversary(m, "ep2", 8, player(bot, True), deadline=Deadline(240))
     assert (r.verdict, r.mode, r.history_dependent) == ("PROVED", "per-line", True), \
         r.summary()
     assert r.forks > 1000 and r.replays < 100
     assert check_player_strategy(m, "ep2", 8, r.certificate) == []
-    lost = adversary(m, "ep2", 11, player(bot, True), time_limit=240)
+    lost = adversary(m, "ep2", 11, player(bot, True), deadline=Deadline(240))
     assert lost.verdict == "BEATEN" and replay(lost.record) == []
     assert still_running(str(tmp_path)) == []
 
@@ -182,8 +185,8 @@ def test_a_program_that_cannot_be_forked_is_run_afresh(tmp_path):
     bot.write_text(DEAF)
     m = official("01-robust-double-gateways")
     p = player(bot, True)
-    r = adversary(m, "ep2", m.start, p, time_limit=120)
-    ref = adversary(m, "ep2", m.start, player(bot, False), time_limit=120)
+    r = adversary(m, "ep2", m.start, p, deadline=Deadline(120))
+    ref = adversary(m, "ep2", m.start, player(bot, False), deadline=Deadline(120))
     assert r.verdict == ref.verdict == "PROVED" and r.positions == ref.positions
     assert p.fork_lines is False and p.fork_failures >= 3
     assert still_running(str(tmp_path)) == []
@@ -241,13 +244,14 @@ def test_console_scripts_and_modules_are_forked_and_judged_alike(tmp_path, monke
     (tmp_path / "goodmod.py").write_text(GOOD)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     m = official("03-leading-up-to-double-gateway")
-    ref = adversary(m, "ep2", 8, player(tmp_path / "goodmod.py", False), time_limit=120,
+    ref = adversary(m, "ep2", 8, player(tmp_path / "goodmod.py", False), deadline=Deadline(120),
                     share=False)
     assert ref.verdict == "PROVED" and ref.forks == 0
     for command in ([str(script)], [sys.executable, "-m", "goodmod"]):
-        p = ProgramPlayer("prog", command, move_timeout=5, init_timeout=10, parallel=2)
+        p = ProgramPlayer(Program("prog", tuple(command),
+                                  limits=Limits(first=10, turn=5)), parallel=2)
         assert p.forking
-        r = adversary(m, "ep2", 8, p, time_limit=120, share=False)
+        r = adversary(m, "ep2", 8, p, deadline=Deadline(120), share=False)
         assert r.verdict == "PROVED" and r.forks > 0, (command, r.summary())
         assert r.positions == ref.positions and r.certificate == ref.certificate
     assert still_running(str(tmp_path)) == []
@@ -260,7 +264,7 @@ def test_a_forked_program_search_ends_at_its_time_limit(tmp_path):
     bot = tmp_path / "good_bot.py"
     bot.write_text(GOOD)
     m = official("05-complex-mesh")
-    r = adversary(m, "ep2", 34, player(bot, True), time_limit=3, share=False)
+    r = adversary(m, "ep2", 34, player(bot, True), deadline=Deadline(3), share=False)
     assert r.verdict == "UNKNOWN" and "time limit" in r.note and r.forks > 0
     assert r.seconds < 3 * 1.1 + 0.2 + 3
     assert still_running(str(tmp_path)) == []
@@ -290,8 +294,8 @@ def numbered_player(tmp_path, second_run: str) -> ProgramPlayer:
     bot.write_text(numbered(GOOD, second_run))
     runs = tmp_path / "runs"
     runs.mkdir()
-    return ProgramPlayer("prog", [sys.executable, str(bot), str(runs)], move_timeout=5,
-                         init_timeout=2, parallel=2)
+    return ProgramPlayer(Program("prog", tuple([sys.executable, str(bot), str(runs)]),
+                                 limits=Limits(first=2, turn=5)), parallel=2)
 
 
 @pytest.mark.slow
@@ -302,7 +306,7 @@ def test_a_fresh_replay_out_of_time_beside_the_lines_is_played_again_alone(tmp_p
     stands (before, every line was run afresh)."""
     p = numbered_player(tmp_path, "time.sleep(6)")
     m = official("03-leading-up-to-double-gateway")
-    r = adversary(m, "ep2", 8, p, time_limit=120, share=False)
+    r = adversary(m, "ep2", 8, p, deadline=Deadline(120), share=False)
     assert r.verdict == "PROVED", r.summary()
     assert "played again alone" in r.note and "set aside" not in r.note
     assert r.forks > 0 and r.replays == 3  # the first line, its replay, and again
@@ -318,7 +322,7 @@ def test_a_fresh_replay_that_fails_is_a_loss_as_it_played(tmp_path):
     that run's record and standard error, not judged again with fresh runs."""
     p = numbered_player(tmp_path, "sys.exit('the second run gives up')")
     m = official("03-leading-up-to-double-gateway")
-    r = adversary(m, "ep2", 8, p, time_limit=120, share=False)
+    r = adversary(m, "ep2", 8, p, deadline=Deadline(120), share=False)
     assert r.verdict == "BEATEN", r.summary()
     assert r.record.reason not in ("agent-reached-gateway", "init-timeout", "timeout")
     assert r.record.turns[-1].cut is None and replay(r.record) == []

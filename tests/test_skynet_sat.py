@@ -30,7 +30,7 @@ from tests.test_skynet import DOUBLE, EXAMPLE, TRAP, official_maps
 
 def beaten(m, rule, start, factory):
     """The bot's result against every agent line (the adversary) and the line that beats it."""
-    res = adversary(m, rule, start, BotPlayer("bot", factory), time_limit=None,
+    res = adversary(m, rule, start, BotPlayer("bot", factory),
                     max_lines=200_000, certificate=False)
     return res.bot_result, res.record
 

@@ -23,6 +23,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColu
 from rich.text import Text
 
 from puzzleproof.errors import InputError
+from puzzleproof.games.program import DEFAULT_LIMITS, Limits, Program
 from puzzleproof.formats import write_atomic
 from puzzleproof.puzzles.inputs import plural  # noqa: F401 - the commands' word-counter
 
@@ -145,43 +146,25 @@ def split_names(value: str | None, known, what: str) -> list[str]:
     return names
 
 
-def named_commands(values: tuple[str, ...], what: str, taken: Sequence[str] = ()
-                   ) -> dict[str, list[str]]:
-    """``--bot-cmd NAME=CMD`` (repeatable) -> ``{NAME: argv}``; a value without ``NAME=`` is
-    named after its command. Checked when the options are read, before any work: a name
-    must be a plain word (it names records and files: no ``/``), new, and not one of
-    ``taken`` (the puzzle's own methods); the program must exist."""
-    import re
-    import shlex
-    import shutil
-
-    outd: dict[str, list[str]] = {}
+def named_commands(values: tuple[str, ...], what: str, taken: Sequence[str] = (),
+                   limits: Limits = DEFAULT_LIMITS) -> dict[str, Program]:
+    """``--bot-cmd NAME=CMD`` (repeatable) -> ``{NAME: Program}``, each with ``limits``
+    (:meth:`Program.parse`: a value without ``NAME=`` is named after its command). Checked
+    when the options are read, before any work: a name must be a plain word (it names
+    records and files), new, and not one of ``taken`` (the puzzle's own methods); the
+    program must exist."""
+    outd: dict[str, Program] = {}
     for value in values:
-        name, sep, cmd = value.partition("=")
-        if sep and not name.strip():
-            raise click.UsageError(f"{what} {value!r}: expected NAME=COMMAND, the name is "
-                                   "empty")
-        if not sep or " " in name.strip():
-            name, cmd = "", value
         try:
-            argv = shlex.split(cmd)
+            program = Program.parse(value, limits)
         except ValueError as exc:
-            raise click.UsageError(f"{what} {value!r}: {exc}") from None
-        if not argv:
-            raise click.UsageError(f"{what} {value!r}: expected NAME=COMMAND")
-        if shutil.which(argv[0]) is None:
-            raise click.UsageError(f"{what} {value!r}: no program {argv[0]!r} (not on PATH, "
-                                   "or not an executable file)")
-        name = name.strip() or Path(argv[-1]).stem or argv[0]
-        if not re.fullmatch(r"\w[\w.+-]{0,63}", name):
-            raise click.UsageError(f"{what} {value!r}: the name {name!r} must be a word of "
-                                   "letters, digits and . _ + - (at most 64; no '/' or space)")
-        if name in outd:
-            raise click.UsageError(f"{what}: the name {name!r} is given twice")
-        if name in taken:
-            raise click.UsageError(f"{what} name {name!r} is one of the puzzle's own methods; "
-                                   "choose another")
-        outd[name] = argv
+            raise click.UsageError(f"{what} {exc}") from None
+        if program.name in outd:
+            raise click.UsageError(f"{what}: the name {program.name!r} is given twice")
+        if program.name in taken:
+            raise click.UsageError(f"{what} name {program.name!r} is one of the puzzle's own "
+                                   "methods; choose another")
+        outd[program.name] = program
     return outd
 
 

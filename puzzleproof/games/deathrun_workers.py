@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzleproof import processes
+from puzzleproof.games.runner import launch
 from puzzleproof.models.deathrun import BaseCriminal, BaseStudent
 
 __all__ = ["BotSpec", "parse_bot", "WorkerPool", "FilePlayer", "make_player",
@@ -400,21 +401,18 @@ class _Worker:
         os.close(err_fd)
         code = ("import sys; from puzzleproof.games.deathrun_workers import _worker_main; "
                 f"_worker_main({fd}, {os.getpid()}, {self.err_path!r})")
-        # its own session (so its own process group, which is what gets killed), the memory
-        # limit and the parent-death signal before exec, and the group listed with the guardian
-        preexec, self.notes = processes.child_setup(memory_limit)
-        for n in self.notes:
-            processes.note(n)
+        # started as every judged program is (its own process group, the memory limit and
+        # the parent-death signal, listed with the guardian): puzzleproof.games.runner
         try:
-            self.proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(fd,),
-                                         start_new_session=True, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                         env=env, close_fds=True, preexec_fn=preexec)
+            self.proc, self.notes = launch([sys.executable, "-c", code],
+                                           memory_limit=memory_limit, env=env, pass_fds=(fd,),
+                                           pipes=False)
         except BaseException:
             child_sock.close()
             parent_sock.close()
             raise
-        processes.guardian_register(self.proc.pid)
+        for n in self.notes:
+            processes.note(n)
         child_sock.close()
         self.sock = parent_sock
         self.conn = Connection(os.dup(parent_sock.fileno()))

@@ -23,27 +23,23 @@ lines. Every record of the program carries ``stats["reason"]`` and its capped st
 
 Example (merge into the Hashi kind)::
 
-    kind = hashi_kind({"mine": external_method("mine", ["python3", "solver.py"], 5.0)})
+    kind = hashi_kind({"mine": external_method(Program.parse("mine=python3 solver.py"))})
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Sequence
 
 from puzzleproof.formats.hashi import write_puzzle
 from puzzleproof.clock import Deadline
 from puzzleproof.method import Method
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result, Status
-from puzzleproof.games.programs import (DEFAULT_MEMORY_LIMIT_MB, parse_command,
-                                         run_to_completion)
+from puzzleproof.games.program import Program
+from puzzleproof.games.runner import answer
 
-__all__ = ["external_method", "run_solver", "parse_bridges", "DEFAULT_SOLVER_SECONDS",
-           "ExternalSolverFailed"]
+__all__ = ["external_method", "run_solver", "parse_bridges", "ExternalSolverFailed"]
 
-#: the per-puzzle limit when neither the method nor the harness gives one
-DEFAULT_SOLVER_SECONDS = 10.0
 #: how much of the stderr goes into an ERROR record's message
 _ERROR_STDERR_CHARS = 2000
 
@@ -101,13 +97,9 @@ def parse_bridges(text: str) -> tuple[list[list[int]], list[str]]:
     return bridges, bad
 
 
-def run_solver(name: str, command: Sequence[str], time_limit: float | None,
-               memory_limit: float | None, puzzle: Puzzle, *, deadline: Deadline) -> Result:
-    """Run the program on one puzzle (a method once bound by ``partial``): it has
-    ``time_limit`` seconds, else what the task's deadline leaves, else
-    :data:`DEFAULT_SOLVER_SECONDS`."""
-    limit = time_limit if time_limit is not None else (deadline.limit
-                                                       or DEFAULT_SOLVER_SECONDS)
+def run_solver(program: Program, puzzle: Puzzle, *, deadline: Deadline) -> Result:
+    """Run the program on one puzzle (a method once bound by ``partial``), within the
+    task's ``deadline`` (:func:`puzzleproof.games.runner.answer`)."""
     from puzzleproof.errors import InputError
 
     try:
@@ -115,7 +107,7 @@ def run_solver(name: str, command: Sequence[str], time_limit: float | None,
     except InputError:  # what CodinGame's input cannot hold is not sent
         raise NotSent(f"not sent: the protocol holds at most 2 bridges per pair (this puzzle "
                       f"allows {puzzle.max_bridges})") from None
-    done = run_to_completion(list(command), text, limit, memory_limit=memory_limit)
+    done = answer(program, text, deadline)
     bridges, bad = parse_bridges(done.output)
     reason = done.verdict[0] if done.verdict else "exited"
     stats = {"reason": reason, "detail": done.verdict[1] if done.verdict else None,
@@ -123,7 +115,9 @@ def run_solver(name: str, command: Sequence[str], time_limit: float | None,
              "bad_examples": bad[:3], "exit_code": done.exit.returncode,
              "max_rss_mb": done.exit.max_rss_mb, "stderr": done.stderr,
              "notes": done.exit.notes}
-    params = {"command": list(command), "time_limit": limit, "memory_limit": memory_limit}
+    limit = deadline.limit if deadline.at is not None else program.limits.first
+    params = {"command": list(program.command), "time_limit": limit,
+              "memory_limit": program.limits.memory_mb}
     tail = done.stderr[-_ERROR_STDERR_CHARS:].strip()
     if bad:
         # garbage on stdout is a verdict, never skipped: the first bad line is named
@@ -136,26 +130,21 @@ def run_solver(name: str, command: Sequence[str], time_limit: float | None,
     answered = bool(bridges) or (done.finished and bool(done.output.strip()))
     if answered or (done.verdict is None and done.finished):
         # an answer (even an empty or partial one) is judged by the rules
-        return Result("hashi", Status.SOLVED, bridges, None, solver=name,
+        return Result("hashi", Status.SOLVED, bridges, None, solver=program.name,
                       solver_version="external", params=params, wall_time=done.seconds,
                       stats=stats)
     if reason == "timeout":
         note = {"note": f"time limit ({limit:g} s) ran out before the program answered",
                 "limit": "time-limit"}
-        return Result("hashi", Status.UNKNOWN, None, note, solver=name,
+        return Result("hashi", Status.UNKNOWN, None, note, solver=program.name,
                       solver_version="external", params=params, wall_time=done.seconds,
                       stats=stats)
     raise ExternalSolverFailed(f"{reason}: {stats['detail']}"
                                + (f"\n--- stderr (last lines) ---\n{tail}" if tail else ""))
 
 
-def external_method(name: str, command: str | Sequence[str], time_limit: float | None = None,
-                    memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB) -> Method:
-    """A harness method running ``command`` as a CodinGame-protocol Hashi solver, with
-    ``time_limit`` seconds per puzzle (default: the harness's ``time_limit``, else
-    :data:`DEFAULT_SOLVER_SECONDS`) and ``memory_limit`` megabytes (None: no limit)."""
-    if not name:
-        raise ValueError("an external solver needs a name")
-    argv = parse_command(command)
-    return Method(name, "external", f"the program {' '.join(argv)}",
-                  run=partial(run_solver, name, argv, time_limit, memory_limit))
+def external_method(program: Program) -> Method:
+    """A harness method running ``program`` as a CodinGame-protocol Hashi solver (the
+    task's deadline is its time; its memory limit holds)."""
+    return Method(program.name, "external", f"the program {program.text}",
+                  run=partial(run_solver, program))

@@ -68,6 +68,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from puzzleproof.clock import Deadline
 from puzzleproof.models.skynet import GameRecord, SkynetMap, replay
 from puzzleproof.models.skynet_strategy import CheckLimit, check_player_strategy
 from puzzleproof.models.skynet_board import Board
@@ -160,18 +161,19 @@ class AdversaryResult:
 
 
 def adversary(m: SkynetMap, rule: str, start: int, player, *, per_line: bool = False,
-              time_limit: float | None = 60.0, max_lines: int | None = None,
+              deadline: Deadline | None = None, max_lines: int | None = None,
               oracle: Oracle | None = None, certificate: bool = True,
               share: bool = True) -> AdversaryResult:
     """Search every agent line against ``player`` (a :class:`BotPlayer` or a
     :class:`ProgramPlayer`) from ``start`` under ``rule``; see the module doc.
 
     ``max_lines`` bounds the lines played (for a program, each is a run from the start or a
-    forked copy); ``time_limit`` the wall time, certificate included. Both give UNKNOWN
+    forked copy); ``deadline`` (None: none) the wall time, certificate included. Both give UNKNOWN
     with the counts explored. ``share=False`` neither uses nor keeps what earlier starts of
     the map found.
     """
-    return _Judge(m, rule, start, player, per_line, time_limit, max_lines, oracle,
+    return _Judge(m, rule, start, player, per_line, deadline or Deadline(None), max_lines,
+                  oracle,
                   share).run(certificate)
 
 
@@ -180,17 +182,18 @@ class _Judge:
     when the bot answers a position two ways), then the verdict and its evidence."""
 
     def __init__(self, m: SkynetMap, rule: str, start: int, player, per_line: bool,
-                 time_limit: float | None, max_lines: int | None, oracle: Oracle | None,
+                 clock: Deadline, max_lines: int | None, oracle: Oracle | None,
                  share: bool) -> None:
         self.t0 = time.monotonic()
-        self.deadline = None if time_limit is None else self.t0 + time_limit
+        self.deadline = clock.at
         m.initial_state(start)  # validates the start
         self.m, self.rule, self.start, self.player = m, rule, start, player
         self.per_line, self.max_lines = per_line, max_lines
         self.board = Board(m, rule)
         self.oracle = oracle or oracle_for(m, rule)
         self.solver0 = self.oracle.seconds
-        budget = 5.0 if time_limit is None else max(0.05, min(30.0, time_limit / 2))
+        left = clock.left()
+        budget = 5.0 if left is None else max(0.05, min(30.0, left / 2))
         self.winnable = self.oracle.wins(start, self.board.full, budget)
         ident = player.identity() if share and hasattr(player, "identity") else None
         self.knowledge: Knowledge | None = (None if per_line else

@@ -3,10 +3,10 @@ protocol) and an agent model, enforcing the rules and the time limits, and retur
 game record (checked by :func:`puzzleproof.models.skynet.replay` in the tests).
 
 An external program receives the initialisation block, then each turn the agent's node on one
-line, and must answer one line ``C1 C2`` within the limit (``init_timeout`` for the first turn,
-start-up included; ``move_timeout`` after). Verdicts: ``WIN`` (``contained``) or ``LOSS`` with
+line, and must answer one line ``C1 C2`` within its limits (:class:`~puzzleproof.games.program.
+Limits`: the first turn's, start-up included, then each turn's). Verdicts: ``WIN`` (``contained``) or ``LOSS`` with
 the reason ``agent-reached-gateway``, ``illegal-cut``, ``malformed-output`` or one of the
-runner's reasons (:data:`puzzleproof.games.programs.REASONS`: ``init-timeout``, ``timeout``,
+runner's reasons (:data:`puzzleproof.games.runner.REASONS`: ``init-timeout``, ``timeout``,
 ``crash``, ``memory-limit``, ``exited``, ``closed-stdout``, ...). The referee never hangs:
 every exchange has a deadline, and the program's whole process group is killed at the end.
 The program's stderr is kept in the record (``record.stderr``), capped.
@@ -15,26 +15,23 @@ The program's stderr is kept in the record (``record.stderr``), capped.
 from __future__ import annotations
 
 import time
-from typing import Sequence
 
+from puzzleproof.clock import Deadline
 from puzzleproof.formats.skynet import init_block
+from puzzleproof.games import runner
+from puzzleproof.games.program import Program
+from puzzleproof.games.runner import STDERR_KEEP_BYTES, ProgramEnded
 from puzzleproof.models.skynet import (GameRecord, SkynetMap, Turn, agent_moves, check_cut,
                                        outcome)
-from puzzleproof.games.programs import (DEFAULT_MEMORY_LIMIT_MB, STDERR_KEEP_BYTES,
-                                         ExternalProgram, ProgramEnded, parse_command)
 from puzzleproof.players.skynet_agents import Agent
 from puzzleproof.players.skynet_bots import Bot
 
-__all__ = ["play", "play_external", "DEFAULT_TURN_SECONDS", "DEFAULT_FIRST_TURN_SECONDS",
-           "DEFAULT_MEMORY_LIMIT_MB", "BY_PLAY"]
+__all__ = ["play", "play_external", "BY_PLAY"]
 
 #: the reasons a game is lost by play; any other (a crash, a timeout, an illegal or missing
 #: cut) is the bot's own failure: a defect report, never a strategic finding
 BY_PLAY = ("agent-reached-gateway",)
 
-DEFAULT_TURN_SECONDS = 0.150
-#: CodinGame gives a program's first turn more time (it starts up then); configurable.
-DEFAULT_FIRST_TURN_SECONDS = 1.0
 
 
 class _Ended(Exception):
@@ -52,6 +49,9 @@ def _run(m: SkynetMap, rule: str, start: int, agent: Agent, get_cut, record: Gam
         try:
             cut, secs = get_cut(turn, state.agent)
         except _Ended as end:
+            if end.reason == "time-limit":  # the judge's clock, not the program's: no result
+                record.result, record.reason, record.detail = None, end.reason, end.detail
+                return record
             record.turns.append(Turn(state.agent, None, None))
             record.result, record.reason, record.detail = "LOSS", end.reason, end.detail
             return record
@@ -97,31 +97,21 @@ def play(m: SkynetMap, rule: str, bot: Bot, agent: Agent, start: int | None = No
     return _run(m, rule, s, agent, get_cut, record)
 
 
-def play_external(m: SkynetMap, rule: str, command: str | Sequence[str], agent: Agent,
-                  start: int | None = None, per_turn: float | None = None,
-                  first_turn: float | None = None, *, move_timeout: float | None = None,
-                  init_timeout: float | None = None,
-                  memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB,
-                  name: str | None = None, stderr_keep: int = STDERR_KEEP_BYTES) -> GameRecord:
-    """A game against an external program speaking CodinGame's protocol.
-
-    ``move_timeout`` (alias ``per_turn``) is the limit per turn, ``init_timeout`` (alias
-    ``first_turn``) the first turn's, start-up included; ``memory_limit`` is in megabytes
-    (None: none). The program runs through :class:`puzzleproof.games.programs.ExternalProgram`
-    (own process group, killed with its children at the end). The record's ``stderr``
-    attribute (and its JSON's ``"stderr"``) holds the program's stderr, capped at
-    ``stderr_keep`` bytes with a marker where cut; ``bot`` is ``name`` or the command.
-    """
-    move_timeout = _alias(move_timeout, per_turn, "move_timeout", "per_turn",
-                          DEFAULT_TURN_SECONDS)
-    init_timeout = _alias(init_timeout, first_turn, "init_timeout", "first_turn",
-                          DEFAULT_FIRST_TURN_SECONDS)
-    command = parse_command(command)
+def play_external(m: SkynetMap, rule: str, program: Program, agent: Agent,
+                  start: int | None = None, *, deadline: Deadline | None = None,
+                  stderr_keep: int = STDERR_KEEP_BYTES) -> GameRecord:
+    """A game against a program speaking CodinGame's protocol, within its limits (the first
+    turn's, start-up included, then each turn's) and the task's ``deadline`` (None: none).
+    A game the deadline stops before it is over has no result (``reason`` ``time-limit``):
+    the judge's clock ran out, not the program's. The program runs through
+    :func:`puzzleproof.games.runner.start` (its own process group, killed with its children
+    at the end); the record's ``stderr`` holds its stderr, capped at ``stderr_keep`` bytes."""
     s = m.start if start is None else start
-    record = GameRecord(m, rule, s, bot=name or " ".join(command), agent=agent.name)
+    record = GameRecord(m, rule, s, bot=program.name, agent=agent.name)
     record.stderr = ""  # type: ignore[attr-defined]  (carried by record_to_json)
+    clock = deadline or Deadline(None)
     try:
-        prog = ExternalProgram(command, memory_limit=memory_limit, stderr_keep=stderr_keep)
+        prog = runner.start(program, stderr_keep=stderr_keep)
     except ProgramEnded as end:
         record.turns.append(Turn(s, None, None))
         record.result, record.reason, record.detail = "LOSS", end.reason, end.detail
@@ -129,20 +119,16 @@ def play_external(m: SkynetMap, rule: str, command: str | Sequence[str], agent: 
 
     def get_cut(turn: int, node: int):
         first = turn == 1
-        limit = init_timeout if first else move_timeout
-        why = "init-timeout" if first else "timeout"
+        own = program.limits.first if first else program.limits.turn
+        limit = clock.cap(own)
+        why = ("init-timeout" if first else "timeout") if limit >= own else "time-limit"
         t0 = time.monotonic()
         try:
             prog.send((init_block(m) if first else "") + f"{node}\n", limit, reason=why)
             line, _ = prog.read_line(max(0.0, limit - (time.monotonic() - t0)), reason=why)
         except ProgramEnded as end:
             raise _Ended(end.reason, end.detail) from None
-        secs = time.monotonic() - t0
-        parts = line.split()
-        if len(parts) != 2 or not all(p.lstrip("-").isdigit() and len(p) < 12 for p in parts):
-            raise _Ended("malformed-output",
-                         f"expected 'C1 C2' (two node ids), got {line[:200]!r}")
-        return (int(parts[0]), int(parts[1])), secs
+        return _parse_cut(line), time.monotonic() - t0
 
     try:
         record = _run(m, rule, s, agent, get_cut, record)
@@ -154,11 +140,8 @@ def play_external(m: SkynetMap, rule: str, command: str | Sequence[str], agent: 
     return record
 
 
-def _alias(new: float | None, old: float | None, new_name: str, old_name: str,
-           default: float) -> float:
-    if new is not None and old is not None and new != old:
-        raise ValueError(f"give {new_name} or {old_name}, not both")
-    value = new if new is not None else old if old is not None else default
-    if not value > 0:
-        raise ValueError(f"{new_name} must be positive, found {value}")
-    return float(value)
+def _parse_cut(line: str) -> tuple[int, int]:
+    parts = line.split()
+    if len(parts) != 2 or not all(p.lstrip("-").isdigit() and len(p) < 12 for p in parts):
+        raise _Ended("malformed-output", f"expected 'C1 C2' (two node ids), got {line[:200]!r}")
+    return int(parts[0]), int(parts[1])

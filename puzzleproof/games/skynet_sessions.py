@@ -38,6 +38,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from puzzleproof.games.program import Program
 from puzzleproof.models.skynet import Link, SkynetMap
 from puzzleproof.players.skynet_bots import Bot, make_bot
 
@@ -145,13 +146,12 @@ class _ProgramSession(_Session):
 
     def __init__(self, player: "ProgramPlayer", m: SkynetMap,
                  argv: Sequence[str] | None = None, pass_fds: Sequence[int] = ()) -> None:
-        from puzzleproof.games.programs import ExternalProgram, ProgramEnded
+        from puzzleproof.games.runner import ProgramEnded, start
 
         self.m, self.player, self.turn = m, player, 0
         self.prog = None
         try:
-            self.prog = ExternalProgram(argv or player.command,
-                                        memory_limit=player.memory_limit, pass_fds=pass_fds)
+            self.prog = start(player.program, argv=argv, pass_fds=pass_fds)
         except ProgramEnded as end:
             self.failed = end
         else:
@@ -159,13 +159,13 @@ class _ProgramSession(_Session):
 
     def ask(self, agent: int) -> tuple[Link, float]:
         from puzzleproof.formats.skynet import init_block
-        from puzzleproof.games.programs import ProgramEnded
+        from puzzleproof.games.runner import ProgramEnded
 
         if self.prog is None:
             raise _Failed(self.failed.reason, self.failed.detail)
         self.turn += 1
         first = self.turn == 1
-        limit = self.player.init_timeout if first else self.player.move_timeout
+        limit = self.player.program.limits.first if first else self.player.program.limits.turn
         why = "init-timeout" if first else "timeout"
         t0 = time.monotonic()
         try:
@@ -280,9 +280,8 @@ class _HostSession(_Forkable, _ProgramSession):
     def __init__(self, player: "ProgramPlayer", m: SkynetMap) -> None:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            _ProgramSession.__init__(self, player, m, fork_host_command(player.command,
-                                                                        theirs.fileno()),
-                                     pass_fds=[theirs.fileno()])
+            argv = fork_host_command(player.command, theirs.fileno(), player.program.cwd)
+            _ProgramSession.__init__(self, player, m, argv, pass_fds=[theirs.fileno()])
         finally:
             theirs.close()
         self.ctrl, self.unborn = mine, []
@@ -370,7 +369,7 @@ class _ForkedSession(_Forkable):
             raise _Failed("crash", "the forked copy did not start")
         self.settle()
         self.turn += 1
-        limit = self.player.move_timeout
+        limit = self.player.program.limits.turn
         t0 = time.monotonic()
         try:
             if not first:
@@ -408,8 +407,8 @@ class _ForkedSession(_Forkable):
         self.family.leave()
 
 
-def fork_host_command(command: Sequence[str], control_fd: int | None = None
-                      ) -> list[str] | None:
+def fork_host_command(command: Sequence[str], control_fd: int | None = None,
+                      cwd: str | None = None) -> list[str] | None:
     """The command run under the fork host (the control descriptor in place), or None when
     it is not a Python program the host can run: ``python [OPTIONS] script ARGS``,
     ``python [OPTIONS] -m MODULE ARGS``, or a script whose ``#!`` line names a Python
@@ -424,10 +423,11 @@ def fork_host_command(command: Sequence[str], control_fd: int | None = None
             k += 1
         if k + 1 < len(argv) and argv[k] == "-m" and _MODULE.match(argv[k + 1]):
             return argv[:k] + [_HOST, fd] + argv[k:]
-        if k < len(argv) and not argv[k].startswith("-") and os.path.isfile(argv[k]):
+        if k < len(argv) and not argv[k].startswith("-") \
+                and os.path.isfile(os.path.join(cwd or "", argv[k])):
             return argv[:k] + [_HOST, fd] + argv[k:]
         return None
-    script = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
+    script = os.path.join(cwd or "", argv[0]) if os.sep in argv[0] else shutil.which(argv[0])
     if not script or not os.access(script, os.X_OK):  # what the kernel would refuse to run
         return None
     interpreter = _python_shebang(script)
@@ -461,14 +461,11 @@ def _python_shebang(path: str) -> list[str] | None:
 
 @dataclass
 class ProgramPlayer:
-    """An external program (CodinGame's protocol): a run from the start for each line, or,
-    for a Python program (``fork_lines`` None or True), one run forked at each branch."""
+    """A program (CodinGame's protocol) as the adversary plays it: a run from the start for
+    each line, or, for a Python program (``fork_lines`` None or True), one run forked at
+    each branch; within its :class:`~puzzleproof.games.program.Limits` each turn."""
 
-    name: str
-    command: Sequence[str]
-    move_timeout: float = 0.150
-    init_timeout: float = 1.0
-    memory_limit: float | None = 768
+    program: Program
     parallel: int = 2
     fork_lines: bool | None = None
     forks: int = 0
@@ -487,8 +484,16 @@ class ProgramPlayer:
             except (OSError, ValueError):
                 continue
             files.append((arg, st.st_size, st.st_mtime_ns))
-        return ("program", tuple(self.command), tuple(files), self.move_timeout,
-                self.init_timeout, self.memory_limit, self.fork_lines)
+        return ("program", tuple(self.command), tuple(files), self.program.limits,
+                self.program.cwd, tuple(sorted(self.program.env.items())), self.fork_lines)
+
+    @property
+    def name(self) -> str:
+        return self.program.name
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        return self.program.command
 
     @property
     def in_flight(self) -> int:
@@ -498,7 +503,8 @@ class ProgramPlayer:
 
     @property
     def forking(self) -> bool:
-        return self.fork_lines is not False and fork_host_command(self.command) is not None
+        return self.fork_lines is not False and \
+            fork_host_command(self.command, cwd=self.program.cwd) is not None
 
     def open(self, m: SkynetMap, plain: bool = False) -> _Session:
         if plain or not self.forking:

@@ -151,7 +151,7 @@ def _lost_game(m: SkynetMap, rule: str, bot: str, agent: str) -> dict | None:
     if agent == "article":
         r = play(m, rule, make_bot(bot), make_agent("article"), m.start)
         return record_to_json(r) if r.result == "LOSS" else None
-    res = adversary(m, rule, m.start, BotPlayer(bot), time_limit=None, max_lines=100_000,
+    res = adversary(m, rule, m.start, BotPlayer(bot), max_lines=100_000,
                     certificate=False)
     return record_to_json(res.record) if res.bot_result == "LOSS" else None  # type: ignore[arg-type]
 

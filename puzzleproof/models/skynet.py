@@ -257,10 +257,12 @@ def replay(record: GameRecord) -> list[str]:
 
     Each turn must start where the last one left the agent, each cut must be legal (unless
     the record ends there on an ``illegal-cut`` loss), each move must be one the agent may
-    make, and the recorded result must be what the rules say.
+    make, and the recorded result must be what the rules say. A game the judge's clock
+    stopped (no result, reason ``time-limit``) holds when its turns do.
     """
     m = record.map
     problems: list[str] = []
+    stopped = record.result is None and record.reason == "time-limit"  # by the judge's clock
     try:
         state = m.initial_state(record.start)
     except InputError as exc:
@@ -302,7 +304,7 @@ def replay(record: GameRecord) -> list[str]:
         state = state.move(t.agent_moved_to)
         if outcome(state) == "LOSS":
             verdict = ("LOSS", "agent-reached-gateway")
-    if verdict is None and not problems:
+    if verdict is None and not problems and not stopped:
         if record.reason in ("timeout", "crash", "malformed-output", "turn-limit"):
             verdict = ("LOSS", record.reason)
         else:

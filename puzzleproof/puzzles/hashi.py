@@ -226,8 +226,7 @@ def _crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
     from puzzleproof.games.hashi_program import external_method
     from puzzleproof.verify.hashi_methods import hashi_kind
 
-    extra = {name: external_method(name, argv, p.time_limit, p.memory_limit)
-             for name, argv in (p.externals or {}).items()}
+    extra = {name: external_method(program) for name, program in (p.externals or {}).items()}
     chosen = resolve_methods(PLUGIN, p.method, default=("sat", "cpsat", "article"))
     chosen += [n for n in extra if n not in chosen]
     kind = hashi_kind(extra, conflicts=p.conflicts, nodes=p.nodes)

@@ -28,9 +28,12 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+from puzzleproof.games.program import DEFAULT_LIMITS, Limits
+
 __all__ = ["Opt", "MAX_SECONDS", "OUTPUT", "FORCE", "FORMAT", "METHOD", "METHODS", "COUNT",
            "JOBS", "SCHEDULER", "DASK", "WHERE", "TIME_LIMIT", "MOVE_TIMEOUT", "INIT_TIMEOUT",
-           "MEMORY_LIMIT", "BOT_CMD", "SEED", "JSON", "JSONL", "QUIET", "RESUME", "CONFLICTS"]
+           "MEMORY_LIMIT", "BOT_CMD", "SEED", "JSON", "JSONL", "QUIET", "RESUME", "CONFLICTS",
+           "program_limits"]
 
 #: The longest time limit or timeout the options take: about 11.6 days (a larger one is a
 #: typo, or a way to switch the limit off that the tool does not offer).
@@ -235,3 +238,13 @@ def _address(text: str) -> str:
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"expected HOST:PORT (a port from 1 to 65535), found {text!r}")
     return text if "://" in text else f"tcp://{text}"
+
+
+def program_limits(p: Any, base: Limits | None = None) -> Limits:
+    """A program's limits from a verb's options (``--init-timeout``, ``--move-timeout``,
+    ``--memory-limit``), each left out falling back to ``base`` (CodinGame's by default:
+    :data:`puzzleproof.games.program.DEFAULT_LIMITS`)."""
+    base = base or DEFAULT_LIMITS
+    return Limits(first=p.get("init_timeout") or base.first,
+                  turn=p.get("move_timeout") or base.turn,
+                  memory_mb=p.get("memory_limit") if "memory_limit" in p else base.memory_mb)

@@ -17,13 +17,15 @@ from puzzleproof.command.options import option
 from puzzleproof.command.build import inputs_of, usage_errors
 from puzzleproof.command.runs import finish, prepare_output
 from puzzleproof.errors import InputError
+from puzzleproof.games.program import Program
 from puzzleproof.puzzles.base import Page, Params
 from puzzleproof.puzzles.options import (BOT_CMD, FORCE, INIT_TIMEOUT, JSON, MEMORY_LIMIT,
+                                         program_limits,
                                          MOVE_TIMEOUT, OUTPUT, QUIET, RESUME, SEED, TIME_LIMIT,
                                          WHERE, Opt)
 from puzzleproof.puzzles.skynet_options import (AGENTS, ALL_STARTS, MAX_REPLAYS, NO_FORK,
                                                 PER_LINE, RULE, START, TIEBREAK,
-                                                program_limits, split_names, starts_of,
+                                                split_names, starts_of,
                                                 stamp_certificate, worst_options)
 
 __all__ = ["COMMANDS", "skynet"]
@@ -187,15 +189,16 @@ def skynet_referee(maps: tuple[str, ...], **values: Any) -> None:
     raise Exit(_one_game(p, m, st, who, a, externals))
 
 
-def _externals(p: Params, bots: list[str]) -> dict[str, list[str]]:
+def _externals(p: Params, bots: list[str]) -> dict[str, Program]:
     """The programs of --bot-cmd and after '--' (main() takes those off the command line
     before Click parses it), checked before any work."""
     command: list[str] = list((click.get_current_context().find_root().obj or {})
                               .get("external", []))
-    externals = named_commands(tuple(p.bot_cmds or ()), "--bot-cmd", taken=bots)
+    limits = program_limits(p)
+    externals = named_commands(tuple(p.bot_cmds or ()), "--bot-cmd", taken=bots, limits=limits)
     if command:
-        name = Path(command[-1]).stem if len(command) > 1 else command[0]
-        externals.setdefault(name or "program", command)
+        program = Program.of(command, limits=limits)
+        externals.setdefault(program.name, program)
     if not externals and not bots:
         raise click.UsageError("give --bot NAME(S), --bot-cmd NAME=CMD, or an external "
                                "program after '--'")
@@ -233,7 +236,7 @@ def _batch(p: Params, loaded: list, starts: dict, bots: list[str], agents: list[
         bar = progress.add_task("refereeing", total=None)
         batch = referee_batch(loaded, starts, bots, agents, p.tiebreak, p.seed, p.rule, target,
                               bool(p.resume), executor_for(p.jobs), externals,
-                              program_limits(p), worst=worst_options(p),
+                              worst=worst_options(p),
                               progress=lambda d, t, label: progress.update(bar, completed=d,
                                                                            total=t))
     if batch.report.interrupted:
@@ -249,8 +252,7 @@ def _worst_one(p: Params, m: Any, st: int, who: str, externals: dict) -> int:
     from puzzleproof.puzzles.skynet_views import game_page
     from puzzleproof.verify.skynet_referee_batch import worst_one
 
-    res, rule = worst_one(m, st, who, externals, p.rule, program_limits(p), worst_options(p),
-                          p.jobs or cores())
+    res, rule = worst_one(m, st, who, externals, p.rule, worst_options(p), p.jobs or cores())
     if p.output and res.record is not None:
         deliver(json.dumps({"schema_version": 1, **sfmt.record_to_json(res.record)}) + "\n",
                 p.output, p.force)
@@ -273,17 +275,15 @@ def _worst_one(p: Params, m: Any, st: int, who: str, externals: dict) -> int:
 def _one_game(p: Params, m: Any, st: int, who: str, a: str, externals: dict) -> int:
     from puzzleproof.formats import skynet as sfmt
     from puzzleproof.puzzles.skynet_views import game_page
-    from puzzleproof.players.skynet_agents import make_agent
-    from puzzleproof.players.skynet_bots import make_bot
-    from puzzleproof.games.skynet_referee import play, play_external
+    from puzzleproof.clock import Deadline
+    from puzzleproof.verify.skynet_methods import games_kind
 
-    agent = make_agent(a, p.tiebreak, p.seed)
-    if who in externals:
-        r = play_external(m, p.rule or m.rule or "ep2", externals[who], agent, st, name=who,
-                          **program_limits(p))
-    else:
-        bot = make_bot(who)
-        r = play(m, p.rule or m.rule or bot.rule, bot, agent, st)
+    # one game is a batch of one: the batch's own method plays it
+    kind = games_kind([] if who in externals else [who], [a], p.tiebreak, p.seed, p.rule,
+                      external={who: externals[who]} if who in externals else {})
+    res = kind.methods[f"{who}/{a}"]((m.with_start(st), st), deadline=Deadline(None))
+    r = sfmt.record_from_json(json.dumps(res.answer))
+    r.stderr = res.answer.get("stderr", "")  # type: ignore[attr-defined]
     rec = {"schema_version": 1, **sfmt.record_to_json(r)}
     if p.output:
         deliver(json.dumps(rec) + "\n", p.output, p.force)

@@ -16,7 +16,7 @@ from puzzleproof.puzzles.base import CrosscheckEnv, CrosscheckSpec, Outcome, Pag
 from puzzleproof.puzzles.options import (BOT_CMD, INIT_TIMEOUT, MEMORY_LIMIT, METHODS,
                                          MOVE_TIMEOUT, TIME_LIMIT)
 from puzzleproof.puzzles.skynet_options import (AGENTS, ALL_STARTS, MAX_REPLAYS, NO_FORK,
-                                                PER_LINE, RULE, program_limits, split_names,
+                                                PER_LINE, RULE, split_names,
                                                 worst_options)
 
 __all__ = ["CROSSCHECK"]
@@ -143,7 +143,7 @@ def _programs_part(rule: str, group: list, starts: dict, p: Params, env: Crossch
     agents = split_names(p.agent_names, KNOWN_AGENTS, "agent")
     batch = referee_batch(group, starts, [], agents, "low", 0, rule, env.target,
                           env.target is not None, env.executor, p.externals,
-                          program_limits(p), time_limit=p.time_limit, worst=worst_options(p),
+                          time_limit=p.time_limit, worst=worst_options(p),
                           progress=env.progress, known=proved_verdicts(exact_records, rule))
     page = Page().line(f"External programs against agents {', '.join(agents)}:")
     page.extend(batch_page(batch, env.target))

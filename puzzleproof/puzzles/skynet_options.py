@@ -82,14 +82,6 @@ def worst_options(p: Any) -> dict:
             "time_limit": p.get("time_limit"), "fork": not p.get("no_fork")}
 
 
-def program_limits(p: Any) -> dict:
-    """An external program's limits: CodinGame's 150 ms a turn and 1 s to start by
-    default, and the memory limit."""
-    return {"move_timeout": p.get("move_timeout") or 0.150,
-            "init_timeout": p.get("init_timeout") or 1.0,
-            "memory_limit": p.get("memory_limit")}
-
-
 def split_names(value: str | None, known: Any, what: str) -> list[str]:
     """``"a,b"`` -> ``["a", "b"]``, each one of ``known``, else a usage error."""
     names = [x.strip() for x in (value or "").split(",") if x.strip()]

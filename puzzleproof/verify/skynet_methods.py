@@ -3,7 +3,8 @@ bot playing against an agent model, and the harness's own check replays each gam
 against the rules (:func:`puzzleproof.models.skynet.replay`).
 
 A bot is one of ours (:data:`puzzleproof.players.skynet_bots.BOTS`) or an external program
-speaking CodinGame's protocol (``games_kind(..., external={"mybot": ["python3", "mybot.py"]})``),
+speaking CodinGame's protocol (``games_kind(..., external={"mine": Program.parse("mine=python3
+bot.py")})``),
 played through :func:`puzzleproof.games.skynet_referee.play_external` in the harness's worker
 processes; its game records keep its capped stderr (``answer["stderr"]``).
 :func:`judge_lost_games` then says, for every lost game, whether its start is proved winnable
@@ -13,7 +14,6 @@ by the exact SAT solver (:func:`puzzleproof.encoders.skynet_sat.solve`), with th
 from __future__ import annotations
 
 import json
-import time
 from functools import partial
 from typing import Any, Callable
 
@@ -25,50 +25,49 @@ from puzzleproof.method import Method, seconds_run
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 from puzzleproof.players.skynet_agents import make_agent
 from puzzleproof.players.skynet_bots import Bot, make_bot
-from puzzleproof.games.programs import DEFAULT_MEMORY_LIMIT_MB
-from puzzleproof.games.skynet_referee import (BY_PLAY, DEFAULT_FIRST_TURN_SECONDS,
-                                               DEFAULT_TURN_SECONDS, play, play_external)
+from puzzleproof.games.program import Program
+from puzzleproof.games.skynet_referee import BY_PLAY, play, play_external
 
 __all__ = ["games_kind", "game_instances", "run_game", "run_external_game", "judge_lost_games",
            "lost_game_lines"]
 
 
 def run_game(bot: str, agent: str, tiebreak: str, seed: int, rule: str | None,
-             data: tuple[SkynetMap, int], time_limit: float | None) -> Result:
+             data: tuple[SkynetMap, int], *, deadline: Deadline) -> Result:
+    """One game of one of our bots (in this process; its turns take milliseconds)."""
     m, start = data
     b = make_bot(bot)
     r = play(m, rule or m.rule or b.rule, b, make_agent(agent, tiebreak, seed), start)
-    status = Status.WIN if r.result == "WIN" else Status.LOSS
-    return Result("skynet", status, record_to_json(r), None, solver=f"{bot} vs {agent}",
-                  params={"rule": r.rule, "tiebreak": tiebreak, "seed": seed},
-                  seed=seed, wall_time=sum(r.turn_seconds),
-                  stats={"cuts": r.cuts, "reason": r.reason, "turns": len(r.turns),
-                         "max_turn_ms": round(max(r.turn_seconds, default=0) * 1000, 3),
-                         "tiebreak": tiebreak, "seed": seed})
+    return _game_result(r, f"{bot} vs {agent}", tiebreak, seed, {})
 
 
-def run_external_game(name: str, command: list[str], agent: str, tiebreak: str, seed: int,
-                      rule: str | None, move_timeout: float, init_timeout: float,
-                      memory_limit: float | None, data: tuple[SkynetMap, int],
-                      time_limit: float | None) -> Result:
-    """One game of an external program (a harness method, bound by :func:`functools.partial`
-    up to ``data``). The harness's ``time_limit`` is not used: the program's limits are
-    per move (``move_timeout``) and for start-up (``init_timeout``)."""
+def run_external_game(program: Program, agent: str, tiebreak: str, seed: int,
+                      rule: str | None, data: tuple[SkynetMap, int], *,
+                      deadline: Deadline) -> Result:
+    """One game of a program (a harness method, bound by :func:`functools.partial` up to
+    ``data``), within its limits and the task's ``deadline``: a game the deadline stops is
+    UNKNOWN."""
     m, start = data
-    r = play_external(m, rule or m.rule or "ep2", command, make_agent(agent, tiebreak, seed),
-                      start,
-                      move_timeout=move_timeout, init_timeout=init_timeout,
-                      memory_limit=memory_limit, name=name)
-    status = Status.WIN if r.result == "WIN" else Status.LOSS
-    return Result("skynet", status, record_to_json(r), None, solver=f"{name} vs {agent}",
-                  params={"rule": r.rule, "tiebreak": tiebreak, "seed": seed,
-                          "command": list(command), "move_timeout": move_timeout,
-                          "init_timeout": init_timeout, "memory_limit": memory_limit},
-                  seed=seed, wall_time=sum(r.turn_seconds),
-                  stats={"cuts": r.cuts, "reason": r.reason, "turns": len(r.turns),
-                         "max_turn_ms": round(max(r.turn_seconds, default=0) * 1000, 3),
-                         "tiebreak": tiebreak, "seed": seed,
-                         "stderr_chars": len(getattr(r, "stderr", "") or "")})
+    r = play_external(m, rule or m.rule or "ep2", program, make_agent(agent, tiebreak, seed),
+                      start, deadline=deadline)
+    return _game_result(r, f"{program.name} vs {agent}", tiebreak, seed,
+                        {"command": list(program.command), "first": program.limits.first,
+                         "turn": program.limits.turn, "memory_mb": program.limits.memory_mb},
+                        stderr=len(getattr(r, "stderr", "") or ""))
+
+
+def _game_result(r: Any, solver: str, tiebreak: str, seed: int, params: dict,
+                 stderr: int | None = None) -> Result:
+    status = {"WIN": Status.WIN, "LOSS": Status.LOSS}.get(r.result, Status.UNKNOWN)
+    stats = {"cuts": r.cuts, "reason": r.reason, "turns": len(r.turns),
+             "max_turn_ms": round(max(r.turn_seconds, default=0) * 1000, 3),
+             "tiebreak": tiebreak, "seed": seed}
+    if stderr is not None:
+        stats["stderr_chars"] = stderr
+    cert = {"note": r.detail, "limit": "time-limit"} if status is Status.UNKNOWN else None
+    return Result("skynet", status, record_to_json(r), cert, solver=solver,
+                  params={"rule": r.rule, "tiebreak": tiebreak, "seed": seed, **params},
+                  seed=seed, wall_time=sum(r.turn_seconds), stats=stats)
 
 
 def check(data: Any, answer: Any) -> list[dict]:
@@ -89,46 +88,33 @@ def canon(answer: Any) -> str:
 
 
 def games_kind(bots: list[str], agents: list[str], tiebreak: str = "low", seed: int = 0,
-               rule: str | None = None, *, external: dict[str, Any] | None = None,
-               move_timeout: float = DEFAULT_TURN_SECONDS,
-               init_timeout: float = DEFAULT_FIRST_TURN_SECONDS,
-               memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB, per_line: bool = False,
-               max_lines: int | None = None, fork_lines: bool = True) -> PuzzleKind:
-    """Games of ``bots`` (ours, by name) and ``external`` programs (name -> command, a list
-    of arguments or a shell-like string) against each of ``agents``; a method is named
-    ``BOT/AGENT``. External programs play under ``rule`` (default ep2) with the given
-    limits (seconds; megabytes). The agent ``worst`` is the adversary (every agent line
+               rule: str | None = None, *, external: dict[str, Program] | None = None,
+               per_line: bool = False, max_lines: int | None = None,
+               fork_lines: bool = True) -> PuzzleKind:
+    """Games of ``bots`` (ours, by name) and ``external`` programs (by name) against each
+    of ``agents``; a method is named ``BOT/AGENT``. Programs play under ``rule`` (default
+    ep2) within their limits. The agent ``worst`` is the adversary (every agent line
     searched; ``per_line``, ``max_lines`` as in :func:`.skynet_adversary.adversary`;
     ``fork_lines`` False runs a program afresh for every line, see
     :class:`.skynet_sessions.ProgramPlayer`): its record holds the verdict, the losing line
     or the bot's certificate."""
-    from puzzleproof.games.programs import parse_command
-
-    methods = {f"{b}/{a}": (Method(f"{b}/{a}", "heuristic", run=seconds_run(partial(
-                                run_worst_case, b, rule, per_line=per_line,
-                                max_lines=max_lines)), effort="lines") if a == "worst" else
-                            Method(f"{b}/{a}", "heuristic", run=seconds_run(partial(
-                                run_game, b, a, tiebreak, seed, rule)), effort="cuts"))
-               for b in bots for a in agents}
-    for name, command in (external or {}).items():
+    methods = {}
+    for b in bots:
+        for a in agents:
+            run = (partial(run_worst_case, b, rule, per_line=per_line, max_lines=max_lines)
+                   if a == "worst" else partial(run_game, b, a, tiebreak, seed, rule))
+            methods[f"{b}/{a}"] = Method(f"{b}/{a}", "heuristic", run=run,
+                                         effort="lines" if a == "worst" else "cuts")
+    for name, program in (external or {}).items():
         if name in bots:
             raise ValueError(f"external program {name!r} has the name of one of our bots; "
                              "name it differently")
-        if not name or "/" in name:
-            raise ValueError(f"bad program name {name!r} (non-empty, no '/')")
-        argv = parse_command(command)
         for a in agents:
-            if a == "worst":
-                methods[f"{name}/{a}"] = Method(
-                    f"{name}/{a}", "external", run=seconds_run(partial(
-                        run_adversary_program, name, argv, rule, move_timeout, init_timeout,
-                        memory_limit, per_line, max_lines, fork_lines=fork_lines)),
-                    effort="lines")
-                continue
-            methods[f"{name}/{a}"] = Method(
-                f"{name}/{a}", "external", run=seconds_run(partial(
-                    run_external_game, name, argv, a, tiebreak, seed, rule, move_timeout,
-                    init_timeout, memory_limit)), effort="cuts")
+            run = (partial(run_adversary_program, program, rule, per_line, max_lines,
+                           fork_lines=fork_lines) if a == "worst" else
+                   partial(run_external_game, program, a, tiebreak, seed, rule))
+            methods[f"{name}/{a}"] = Method(f"{name}/{a}", "external", run=run,
+                                            effort="lines" if a == "worst" else "cuts")
     return PuzzleKind("skynet", methods, check, canon)
 
 
@@ -156,8 +142,8 @@ def run_exact(solver: str, rule: str, data: tuple[SkynetMap, int], time_limit: f
                   wall_time=res.wall_time, stats=res.stats)
 
 
-def run_worst_case(bot: str, rule: str | None, data: tuple[SkynetMap, int],
-                   time_limit: float | None, *, per_line: bool = False,
+def run_worst_case(bot: str, rule: str | None, data: tuple[SkynetMap, int], *,
+                   deadline: Deadline, per_line: bool = False,
                    max_lines: int | None = None) -> Result:
     """One of our bots against the adversary (:mod:`puzzleproof.games.skynet_adversary`):
     WIN when PROVED (its cuts as a position -> cut certificate), LOSS when a line beats it
@@ -168,10 +154,9 @@ def run_worst_case(bot: str, rule: str | None, data: tuple[SkynetMap, int],
     # a bot that decides by search on its first turn (ours, playing the proved strategy)
     # decides by the task's deadline; when it gives up, the adversary's clock has run out
     # too, and the answer is UNKNOWN
-    timed = time_limit is not None and hasattr(make_bot(bot), "until")
-    until = None if time_limit is None else time.monotonic() + time_limit
-    player = BotPlayer(bot, partial(_bot_until, bot, until) if timed else None)
-    return _adversary_result(player, rule, data, time_limit, per_line, max_lines)
+    timed = deadline.at is not None and hasattr(make_bot(bot), "until")
+    player = BotPlayer(bot, partial(_bot_until, bot, deadline.at) if timed else None)
+    return _adversary_result(player, rule, data, deadline, per_line, max_lines)
 
 
 def _bot_until(name: str, until: float) -> Bot:
@@ -180,28 +165,25 @@ def _bot_until(name: str, until: float) -> Bot:
     return bot
 
 
-def run_adversary_program(name: str, command: list[str], rule: str | None,
-                          move_timeout: float, init_timeout: float,
-                          memory_limit: float | None, per_line: bool,
-                          max_lines: int | None, data: tuple[SkynetMap, int],
-                          time_limit: float | None, *, fork_lines: bool = True) -> Result:
-    """An external program against the adversary: a run of the program per line, or, for a
-    Python script, one run forked where lines branch (unless ``fork_lines`` is False)."""
+def run_adversary_program(program: Program, rule: str | None, per_line: bool,
+                          max_lines: int | None, data: tuple[SkynetMap, int], *,
+                          deadline: Deadline, fork_lines: bool = True) -> Result:
+    """A program against the adversary: a run of the program per line, or, for a Python
+    script, one run forked where lines branch (unless ``fork_lines`` is False)."""
     from puzzleproof.games.skynet_adversary import ProgramPlayer
 
-    player = ProgramPlayer(name, command, move_timeout, init_timeout, memory_limit,
-                           parallel=1, fork_lines=None if fork_lines else False)
-    return _adversary_result(player, rule or data[0].rule or "ep2", data, time_limit, per_line,
-                             max_lines, extra={"command": list(command)})
+    player = ProgramPlayer(program, parallel=1, fork_lines=None if fork_lines else False)
+    return _adversary_result(player, rule or data[0].rule or "ep2", data, deadline, per_line,
+                             max_lines, extra={"command": list(program.command)})
 
 
-def _adversary_result(player, rule: str, data: tuple[SkynetMap, int],
-                      time_limit: float | None, per_line: bool, max_lines: int | None,
+def _adversary_result(player, rule: str, data: tuple[SkynetMap, int], deadline: Deadline,
+                      per_line: bool, max_lines: int | None,
                       extra: dict | None = None) -> Result:
     from puzzleproof.games.skynet_adversary import adversary
 
     m, start = data
-    res = adversary(m, rule, start, player, per_line=per_line, time_limit=time_limit,
+    res = adversary(m, rule, start, player, per_line=per_line, deadline=deadline,
                     max_lines=max_lines)
     status = {"PROVED": Status.WIN, "BEATEN": Status.LOSS,
               "UNWINNABLE": Status.LOSS}.get(res.verdict, Status.UNKNOWN)
@@ -211,7 +193,7 @@ def _adversary_result(player, rule: str, data: tuple[SkynetMap, int],
     rec = res.record
     return Result("skynet", status, answer, None, solver=f"{player.name} vs worst-case agent",
                   params={"rule": rule, "per_line": per_line, "max_lines": max_lines,
-                          "time_limit": time_limit, **(extra or {})},
+                          "time_limit": deadline.limit, **(extra or {})},
                   wall_time=res.seconds,
                   stats={"positions": res.positions, "lines": res.lines,
                          "replays": res.replays, "forks": res.forks,
@@ -281,8 +263,8 @@ def verdict_kind(bots: list[str], exact: list[str], rule: str, *, per_line: bool
     with the agent's winning line as a replayable game record."""
     methods = {e: Method(e, "exact", run=seconds_run(partial(run_exact, e, rule)))
                for e in exact}
-    methods.update({b: Method(b, "heuristic", run=seconds_run(partial(
-        run_worst_case, b, rule, per_line=per_line, max_lines=max_lines)), effort="positions")
+    methods.update({b: Method(b, "heuristic", run=partial(
+        run_worst_case, b, rule, per_line=per_line, max_lines=max_lines), effort="positions")
         for b in bots})
     return PuzzleKind("skynet", methods, check_verdict, canon=verdict_canon,
                       extra=partial(verdict_disagreements, tuple(exact)))
@@ -491,7 +473,7 @@ def play_worst(bot: str, data: tuple[SkynetMap, int], *, deadline: Deadline,
                rule: str | None = None, per_line: bool = False,
                max_lines: int | None = None) -> Result:
     """One of our bots against the worst-case agent (a method once the bot is bound)."""
-    return run_worst_case(bot, rule, data, deadline.limit, per_line=per_line,
+    return run_worst_case(bot, rule, data, deadline=deadline, per_line=per_line,
                           max_lines=max_lines)
 
 

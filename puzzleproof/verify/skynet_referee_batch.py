@@ -8,6 +8,8 @@ against the bot); their per-bot counts are :func:`worst_counts`.
 
 from __future__ import annotations
 
+from puzzleproof.clock import Deadline
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -86,7 +88,7 @@ class Batch:
 def referee_batch(maps: list, starts_of: dict, bots: list[str], agents: list[str],
                   tiebreak: str, seed: int, rule: str | None, target: Path | None,
                   resume: bool, executor: Any, externals: dict | None = None,
-                  limits: dict | None = None, time_limit: float | None = 30.0,
+                  time_limit: float | None = 30.0,
                   worst: dict | None = None,
                   progress: Callable[[int, int | None, str], None] | None = None,
                   known: dict | None = None) -> Batch:
@@ -98,8 +100,7 @@ def referee_batch(maps: list, starts_of: dict, bots: list[str], agents: list[str
     worst = worst or {}
     kind = games_kind(bots, agents, tiebreak, seed, rule, external=externals or {},
                       per_line=worst.get("per_line", False),
-                      max_lines=worst.get("max_lines"), fork_lines=worst.get("fork", True),
-                      **(limits or {}))
+                      max_lines=worst.get("max_lines"), fork_lines=worst.get("fork", True))
     instances = game_instances(maps, starts_of)
     report = run_crosscheck(kind, instances, list(kind.methods), target, resume=resume,
                             jobs=executor, progress=progress,
@@ -145,7 +146,7 @@ def worst_counts(searched: list[dict]) -> dict[str, dict]:
     return rows
 
 
-def worst_one(m: Any, start: int, who: str, externals: dict, rule: str | None, limits: dict,
+def worst_one(m: Any, start: int, who: str, externals: dict, rule: str | None,
               worst: dict, parallel: int) -> tuple[Any, str]:
     """One bot or program against the adversary from one start: ``(its answer, the rule
     played)`` (the verdict, the beating line or the bot's certificate)."""
@@ -153,13 +154,12 @@ def worst_one(m: Any, start: int, who: str, externals: dict, rule: str | None, l
     from puzzleproof.players.skynet_bots import make_bot
 
     if who in externals:
-        player = ProgramPlayer(who, externals[who], parallel=max(1, parallel),
-                               fork_lines=None if worst.get("fork", True) else False,
-                               **limits)
+        player = ProgramPlayer(externals[who], parallel=max(1, parallel),
+                               fork_lines=None if worst.get("fork", True) else False)
         rule = rule or m.rule or "ep2"
     else:
         player = BotPlayer(who)
         rule = rule or m.rule or make_bot(who).rule
     res = adversary(m, rule, start, player, per_line=worst["per_line"],
-                    time_limit=worst["time_limit"], max_lines=worst["max_lines"])
+                    deadline=Deadline(worst["time_limit"]), max_lines=worst["max_lines"])
     return res, rule

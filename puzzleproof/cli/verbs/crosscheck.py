@@ -14,7 +14,8 @@ from puzzleproof.command.output import (Exit, executor_for, mixed, named_command
 from puzzleproof.command.build import inputs_of, make_command, reader_options, rows_for
 from puzzleproof.command.runs import finish, prepare_output
 from puzzleproof.puzzles.base import CrosscheckEnv, Params
-from puzzleproof.puzzles.options import FORCE, JSON, OUTPUT, QUIET, RESUME, WHERE
+from puzzleproof.puzzles.options import (FORCE, JSON, OUTPUT, QUIET, RESUME, WHERE,
+                                         program_limits)
 
 __all__ = ["build"]
 
@@ -35,7 +36,8 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
     spec = plugin.crosscheck
     if "bot_cmds" in p:
         p["externals"] = named_commands(tuple(p.bot_cmds or ()), "--bot-cmd",
-                                        taken=[m.name for m in plugin.methods])
+                                        taken=[m.name for m in plugin.methods],
+                                        limits=program_limits(p))
     if spec.prepare is not None:
         spec.prepare(p)
     target = prepare_output(p)

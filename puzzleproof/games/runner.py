@@ -53,13 +53,17 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from puzzleproof import processes
 
+if TYPE_CHECKING:
+    from puzzleproof.clock import Deadline
+    from puzzleproof.games.program import Program
+
 __all__ = ["ExternalProgram", "ProgramEnded", "UnsupportedPlatform", "ExitInfo",
            "REASONS", "DEFAULT_MEMORY_LIMIT_MB", "STDERR_KEEP_BYTES", "MAX_LINE_BYTES",
-           "run_to_completion", "parse_command"]
+           "answer", "parse_command", "launch", "start"]
 
 #: CodinGame's memory limit.
 DEFAULT_MEMORY_LIMIT_MB = 768
@@ -189,11 +193,6 @@ class ExternalProgram:
         self._closed = False
         self._sel: selectors.BaseSelector | None = None
         self.proc: subprocess.Popen | None = None
-        # in the child before exec: the memory limit and the parent-death signal; after the
-        # start its process group is listed with the guardian (which kills the group if this
-        # process is killed, SIGKILL included)
-        preexec, more_notes = processes.child_setup(self.memory_limit)
-        self.notes.extend(n for n in more_notes if n not in self.notes)
         # a forked child starts as a copy of this process, and the kernel's peak-memory
         # figure for it (ru_maxrss) keeps that copy's size across exec: below this size it
         # says nothing about the program (a 600 MB judge made every crash look like 600 MB)
@@ -202,18 +201,13 @@ class ExternalProgram:
         self._hwm_mb: float | None = None
         self._hwm_at = -1.0  # when it was last read (once a tenth of a second at most)
         try:
-            self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         bufsize=0, start_new_session=True,
-                                         preexec_fn=preexec, cwd=cwd, env=env,
-                                         pass_fds=tuple(pass_fds))
-        except (OSError, subprocess.SubprocessError) as exc:
+            self.proc, more_notes = launch(self.command, memory_limit=self.memory_limit,
+                                           cwd=cwd, env=env, pass_fds=pass_fds, pipes=True)
+        except ProgramEnded:
             self._closed = True
-            what = getattr(exc, "strerror", None) or str(exc)
-            raise ProgramEnded("cannot-start", f"cannot start {self.command[0]!r}: {what}") \
-                from None
+            raise
+        self.notes.extend(n for n in more_notes if n not in self.notes)
         self.pid = self.proc.pid
-        processes.guardian_register(self.pid)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             os.set_blocking(f.fileno(), False)  # type: ignore[union-attr]
         self._sel = selectors.DefaultSelector()
@@ -482,6 +476,41 @@ class ExternalProgram:
             pass
 
 
+def launch(argv: Sequence[str], *, memory_limit: float | None, cwd: str | None = None,
+           env: Mapping[str, str] | None = None, pass_fds: Sequence[int] = (),
+           pipes: bool = True) -> tuple[subprocess.Popen, list[str]]:
+    """Start a judged program's process: the one place the package does so. It runs in a
+    session of its own (so its own process group, which is what gets killed), with the
+    memory limit and the parent-death signal set before exec, and its group listed with
+    the guardian (which kills it if this process is killed, SIGKILL included). ``pipes``:
+    stdin, stdout and stderr are pipes (else all three are closed). Returns the process and
+    notes on what the platform could not enforce; :class:`ProgramEnded` (``cannot-start``)
+    when it cannot start."""
+    preexec, notes = processes.child_setup(memory_limit)
+    io = subprocess.PIPE if pipes else subprocess.DEVNULL
+    try:
+        proc = subprocess.Popen(list(argv), stdin=io, stdout=io, stderr=io, bufsize=0,
+                                start_new_session=True, preexec_fn=preexec, cwd=cwd,
+                                env=None if env is None else dict(env),
+                                pass_fds=tuple(pass_fds), close_fds=True)
+    except (OSError, subprocess.SubprocessError) as exc:
+        what = getattr(exc, "strerror", None) or str(exc)
+        raise ProgramEnded("cannot-start", f"cannot start {argv[0]!r}: {what}") from None
+    processes.guardian_register(proc.pid)
+    return proc, notes
+
+
+def start(program: "Program", *, argv: Sequence[str] | None = None,
+          pass_fds: Sequence[int] = (), stderr_keep: int = STDERR_KEEP_BYTES
+          ) -> ExternalProgram:
+    """A run of ``program`` (its command, or ``argv`` in its place: the same program under
+    a host such as the fork host), in its folder and environment, with its memory limit."""
+    env = {**os.environ, **program.env} if program.env else None
+    return ExternalProgram(argv or program.command, memory_limit=program.limits.memory_mb,
+                           stderr_keep=stderr_keep, cwd=program.cwd, env=env,
+                           pass_fds=pass_fds)
+
+
 def _status_mb(pid: str, key: str) -> float | None:
     """A memory figure (``VmRSS``, ``VmHWM``) of ``/proc/PID/status`` in MB; None where
     there is none (not Linux, an exited process)."""
@@ -514,16 +543,17 @@ class Completion:
     exit: ExitInfo
 
 
-def run_to_completion(command: str | Sequence[str], stdin_text: str, time_limit: float, *,
-                      memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB,
-                      stderr_keep: int = STDERR_KEEP_BYTES) -> Completion:
-    """Feed ``stdin_text`` to a program and collect its output until it exits or the limit
-    is reached (CodinGame-style solvers print every line, then exit, or wait for more input
-    that never comes: both are read as complete at the limit, with the verdict ``timeout``
-    saying which). The program's stdin stays open, as on CodinGame."""
+def answer(program: "Program", stdin_text: str, deadline: "Deadline", *,
+           stderr_keep: int = STDERR_KEEP_BYTES) -> Completion:
+    """Feed ``stdin_text`` to ``program`` and collect its output until it exits, within the
+    task's ``deadline`` (a task without one: the program's first-answer limit). CodinGame-
+    style solvers print every line, then exit, or wait for more input that never comes:
+    both are read as complete at the limit, with the verdict ``timeout`` saying which. The
+    program's stdin stays open, as on CodinGame."""
     t0 = time.monotonic()
+    limit = deadline.left() if deadline.at is not None else program.limits.first
     try:
-        prog = ExternalProgram(command, memory_limit=memory_limit, stderr_keep=stderr_keep)
+        prog = start(program, stderr_keep=stderr_keep)
     except ProgramEnded as end:
         return Completion("", False, 0.0, "", (end.reason, end.detail), ExitInfo())
     verdict: tuple[str, str] | None = None
@@ -531,15 +561,15 @@ def run_to_completion(command: str | Sequence[str], stdin_text: str, time_limit:
     finished = False
     try:
         try:
-            prog.send(stdin_text, time_limit, reason="timeout")
-            left = max(0.0, time_limit - (time.monotonic() - t0))
+            prog.send(stdin_text, limit, reason="timeout")
+            left = max(0.0, limit - (time.monotonic() - t0))
             out, finished, _ = prog.read_all(left)
         except ProgramEnded as end:
             verdict = (end.reason, end.detail)
             out = bytes(prog._buf).decode(errors="replace")
         if verdict is None:
             if not finished:
-                verdict = ("timeout", f"still running after {time_limit:g} s")
+                verdict = ("timeout", f"still running after {limit:g} s")
             elif prog.exit.returncode is not None:
                 verdict = prog.death_verdict()
     finally:
