@@ -161,3 +161,44 @@ def test_no_function_is_longer_than_a_screen():
                 if n > MAX_FUNCTION_LINES:
                     long.append(f"{p.relative_to(ROOT)}:{node.lineno} {node.name} ({n} lines)")
     assert not long, "functions over a screen:\n  " + "\n  ".join(long)
+
+
+# -- one way to start a program ------------------------------------------------------------
+
+#: every place the package starts a process, and why; a judged program's process is started
+#: in one place only, puzzleproof.games.runner.launch
+PROCESS_STARTS = {
+    ("puzzleproof.games.runner", "launch", "subprocess.Popen"): "every judged program",
+    ("puzzleproof.processes", "_guardian_fd", "subprocess.Popen"): "the guardian (ours)",
+    ("puzzleproof.executor", "guarded_call", "os.fork"): "a task's worker (ours)",
+    ("puzzleproof.encoders.cityclose_ilp", "solve", "os.fork"):
+        "the ILP solver set apart (ours)",
+    ("puzzleproof.games.fork_host", "_on_fork", "os.fork"):
+        "a judged program copying itself, inside the process launch started",
+}
+_STARTERS = {"subprocess.Popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
+             "subprocess.check_output", "os.fork", "os.forkpty", "os.posix_spawn",
+             "os.posix_spawnp", "os.system", "os.popen", "multiprocessing.Process",
+             "os.execv", "os.execvp", "os.execve", "os.spawnv"}
+
+
+def _process_starts() -> set[tuple[str, str, str]]:
+    found = set()
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text())
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and isinstance(node.func.value, ast.Name):
+                    call = f"{node.func.value.id}.{node.func.attr}"
+                    if call in _STARTERS:
+                        found.add((name, fn.name, call))
+    return found
+
+
+def test_a_judged_program_is_started_in_one_place():
+    """Every route that runs a user's program (one game, the worst-case agent, a batch, a
+    hunt, a Death Run bot file's worker) starts it through games.runner.launch."""
+    assert _process_starts() == set(PROCESS_STARTS)

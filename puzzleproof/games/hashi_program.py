@@ -36,21 +36,12 @@ from puzzleproof.method import Method
 from puzzleproof.models.hashi import Puzzle
 from puzzleproof.result import Result, Status
 from puzzleproof.games.program import Program
-from puzzleproof.games.runner import answer
+from puzzleproof.games.runner import ProgramFailed, answer
 
-__all__ = ["external_method", "run_solver", "parse_bridges", "ExternalSolverFailed"]
+__all__ = ["external_method", "run_solver", "parse_bridges"]
 
 #: how much of the stderr goes into an ERROR record's message
 _ERROR_STDERR_CHARS = 2000
-
-
-class ExternalSolverFailed(RuntimeError):
-    """The program gave no answer (the harness records ERROR with this message). Its
-    message is the human reason (``crash: exit code 3``); ``is_verdict`` marks it as a
-    verdict on the judged program, not a fault of the harness, so that a report can show
-    the message without the class name."""
-
-    is_verdict = True
 
 
 #: bad lines named in a verdict (parsing stops counting beyond them: a program that floods
@@ -125,7 +116,7 @@ def run_solver(program: Program, puzzle: Puzzle, *, deadline: Deadline) -> Resul
                 else " (and more bad lines)" if len(bad) > _BAD_SHOWN else "")
         ended = f"; the program then ended by {reason}: {stats['detail']}" \
             if done.verdict else ""
-        raise ExternalSolverFailed(f"malformed output: {bad[0]}{more}{ended}"
+        raise ProgramFailed(f"malformed output: {bad[0]}{more}{ended}"
                                    + (f"\n--- stderr (last lines) ---\n{tail}" if tail else ""))
     answered = bool(bridges) or (done.finished and bool(done.output.strip()))
     if answered or (done.verdict is None and done.finished):
@@ -139,7 +130,7 @@ def run_solver(program: Program, puzzle: Puzzle, *, deadline: Deadline) -> Resul
         return Result("hashi", Status.UNKNOWN, None, note, solver=program.name,
                       solver_version="external", params=params, wall_time=done.seconds,
                       stats=stats)
-    raise ExternalSolverFailed(f"{reason}: {stats['detail']}"
+    raise ProgramFailed(f"{reason}: {stats['detail']}"
                                + (f"\n--- stderr (last lines) ---\n{tail}" if tail else ""))
 
 

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ExternalProgram", "ProgramEnded", "UnsupportedPlatform", "ExitInfo",
            "REASONS", "DEFAULT_MEMORY_LIMIT_MB", "STDERR_KEEP_BYTES", "MAX_LINE_BYTES",
-           "answer", "parse_command", "launch", "start"]
+           "answer", "parse_command", "launch", "start", "ProgramFailed"]
 
 #: CodinGame's memory limit.
 DEFAULT_MEMORY_LIMIT_MB = 768
@@ -89,6 +89,14 @@ _MEMORY_MARKERS = (b"MemoryError", b"bad_alloc", b"out of memory", b"Out of memo
 
 class UnsupportedPlatform(RuntimeError):
     """This platform lacks what running an external program safely needs."""
+
+
+class ProgramFailed(RuntimeError):
+    """A judged program gave no answer: a harness method raises it and the harness records
+    ERROR with this message (the human reason, ``crash: exit code 3``). ``is_verdict``
+    marks it as a verdict on the program, not a fault of the harness."""
+
+    is_verdict = True
 
 
 class ProgramEnded(Exception):
@@ -338,6 +346,13 @@ class ExternalProgram:
         finally:
             wsel.close()
 
+    def close_input(self) -> None:
+        """End the program's input (it reads end-of-file once it has read what was sent)."""
+        try:
+            self.proc.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
+
     def read_line(self, timeout: float, reason: str = "timeout") -> tuple[str, float]:
         """The next line of output (without its newline) and the seconds it took; raises
         :class:`ProgramEnded` with ``reason`` when none comes within ``timeout``."""
@@ -544,12 +559,13 @@ class Completion:
 
 
 def answer(program: "Program", stdin_text: str, deadline: "Deadline", *,
-           stderr_keep: int = STDERR_KEEP_BYTES) -> Completion:
+           close_input: bool = False, stderr_keep: int = STDERR_KEEP_BYTES) -> Completion:
     """Feed ``stdin_text`` to ``program`` and collect its output until it exits, within the
     task's ``deadline`` (a task without one: the program's first-answer limit). CodinGame-
     style solvers print every line, then exit, or wait for more input that never comes:
     both are read as complete at the limit, with the verdict ``timeout`` saying which. The
-    program's stdin stays open, as on CodinGame."""
+    program's stdin stays open, as on CodinGame, unless ``close_input`` (the input is then
+    all there is: a program may read it to its end)."""
     t0 = time.monotonic()
     limit = deadline.left() if deadline.at is not None else program.limits.first
     try:
@@ -562,6 +578,8 @@ def answer(program: "Program", stdin_text: str, deadline: "Deadline", *,
     try:
         try:
             prog.send(stdin_text, limit, reason="timeout")
+            if close_input:
+                prog.close_input()
             left = max(0.0, limit - (time.monotonic() - t0))
             out, finished, _ = prog.read_all(left)
         except ProgramEnded as end:

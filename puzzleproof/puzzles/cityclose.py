@@ -30,7 +30,8 @@ from puzzleproof.puzzles.cityclose_rules import (KEY, RULES, TIEBREAK, WIDTH, ma
                                                  one_method, reference_note, rules_from_doc,
                                                  rules_given, solve_map)
 from puzzleproof.puzzles.inputs import plural
-from puzzleproof.puzzles.options import (COUNT, METHOD, METHODS, SEED, TIME_LIMIT, WHERE,
+from puzzleproof.puzzles.options import (BOT_CMD, COUNT, MEMORY_LIMIT, METHOD, METHODS, SEED,
+                                         TIME_LIMIT, WHERE,
                                          Opt)
 from puzzleproof.result import Result, Status
 from puzzleproof.verify.cityclose_methods import METHODS as METHOD_LIST
@@ -298,8 +299,13 @@ CROSSCHECK = CrosscheckSpec(
     options=(METHODS.but(help=views.method_help(METHOD_LIST, several=True)),
              *RULES, WIDTH, TIEBREAK.but(help="Greedy's ties (see 'solve cityclose --help')."),
              TIME_LIMIT.but(default=60.0, show_default=True, help="Seconds per map and "
-                            "method; when they run out the answer is UNKNOWN, naming the "
-                            "limit.")),
+                            "method (a program's time too); when they run out the answer is "
+                            "UNKNOWN, naming the limit."),
+             BOT_CMD.but(help="A program to judge, NAME=COMMAND (repeatable): it reads the "
+                         "map and the rules as JSON on stdin and writes the cities to close, "
+                         "one a line (see the README); its order is checked by the rules "
+                         "and its total set against the proved optimum."),
+             MEMORY_LIMIT),
     run=runs.crosscheck)
 
 GENERATE = GenerateSpec(

@@ -45,8 +45,12 @@ def crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
     from puzzleproof.verify.cityclose_methods import crosscheck_kind
     from puzzleproof.verify.crosscheck import Instance
 
-    chosen = chosen_methods(p.method, DEFAULT_METHODS)
+    from puzzleproof.games.cityclose_program import external_method
+
     rules = _run_rules(loaded, p)
+    extra = {name: external_method(program, rules)
+             for name, program in (p.externals or {}).items()}
+    chosen = chosen_methods(p.method, DEFAULT_METHODS) + list(extra)
     seen: dict[str, int] = {}
     instances, maps = [], {}
     for ld in loaded:
@@ -54,7 +58,8 @@ def crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
         key = ld.name if not seen[ld.name] else f"{ld.name}@{seen[ld.name]}"
         instances.append(Instance(key, ld.instance, ld.reference))
         maps[key] = ld
-    kind = crosscheck_kind(chosen, rules, width=p.width, tiebreak=p.tiebreak or "last")
+    kind = crosscheck_kind([c for c in chosen if c not in extra], rules, width=p.width,
+                           tiebreak=p.tiebreak or "last", extra=extra)
     table = Table((("legal order", "solved"), ("infeasible", "infeasible"),
                    ("unknown", "unknown"), ("failed", "failed")), note=views.CROSSCHECK_NOTE)
     report, outcome = run_harness("cityclose", kind, instances, chosen, env, p.time_limit,

@@ -559,15 +559,16 @@ def open_unknown(rec: dict) -> bool:
 
 
 def crosscheck_kind(methods: Sequence[str] | None = None, rules: Rules | None = None, *,
-                    width: int | None = None, tiebreak: str = "last", seed: int = 0
-                    ) -> PuzzleKind:
+                    width: int | None = None, tiebreak: str = "last", seed: int = 0,
+                    extra: dict[str, Method] | None = None) -> PuzzleKind:
     """The city-closing plug-in for :func:`puzzleproof.verify.crosscheck.run_crosscheck`
     (instances: ``Instance(id, CityMap)``). ``gaps(records of one instance)`` gives the
     per-method gap to the optimum."""
     rules = rules or Rules()
-    names = list(methods or NAMES)
+    names = list(NAMES if methods is None else methods)
     values = {"rules": rules, "width": width, "tiebreak": tiebreak, "seed": seed}
     ms = {nm: method(nm).bind(values) for nm in names}
+    ms.update(extra or {})  # programs judged beside the methods
     exact = tuple(nm for nm in names if ms[nm].exact)
     return PuzzleKind("cityclose", ms, partial(_harness_check, rules), _canon,
                       extra=partial(cityclose_disagreements, exact, rules=rules),
