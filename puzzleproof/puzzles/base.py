@@ -313,6 +313,10 @@ class GenerateSpec:
     shortfall: str = "raise --max-attempts"
     what: str = "kept"
     output_help: str = "A file (a stream of lines) or a folder (one file an instance)."
+    #: the hunt for instances that break a user's program (``--bot-cmd``): the puzzle's
+    #: :class:`~puzzleproof.generate.hunt.Hunter` for the options' program (``p.program``),
+    #: or None when the options ask for the puzzle's own generation instead
+    hunter: Callable[[Params], Any] | None = None
 
 
 @dataclass

@@ -15,8 +15,20 @@ from puzzleproof.puzzles.skynet_options import RULE, stamp_certificate
 __all__ = ["GENERATE", "EP1_SET_COMMAND"]
 
 EP1_SET_COMMAND = "puzzleproof generate skynet --ep1-set --seed 1 -o instances/skynet/ep1"
+#: the agent models a hunt for a program's breakers plays
+HUNT_AGENTS = ("article", "nearest", "worst")
 
-HELP = """Make maps that break bots: winnable (proved, the player's strategy replayed and
+HELP = """Make maps that break bots or your program.
+
+\b
+With --bot-cmd NAME=CMD (a program speaking CodinGame's protocol): hunt for the
+smallest maps and starts it loses though the player could win them (or on which
+it cuts illegally, crashes or times out), against one --agent (article, nearest,
+or worst: every agent reply searched), maps of 4 nodes up to --nodes, each failure
+re-run and shrunk; each kept with its evidence: the program's game, its stderr's
+last lines and the proved winning strategy. Exit 1 when one is found.
+
+Without it: maps that break our bots: winnable (proved, the player's strategy replayed and
 written) but lost by at least --min-beaten bots by play against the agent model, then
 shrunk to a locally minimal map (no node or link can be removed while the same bots
 still lose). A crash or illegal cut of a bot is a defect report, never a breaker.
@@ -30,6 +42,7 @@ case uses the most cuts beyond the proved fewest.
 Example:
   puzzleproof generate skynet --nodes 12 --agent article,worst -n 3 -o breakers/
   puzzleproof crosscheck skynet breakers/
+  puzzleproof generate skynet --bot-cmd 'mine=python3 bot.py' --agent article -o found/
 """
 
 
@@ -37,6 +50,21 @@ def _map_text(m: Any) -> str:
     from puzzleproof.formats import skynet as sfmt
 
     return sfmt.write_map(m, "codingame")
+
+
+def _hunter(p: Params) -> Any:
+    """With --bot-cmd: the hunt for the maps the program loses (one agent model)."""
+    if p.program is None:
+        return None
+    from puzzleproof.generate.hunt_skynet import SkynetHunter
+
+    agents = [a.strip() for a in (p.agents or "worst").split(",") if a.strip()]
+    if len(agents) != 1 or agents[0] not in HUNT_AGENTS:
+        raise UsageError(f"--agent: a hunt plays one agent model, one of "
+                         f"{', '.join(HUNT_AGENTS)}")
+    return SkynetHunter(p.program, rule=p.rule or "ep2", agent=agents[0],
+                        sizes=tuple(range(4, max(4, p.nodes) + 1)),
+                        max_attempts=p.max_attempts)
 
 
 def _prepare(p: Params) -> None:
@@ -224,10 +252,12 @@ GENERATE = GenerateSpec(
                  "CodinGame's limits (500 nodes, 1000 links, 20 gateways each linked to 3-10 "
                  "nodes, 100-140 gateway links), seeds --seed and up; no search.", kind="flag",
                  default=False),
-             TIME_LIMIT.but(help="With --ep1-set (only): seconds per map for the fewest cuts "
-                                 "and per bot for its worst case (default 60)."),
+             TIME_LIMIT.but(help="With --bot-cmd: seconds the hunt may take (default 60). "
+                                 "With --ep1-set: seconds per map for the fewest cuts and "
+                                 "per bot for its worst case (default 60)."),
              *WHERE),
     generate=_generate, prepare=_prepare, layout=lambda p: "folder", expected=_expected,
+    hunter=_hunter,
     what="maps kept", shortfall="raise --max-attempts or --nodes, or lower --min-beaten",
     output_help="Folder for NAME.txt (CodinGame map with the start) and its evidence "
                 "(NAME.evidence.json and NAME.strategy.json for a breaker, NAME.cuts.json for "

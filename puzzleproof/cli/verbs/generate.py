@@ -12,22 +12,35 @@ from typing import Any
 
 import click
 
-from puzzleproof.command.output import (Exit, check_output, executor_for, plural, progress_bar,
-                                    say)
+from puzzleproof.command.output import (Exit, check_output, executor_for, named_commands,
+                                        plural, progress_bar, say)
 from puzzleproof.command.build import make_command, rows_for
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.formats import write_atomic
 from puzzleproof.puzzles.base import Generated, Params
-from puzzleproof.puzzles.options import FORCE, OUTPUT, QUIET
+from puzzleproof.puzzles.options import (BOT_CMD, FORCE, INIT_TIMEOUT, MEMORY_LIMIT,
+                                         MOVE_TIMEOUT, OUTPUT, QUIET, TIME_LIMIT,
+                                         program_limits)
 
 __all__ = ["build"]
+
+
+#: the rows of a hunt (``--bot-cmd``), for a puzzle that hunts
+HUNT_ROWS = (BOT_CMD.but(multiple=False, help="Hunt for the smallest instances on which this "
+                         "program fails, NAME=COMMAND: seeded random instances of growing "
+                         "size, each failure re-run, then shrunk; each kept with its "
+                         "evidence (-o FOLDER: the instance and NAME.breaker.json). Exit 1 "
+                         "when one is found, 0 when none."),
+             TIME_LIMIT.but(default=60.0, show_default=True, help="Seconds the hunt may "
+                            "take; it stops with what it found."),
+             INIT_TIMEOUT, MOVE_TIMEOUT, MEMORY_LIMIT)
 
 
 def build(plugin: Any) -> click.Command:
     spec = plugin.generate
     shared = (OUTPUT.but(kind="str", metavar="PATH", help=spec.output_help
                          + " Never overwrites an existing file unless --force."),
-              FORCE, QUIET)
+              FORCE, QUIET, *(HUNT_ROWS if spec.hunter is not None else ()))
     rows = rows_for(shared, spec.options)
     return make_command(plugin.name, spec.help, [], rows, lambda p, ctx: run(plugin, p, ctx))
 
@@ -80,6 +93,12 @@ class _Writer:
 
 def run(plugin: Any, p: Params, ctx: click.Context) -> None:
     spec = plugin.generate
+    if p.get("bot_cmds"):
+        p["program"] = next(iter(named_commands((p.bot_cmds,), "--bot-cmd",
+                                                limits=program_limits(p)).values()))
+    hunter = spec.hunter(p) if spec.hunter is not None else None
+    if hunter is not None:
+        return _hunt(plugin, hunter, p)
     if spec.prepare is not None:
         spec.prepare(p)
     writer = _Writer(spec.layout(p), p)
@@ -122,3 +141,64 @@ def _finish(spec: Any, p: Params, kept: int, attempts: int, expected: int | None
             f"{spec.shortfall}")
         raise Exit(1)
     raise Exit(0)
+
+
+def _hunt(plugin: Any, hunter: Any, p: Params) -> None:
+    """The hunt for the program's breakers, the same for every puzzle (see
+    :mod:`puzzleproof.generate.hunt`): written as they are found, exit 1 when one is."""
+    import json
+    import time
+
+    from puzzleproof.clock import Deadline
+    from puzzleproof.generate.hunt import breaker_document, breaker_name, hunt
+
+    program = p.program
+    writer = _Writer("folder" if p.output else "lines", p)
+    t0, kept, attempts = time.monotonic(), 0, [0]
+    who = {"name": program.name, "command": list(program.command),
+           "limits": {"first": program.limits.first, "turn": program.limits.turn,
+                      "memory_mb": program.limits.memory_mb}}
+    try:
+        with progress_bar(p.quiet) as progress:
+            bar = progress.add_task("breakers", total=p.count or 1)
+
+            def on_attempt(n: int, k: int) -> None:
+                attempts[0] = n
+                progress.update(bar, completed=k,
+                                description=f"breakers of {plural(n, 'attempt')}")
+
+            for b in hunt(hunter, count=p.count or 1, seed=p.seed or 0,
+                          deadline=Deadline(60.0 if p.time_limit is None else p.time_limit),
+                          max_attempts=getattr(hunter, "max_attempts", None),
+                          on_attempt=on_attempt):
+                kept += 1
+                name = breaker_name(plugin.name, program.name, b, kept)
+                text, ending = hunter.files(b.instance, name)
+                doc = breaker_document(hunter, b, who, name, name + ending)
+                where = writer.put(Generated(name, doc, line=json.dumps(
+                    {**doc, "instance_text": text}), files={name + ending: text,
+                    name + ".breaker.json": json.dumps(doc, indent=1) + "\n"}))
+                if not p.quiet:
+                    say(_breaker_line(where, b, plugin.noun))
+    except KeyboardInterrupt:
+        writer.close()
+        say(f"interrupted after {plural(attempts[0], 'attempt')}; "
+            f"{plural(kept, 'breaker')} written")
+        raise Exit(130)
+    writer.close()
+    took = time.monotonic() - t0
+    if kept:
+        say(f"breakers {kept} of {plural(attempts[0], 'attempt')} in {took:.1f} s"
+            + (f" -> {writer.target}" if writer.target is not None else ""))
+        raise Exit(1)
+    say(f"no breaker: {program.name} held on every one of {plural(attempts[0], 'instance')} "
+        f"tried in {took:.1f} s")
+    raise Exit(0)
+
+
+def _breaker_line(where: str, b: Any, noun: str) -> str:
+    shrunk = (f"shrunk from {b.original_size} in {plural(b.shrink_steps, 'step')}"
+              + ("" if b.locally_minimal else ", the time ran out before it was minimal")
+              if not b.intermittent else
+              f"INTERMITTENT: it failed {b.failures} of {b.runs} runs, not shrunk")
+    return f"{where}: {b.failure.kind}: {b.failure.summary} (size {b.size}; {shrunk})"

@@ -1,0 +1,190 @@
+"""Hunting the smallest instance on which a program fails, with the proof of what it should
+have done: property-based testing for puzzle solvers and game bots, the exact solver as
+the oracle.
+
+A puzzle takes part through a :class:`Hunter`: it draws a seeded random instance of a
+given size, judges the program on one (runs it, and asks the exact solver what the right
+answer is: a :class:`Failure` with its evidence, or None), lists the instances one removal
+smaller (a node, a link, an island, a city, a layer: each still well-formed), and writes an
+instance and its evidence as files.
+
+The hunt (:func:`hunt`) draws instances of growing size (``attempts_per_size`` of each),
+seeded ``f"{seed}:{size}:{k}"`` so that the same seed gives the same instances. On a failure
+it re-runs the judge ``confirm`` more times: a program that fails only some of the time is
+kept as *intermittent*, with its rate, and not shrunk (a shrink step could not tell a
+smaller failure from luck). A steady failure is **shrunk**: each removal is kept while the
+failure remains (checked twice, so that one lucky run cannot make the instance smaller than
+what fails), until no single removal keeps it, a *locally minimal* instance (the evidence
+says whether the shrink finished or its time ran out). ``count`` distinct breakers are kept
+(distinct by the hunter's canonical key); the hunt stops at its deadline with what it found.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Protocol, Sequence
+
+from puzzleproof.clock import Deadline
+
+__all__ = ["Failure", "Hunter", "Breaker", "hunt", "shrink"]
+
+
+@dataclass
+class Failure:
+    """What a program did wrong on one instance: ``kind`` (``loses-winnable-start``,
+    ``wrong-answer``, ``gap``, ``crash``, ``timeout``...), one line for a person, and the
+    evidence (JSON-able: what the program did, its last stderr lines, and what it should
+    have done, proved)."""
+
+    kind: str
+    summary: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+class Hunter(Protocol):
+    """A puzzle's part of a hunt (see the module docstring)."""
+
+    puzzle: str
+    sizes: Sequence[int]
+
+    def candidate(self, rng: random.Random, size: int) -> Any | None:
+        """A random instance of about ``size`` (None: this draw made none)."""
+
+    def judge(self, instance: Any, deadline: Deadline) -> Failure | None:
+        """Run the program on ``instance``: its failure, or None (right, or not decided)."""
+
+    def smaller(self, instance: Any) -> Iterator[Any]:
+        """Every well-formed instance one removal smaller."""
+
+    def size(self, instance: Any) -> int:
+        """The instance's size, as the sizes count it."""
+
+    def key(self, instance: Any) -> str:
+        """A canonical text: two breakers with one key are the same."""
+
+
+@dataclass
+class Breaker:
+    """A kept instance on which the program fails, and how it was found."""
+
+    instance: Any
+    failure: Failure
+    size: int
+    attempt: str
+    runs: int
+    failures: int
+    shrink_steps: int = 0
+    original_size: int = 0
+    locally_minimal: bool = False
+    seconds: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.failures / self.runs
+
+    @property
+    def intermittent(self) -> bool:
+        return self.failures < self.runs
+
+    def record(self) -> dict[str, Any]:
+        """How the breaker was found (its evidence's ``hunt`` part)."""
+        return {"attempt": self.attempt, "size": self.size,
+                "original_size": self.original_size, "runs": self.runs,
+                "failures": self.failures, "rate": round(self.rate, 4),
+                "intermittent": self.intermittent, "shrink_steps": self.shrink_steps,
+                "locally_minimal": self.locally_minimal,
+                "seconds": round(self.seconds, 3)}
+
+
+def _draws(sizes: Sequence[int], per_size: int) -> Iterator[tuple[int, int]]:
+    """``(size, k)`` in the order a hunt draws them: ``per_size`` of each size, smallest
+    first, then again from the smallest with the next ``k``, without end."""
+    r = 0
+    while True:
+        for size in sizes:
+            for k in range(r * per_size, (r + 1) * per_size):
+                yield size, k
+        r += 1
+
+
+def hunt(hunter: Hunter, *, count: int = 1, seed: int = 0, deadline: Deadline,
+         attempts_per_size: int = 20, max_attempts: int | None = None, confirm: int = 2,
+         on_attempt: Callable[[int, int], None] | None = None) -> Iterator[Breaker]:
+    """Breakers of ``hunter``'s program, in the order they are found (see the module
+    docstring), until ``count`` are kept, ``max_attempts`` instances were drawn or
+    ``deadline`` passes (a hunt without either runs until it has found ``count``)."""
+    seen: set[str] = set()
+    attempts = 0
+    for size, k in _draws(hunter.sizes, attempts_per_size):
+        if deadline.expired() or len(seen) >= count \
+                or (max_attempts is not None and attempts >= max_attempts):
+            return
+        t0 = time.monotonic()
+        inst = hunter.candidate(random.Random(f"{seed}:{size}:{k}"), size)
+        attempts += 1
+        failure = None if inst is None else hunter.judge(inst, deadline)
+        if on_attempt is not None:
+            on_attempt(attempts, len(seen))
+        if failure is None:
+            continue
+        found = _kept(hunter, inst, failure, f"{seed}:{size}:{k}", confirm, deadline)
+        key = hunter.key(found.instance)
+        if key in seen:
+            continue
+        seen.add(key)
+        found.seconds = time.monotonic() - t0
+        yield found
+        if on_attempt is not None:
+            on_attempt(attempts, len(seen))
+
+
+def _kept(hunter: Hunter, inst: Any, failure: Failure, attempt: str, confirm: int,
+          deadline: Deadline) -> Breaker:
+    """The failure re-run ``confirm`` times, then shrunk when it is steady."""
+    again = [hunter.judge(inst, deadline) for _ in range(confirm)]
+    fails = 1 + sum(f is not None for f in again)
+    size = hunter.size(inst)
+    b = Breaker(inst, failure, size, attempt, 1 + confirm, fails, original_size=size)
+    if fails < 1 + confirm:
+        return b
+    b.instance, b.failure, b.shrink_steps, b.locally_minimal = shrink(hunter, inst, failure,
+                                                                      deadline)
+    b.size = hunter.size(b.instance)
+    return b
+
+
+def shrink(hunter: Hunter, inst: Any, failure: Failure, deadline: Deadline
+           ) -> tuple[Any, Failure, int, bool]:
+    """Remove what can be removed while the failure remains (each step checked twice):
+    ``(instance, its failure, steps, locally minimal)``; the last is False when the
+    deadline stopped the shrink before a pass found nothing more to remove."""
+    steps = 0
+    while True:
+        for smaller in hunter.smaller(inst):
+            if deadline.expired():
+                return inst, failure, steps, False
+            got = hunter.judge(smaller, deadline)
+            if got is not None and hunter.judge(smaller, deadline) is not None:
+                inst, failure, steps = smaller, got, steps + 1
+                break
+        else:
+            return inst, failure, steps, True
+
+
+def breaker_name(puzzle: str, program: str, breaker: Breaker, k: int) -> str:
+    """A kept breaker's file name (without ending): puzzle, program, size and seed."""
+    return f"breaker-{puzzle}-{program}-{breaker.size}-{breaker.attempt.replace(':', '-')}-{k}"
+
+
+def breaker_document(hunter: Any, breaker: Breaker, program: dict[str, Any], name: str,
+                     instance_file: str) -> dict[str, Any]:
+    """The evidence file beside a kept instance (``NAME.breaker.json``): what failed, how
+    (the program's answer or game, its stderr's last lines), what it should have done
+    (proved), and how the instance was found and shrunk."""
+    return {"type": "breaker", "schema_version": 1, "puzzle": hunter.puzzle, "name": name,
+            "instance": instance_file, "program": program,
+            "settings": hunter.describe(), "failure": {"kind": breaker.failure.kind,
+                                                       "summary": breaker.failure.summary},
+            "hunt": breaker.record(), "evidence": breaker.failure.evidence}

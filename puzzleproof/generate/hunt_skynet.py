@@ -1,0 +1,113 @@
+"""Hunting a Skynet program: the smallest map and start it loses while the player could win.
+
+A candidate is a random connected map of ``size`` nodes (a spanning tree and extra links,
+about a quarter of the nodes gateways; Episode 1's maps link each node to one gateway at
+most) with a random start. The program plays it against the agent named (``article`` or
+``nearest``: one game; ``worst``: the adversary, every agent reply searched). It fails when
+
+- it loses the game by play on a start the exact solver proves winnable
+  (``loses-winnable-start``; the evidence holds its game, its stderr's last lines and the
+  player's winning strategy, checked by the rules), or
+- it fails on its own, winnable start or not: an illegal or malformed cut, a crash, a
+  time-out (the kind is the referee's reason: ``illegal-cut``, ``crash``, ``timeout``...).
+
+Shrinking removes a node (not the start; a gateway while another is left) or a link.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Iterator
+
+from puzzleproof.clock import Deadline
+from puzzleproof.formats.skynet import record_to_json, write_map
+from puzzleproof.games.program import Program
+from puzzleproof.games.skynet_referee import BY_PLAY, play_external
+from puzzleproof.generate.hunt import Failure
+from puzzleproof.generate.skynet import SkyParams, _random_map, _smaller, _won
+from puzzleproof.models.skynet import SkynetMap
+from puzzleproof.players.skynet_agents import make_agent
+
+__all__ = ["SkynetHunter"]
+
+#: the last lines of the program's stderr an evidence keeps
+STDERR_LINES = 20
+
+
+class SkynetHunter:
+    """The hunt's Skynet part for one program, rule and agent model."""
+
+    puzzle = "skynet"
+
+    def __init__(self, program: Program, rule: str = "ep2", agent: str = "article",
+                 sizes: tuple[int, ...] = tuple(range(4, 13)),
+                 max_attempts: int | None = None) -> None:
+        self.program, self.rule, self.agent, self.sizes = program, rule, agent, sizes
+        self.max_attempts = max_attempts
+
+    def candidate(self, rng: random.Random, size: int) -> SkynetMap | None:
+        p = SkyParams(nodes=size, extra=rng.choice((0.3, 0.6, 1.0)),
+                      gateways=max(1, min(size - 1, round(size / 4) + rng.randrange(2))),
+                      style=self.rule)
+        return _random_map(rng, p)
+
+    def judge(self, m: SkynetMap, deadline: Deadline) -> Failure | None:
+        if self.agent == "worst":
+            return self._judge_worst(m, deadline)
+        game = play_external(m, self.rule, self.program, make_agent(self.agent), m.start,
+                             deadline=deadline)
+        if game.result != "LOSS":
+            return None
+        rec = record_to_json(game)
+        evidence = {"game": rec, "stderr": _tail(getattr(game, "stderr", ""))}
+        if game.reason not in BY_PLAY:
+            return Failure(game.reason or "defect", f"{game.reason}: {game.detail}", evidence)
+        strategy = _won(m, self.rule)
+        if strategy is None:
+            return None  # a start the player cannot win: no fault of the program
+        return Failure("loses-winnable-start",
+                       f"loses start {m.start} (the agent reaches a gateway after "
+                       f"{len(game.turns)} turns) though the player wins it",
+                       {**evidence, "strategy": strategy})
+
+    def _judge_worst(self, m: SkynetMap, deadline: Deadline) -> Failure | None:
+        from puzzleproof.games.skynet_adversary import ProgramPlayer, adversary
+
+        res = adversary(m, self.rule, m.start, ProgramPlayer(self.program, parallel=1),
+                        deadline=deadline, certificate=False, share=False)
+        if res.record is None or res.verdict not in ("BEATEN", "UNWINNABLE"):
+            return None
+        evidence = {"game": record_to_json(res.record), "stderr": _tail(res.stderr or "")}
+        if res.record.reason not in BY_PLAY:
+            return Failure(res.record.reason or "defect",
+                           f"{res.record.reason}: {res.record.detail}", evidence)
+        strategy = _won(m, self.rule) if res.verdict == "BEATEN" else None
+        if strategy is None:
+            return None
+        return Failure("loses-winnable-start",
+                       f"the worst-case agent beats it from start {m.start} though the "
+                       "player wins it", {**evidence, "strategy": strategy})
+
+    def smaller(self, m: SkynetMap) -> Iterator[SkynetMap]:
+        for s in _smaller(m):
+            if self.rule != "ep1" or not s.ep1_problems():
+                yield s
+
+    def size(self, m: SkynetMap) -> int:
+        return m.n
+
+    def key(self, m: SkynetMap) -> str:
+        return write_map(m)
+
+    def files(self, m: SkynetMap, name: str) -> tuple[str, str]:
+        """The map file (CodinGame's block and the start) and its ending."""
+        named = SkynetMap(m.n, m.links, m.gateways, m.start, name=name,
+                          gateway_order=m.gateway_order)
+        return write_map(named), ".txt"
+
+    def describe(self) -> dict[str, Any]:
+        return {"rule": self.rule, "agent": self.agent}
+
+
+def _tail(text: str) -> list[str]:
+    return text.splitlines()[-STDERR_LINES:]
