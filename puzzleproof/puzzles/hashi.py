@@ -266,6 +266,15 @@ CROSSCHECK = CrosscheckSpec(
 
 # -- generate --------------------------------------------------------------------------------
 
+def _hunter(p: Params) -> Any:
+    """With --bot-cmd: the hunt for the unique puzzles the program answers wrongly."""
+    if p.program is None:
+        return None
+    from puzzleproof.generate.hunt_hashi import HashiHunter
+
+    return HashiHunter(p.program, max_attempts=p.max_attempts)
+
+
 def _gen_prepare(p: Params) -> None:
     if (p.method or "sat") not in EXACT:
         raise UsageError("uniqueness is proved by an exact method: --method sat or cpsat")
@@ -330,7 +339,7 @@ GENERATE = GenerateSpec(
                  "puzzlink stream one puzzle a line; the others need -o FOLDER and write one "
                  "file a puzzle.", kind="choice", choices=("jsonl",) + WRITE_FORMATS,
                  default="jsonl", show_default=True)),
-    generate=_generate, prepare=_gen_prepare,
+    generate=_generate, prepare=_gen_prepare, hunter=_hunter,
     layout=lambda p: "lines" if p.out_fmt in ("jsonl", "tatham", "puzzlink") else "folder",
     what="kept", shortfall="lower --min-assumptions or --loops, or raise --max-attempts",
     output_help="A file (line formats) or a folder (one file a puzzle).")

@@ -98,6 +98,10 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
                                                 limits=program_limits(p)).values()))
     hunter = spec.hunter(p) if spec.hunter is not None else None
     if hunter is not None:
+        from click.core import ParameterSource
+
+        if ctx.get_parameter_source("count") in (ParameterSource.DEFAULT, None):
+            p["count"] = 1  # a hunt keeps one breaker unless -n asks for more
         return _hunt(plugin, hunter, p)
     if spec.prepare is not None:
         spec.prepare(p)
