@@ -16,10 +16,27 @@ from puzzleproof.puzzles.base import Generated, Outcome, Page, Params
 from puzzleproof.puzzles.cityclose_rules import chosen_methods, make_rules, solve_map
 
 __all__ = ["crosscheck", "gap_row", "generate", "generate_prepare", "generate_layout",
-           "plot_prepare", "plot"]
+           "hunter", "plot_prepare", "plot"]
 
 #: the methods a cross-check runs when none are named
 DEFAULT_METHODS = ("exact", "merged-beam", "beam", "greedy")
+
+
+# -- hunting a program -----------------------------------------------------------------------
+
+def hunter(p: Params) -> Any:
+    """With --bot-cmd: the hunt for the maps on which the program's order breaks the rules
+    or ends at least --min-gap above the optimum (kept cities are not drawn: --keep names
+    cities of a map, and the hunt's maps are random)."""
+    if p.program is None:
+        return None
+    from puzzleproof.generate.hunt_cityclose import CitycloseHunter
+    from puzzleproof.models.cityclose import Rules
+
+    if p.keep or p.keep_marked:
+        raise UsageError("a hunt draws random maps: --keep names no city of them")
+    rules = Rules(p.final_size or 1, frozenset(), p.no_paths, bool(p.final_not_path))
+    return CitycloseHunter(p.program, rules, min_gap=p.min_gap, max_attempts=p.max_attempts)
 
 
 # -- crosscheck ------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ from puzzleproof.sizes import over_limit
 from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import deathrun_views as views
 from puzzleproof.puzzles.deathrun_commands import COMMANDS
-from puzzleproof.puzzles.deathrun_games import (BOT_LIMITS, BUDGET, CRIMINAL_POOL, STEP_ROW,
+from puzzleproof.puzzles.deathrun_games import (BOT_LIMITS, BUDGET, CRIMINAL_POOL, INIT, MEMORY,
+                                               MOVE, STEP_ROW,
                                                STUDENT_POOL, graphs_for_run, play_tournament,
                                                read_games, record_graph)
 from puzzleproof.puzzles.base import (CheckSpec, CrosscheckSpec, Generated, GenerateSpec,
@@ -209,6 +210,32 @@ CROSSCHECK = CrosscheckSpec(
 
 # -- generate --------------------------------------------------------------------------------
 
+def _hunter(p: Params) -> Any:
+    """With --student FILE.py (or --criminal FILE.py): the hunt for the graphs on which the
+    bot file fails."""
+    if not (p.student or p.criminal):
+        return None
+    from puzzleproof.generate.hunt_deathrun import DeathrunHunter
+    from puzzleproof.games.deathrun_workers import parse_bot
+
+    if p.student and p.criminal:
+        raise UsageError("hunt one bot file: --student or --criminal")
+    role, bot = ("student", p.student) if p.student else ("criminal", p.criminal)
+    if ".py" not in bot:
+        raise UsageError(f"--{role}: expected a bot file, FILE.py[:Class]")
+    parse_bot(bot, role)
+    if role == "student":
+        others = bot_list([p.criminals], "criminal")
+        others = others * 2 if len(others) == 1 else others
+    else:
+        others = ["greedy"]
+    return DeathrunHunter(bot, others, p.min_excess, role=role,
+                          move_timeout=p.move_timeout or MOVE.default,
+                          init_timeout=p.init_timeout or INIT.default,
+                          memory_limit=p.memory_limit or MEMORY.default,
+                          max_attempts=p.candidates)
+
+
 def _gen_prepare(p: Params) -> None:
     crims = bot_list([p.criminals], "criminal")
     if len(crims) == 1:
@@ -251,10 +278,25 @@ GENERATE = GenerateSpec(
              SEED.but(help="Seed: candidate i is the contest generator's graph 'SEED:i'."),
              Opt("candidates", ("--candidates",), "Candidate graphs to measure (default: 10 x "
                  "count).", kind="int", range=(1, None)),
-             Opt("criminals", ("--criminals",), "The criminal pair the greedy field plays "
-                 "against.", default="toll,toll", show_default=True, metavar="BOT,BOT"),
+             Opt("criminals", ("--criminals",), "The criminal pair the greedy field (or the "
+                 "hunted student file) plays against.", default="toll,toll",
+                 show_default=True, metavar="BOT,BOT"),
+             Opt("student", ("--student",), "Hunt for the smallest graphs on which this "
+                 "student file (in all eight seats) pays at least --min-excess above the "
+                 "robust student's certified bound, or moves invalidly; each kept with the "
+                 "game and the bound. Exit 1 when one is found.", metavar="FILE.py"),
+             Opt("criminal", ("--criminal",), "Hunt for the smallest graphs on which this "
+                 "criminal file (both seats, against greedy students) moves invalidly.",
+                 metavar="FILE.py"),
+             Opt("min_excess", ("--min-excess",), "With --student: how far above the bound "
+                 "a seat must pay.", kind="float", default=20.0, range=(0, None),
+                 show_default=True),
+             MOVE, INIT, MEMORY,
+             TIME_LIMIT.but(default=120.0, show_default=True, help="With --student or "
+                            "--criminal: seconds the hunt may take; it stops with what it "
+                            "found."),
              *WHERE),
-    generate=_generate, prepare=_gen_prepare,
+    generate=_generate, prepare=_gen_prepare, hunter=_hunter,
     layout=lambda p: "folder" if p.output or p.count > 1 else "lines", what="kept",
     shortfall="raise --candidates",
     output_help="Folder for NAME.json (the graph with its evidence). Without it, one graph "

@@ -159,9 +159,10 @@ def _hunt(plugin: Any, hunter: Any, p: Params) -> None:
     program = p.program
     writer = _Writer("folder" if p.output else "lines", p)
     t0, kept, attempts = time.monotonic(), 0, [0]
-    who = {"name": program.name, "command": list(program.command),
-           "limits": {"first": program.limits.first, "turn": program.limits.turn,
-                      "memory_mb": program.limits.memory_mb}}
+    who = ({"name": program.name, "command": list(program.command),
+            "limits": {"first": program.limits.first, "turn": program.limits.turn,
+                       "memory_mb": program.limits.memory_mb}} if program is not None
+           else {"name": Path(hunter.bot.split(":")[0]).stem, "file": hunter.bot})
     try:
         with progress_bar(p.quiet) as progress:
             bar = progress.add_task("breakers", total=p.count or 1)
@@ -176,7 +177,7 @@ def _hunt(plugin: Any, hunter: Any, p: Params) -> None:
                           max_attempts=getattr(hunter, "max_attempts", None),
                           on_attempt=on_attempt):
                 kept += 1
-                name = breaker_name(plugin.name, program.name, b, kept)
+                name = breaker_name(plugin.name, who["name"], b, kept)
                 text, ending = hunter.files(b.instance, name)
                 doc = breaker_document(hunter, b, who, name, name + ending)
                 where = writer.put(Generated(name, doc, line=json.dumps(
@@ -195,7 +196,7 @@ def _hunt(plugin: Any, hunter: Any, p: Params) -> None:
         say(f"breakers {kept} of {plural(attempts[0], 'attempt')} in {took:.1f} s"
             + (f" -> {writer.target}" if writer.target is not None else ""))
         raise Exit(1)
-    say(f"no breaker: {program.name} held on every one of {plural(attempts[0], 'instance')} "
+    say(f"no breaker: {who['name']} held on every one of {plural(attempts[0], 'instance')} "
         f"tried in {took:.1f} s")
     raise Exit(0)
 
