@@ -26,9 +26,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Protocol, Sequence
 
-from puzzleproof.clock import Deadline
+from pathlib import Path
 
-__all__ = ["Failure", "Hunter", "Breaker", "hunt", "shrink"]
+from puzzleproof.clock import Deadline
+from puzzleproof.games.program import Limits, Program
+
+__all__ = ["Failure", "Hunter", "Breaker", "hunt", "shrink", "breaker_name", "breaker_document",
+           "read_breaker", "rejudge", "program_of", "BREAKER_TYPE"]
 
 
 @dataclass
@@ -188,3 +192,47 @@ def breaker_document(hunter: Any, breaker: Breaker, program: dict[str, Any], nam
             "settings": hunter.describe(), "failure": {"kind": breaker.failure.kind,
                                                        "summary": breaker.failure.summary},
             "hunt": breaker.record(), "evidence": breaker.failure.evidence}
+
+
+#: the ``type`` of a breaker's evidence file
+BREAKER_TYPE = "breaker"
+#: the longest a re-judged breaker may take
+REJUDGE_SECONDS = 300.0
+
+
+def program_of(who: dict[str, Any]) -> Program:
+    """The program a breaker's evidence names (its command and limits)."""
+    lim = who.get("limits") or {}
+    return Program(str(who["name"]), tuple(who["command"]),
+                   limits=Limits(lim.get("first", 1.0), lim.get("turn", 0.150),
+                                 lim.get("memory_mb", 768)))
+
+
+def read_breaker(path: str | Path) -> tuple[dict[str, Any], str, str]:
+    """A breaker's evidence (the ``NAME.breaker.json`` a hunt writes), the text of the
+    instance file beside it and that file's path; InputError naming what is wrong."""
+    from puzzleproof.errors import InputError
+    from puzzleproof.formats.numbers import load_json
+
+    path = Path(path)
+    doc = load_json(path.read_text(encoding="utf-8"), str(path))
+    if not isinstance(doc, dict) or doc.get("type") != BREAKER_TYPE:
+        raise InputError('expected a breaker\'s evidence ("type": "breaker")', str(path))
+    for key, kind in (("puzzle", str), ("settings", dict), ("program", dict),
+                      ("instance", str), ("failure", dict)):
+        if not isinstance(doc.get(key), kind):
+            raise InputError(f"a breaker's evidence without its {key!r}", str(path))
+    inst = path.parent / Path(doc["instance"]).name
+    if not inst.is_file():
+        raise InputError(f"the instance {doc['instance']!r} is not beside it", str(path))
+    return doc, inst.read_text(encoding="utf-8"), str(inst)
+
+
+def rejudge(path: str | Path, rebuild: Callable[..., tuple[Any, Any]]
+            ) -> tuple[dict[str, Any], Failure | None]:
+    """The breaker at ``path`` judged again from its files alone: its evidence and the
+    failure its program shows there now (None: it now gets it right). ``rebuild`` is the
+    puzzle's ``from_evidence`` (the hunter and the instance from the files)."""
+    doc, text, source = read_breaker(path)
+    hunter, instance = rebuild(doc["settings"], doc["program"], text, source)
+    return doc, hunter.judge(instance, Deadline(REJUDGE_SECONDS))

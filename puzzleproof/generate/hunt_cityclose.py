@@ -26,11 +26,11 @@ from puzzleproof.formats.cityclose import map_to_json
 from puzzleproof.games.cityclose_program import parse_order, program_input
 from puzzleproof.games.program import Program
 from puzzleproof.games.runner import answer
-from puzzleproof.generate.hunt import Failure
+from puzzleproof.generate.hunt import Failure, program_of
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.result import Status
 
-__all__ = ["CitycloseHunter"]
+__all__ = ["CitycloseHunter", "from_evidence"]
 
 #: the last lines of the program's stderr an evidence keeps
 STDERR_LINES = 20
@@ -135,3 +135,16 @@ def _connected_map(names: tuple[str, ...], links: list[tuple[int, int]]) -> City
                 seen.add(w)
                 todo.append(w)
     return CityMap(names, tuple(sorted(links))) if len(seen) == n else None
+
+
+def from_evidence(settings: dict, who: dict, text: str, source: str) -> tuple[Any, Any]:
+    """The hunter and the instance of a kept breaker, from its evidence's settings and
+    program and the instance file's text (:func:`puzzleproof.generate.hunt.rejudge`)."""
+    from puzzleproof.formats.cityclose import read_map
+    from puzzleproof.models.cityclose import Rules
+
+    r = settings["rules"]
+    rules = Rules(r["final_size"], frozenset(r.get("keep") or ()), r.get("no_paths"),
+                  bool(r.get("final_not_path")))
+    return (CitycloseHunter(program_of(who), rules, settings["min_gap"]),
+            read_map(text, source))

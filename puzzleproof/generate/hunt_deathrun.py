@@ -27,7 +27,7 @@ from puzzleproof.errors import InputError
 from puzzleproof.generate.hunt import Failure
 from puzzleproof.models.deathrun import Graph, generate_graph, make_graph
 
-__all__ = ["DeathrunHunter"]
+__all__ = ["DeathrunHunter", "from_evidence"]
 
 #: the criminals' combined budget and the bound's grid step (the contest's, the project's)
 BUDGET, STEP = 200.0, 1.0
@@ -129,3 +129,13 @@ def _first_invalid(rec: dict, seat: int) -> str:
             if s.get("seat") == seat and not s.get("valid", True):
                 return str(s.get("reason") or s.get("error") or "an invalid move")
     return "an invalid move"
+
+
+def from_evidence(settings: dict, who: dict, text: str, source: str) -> tuple[Any, Any]:
+    """The hunter and the instance of a kept breaker, from its evidence's settings and
+    program and the instance file's text (:func:`puzzleproof.generate.hunt.rejudge`)."""
+    from puzzleproof.formats.deathrun import read_graph
+
+    role = "student" if "student" in settings else "criminal"
+    return (DeathrunHunter(settings[role], settings["against"], settings["min_excess"],
+                           role=role), read_graph(text, source))

@@ -24,15 +24,16 @@ from typing import Any, Iterator
 
 from puzzleproof.clock import Deadline
 from puzzleproof.encoders import hashi_sat
+from puzzleproof.errors import InputError
 from puzzleproof.formats.hashi import write_puzzle
 from puzzleproof.games.hashi_program import parse_bridges
 from puzzleproof.games.program import Program
 from puzzleproof.games.runner import answer
-from puzzleproof.generate.hunt import Failure
+from puzzleproof.generate.hunt import Failure, program_of
 from puzzleproof.models.hashi import BridgeLine, Island, Puzzle, check_solution
 from puzzleproof.result import Status
 
-__all__ = ["HashiHunter", "Solved"]
+__all__ = ["HashiHunter", "Solved", "from_evidence"]
 
 #: the last lines of the program's stderr an evidence keeps
 STDERR_LINES = 20
@@ -162,3 +163,15 @@ def _connected(cells: list[tuple[int, int]], lines: list[BridgeLine]) -> bool:
                 seen.add(w)
                 todo.append(w)
     return len(seen) == len(cells)
+
+
+def from_evidence(settings: dict, who: dict, text: str, source: str) -> tuple[Any, Any]:
+    """The hunter and the instance of a kept breaker, from its evidence's settings and
+    program and the instance file's text (:func:`puzzleproof.generate.hunt.rejudge`)."""
+    from puzzleproof.formats.hashi import read_puzzles
+
+    puzzle = read_puzzles(text, source)[0].puzzle
+    solution = unique_solution(puzzle)
+    if solution is None:
+        raise InputError("the puzzle is not proved unique: it is no breaker", source)
+    return HashiHunter(program_of(who)), Solved(puzzle, solution)

@@ -23,12 +23,12 @@ from puzzleproof.clock import Deadline
 from puzzleproof.formats.skynet import record_to_json, write_map
 from puzzleproof.games.program import Program
 from puzzleproof.games.skynet_referee import BY_PLAY, play_external
-from puzzleproof.generate.hunt import Failure
+from puzzleproof.generate.hunt import Failure, program_of
 from puzzleproof.generate.skynet import SkyParams, _random_map, _smaller, _won
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.players.skynet_agents import make_agent
 
-__all__ = ["SkynetHunter"]
+__all__ = ["SkynetHunter", "from_evidence"]
 
 #: the last lines of the program's stderr an evidence keeps
 STDERR_LINES = 20
@@ -111,3 +111,12 @@ class SkynetHunter:
 
 def _tail(text: str) -> list[str]:
     return text.splitlines()[-STDERR_LINES:]
+
+
+def from_evidence(settings: dict, who: dict, text: str, source: str) -> tuple[Any, Any]:
+    """The hunter and the instance of a kept breaker, from its evidence's settings and
+    program and the instance file's text (:func:`puzzleproof.generate.hunt.rejudge`)."""
+    from puzzleproof.formats.skynet import read_map
+
+    return (SkynetHunter(program_of(who), settings["rule"], settings["agent"]),
+            read_map(text, source))

@@ -317,6 +317,9 @@ class GenerateSpec:
     #: :class:`~puzzleproof.generate.hunt.Hunter` for the options' program (``p.program``),
     #: or None when the options ask for the puzzle's own generation instead
     hunter: Callable[[Params], Any] | None = None
+    #: a kept breaker's hunter and instance from its evidence and instance file
+    #: (``from_evidence(settings, program, text, source)``), so that ``check`` re-judges it
+    rebuild: Callable[..., tuple[Any, Any]] | str | None = None
 
 
 @dataclass

@@ -74,6 +74,13 @@ def written_kind(text: str) -> tuple[str | None, str] | None:
     kind = _json_type(text)
     if kind is None:
         return None
+    if kind == "breaker":  # a hunt's evidence names its puzzle
+        try:
+            puzzle = json.loads(text).get("puzzle")
+        except (ValueError, RecursionError, AttributeError):
+            puzzle = None
+        return (puzzle if isinstance(puzzle, str) else None,
+                "a breaker's evidence (check it to judge the program again)")
     if kind in GENERIC_WRITTEN:
         return None, GENERIC_WRITTEN[kind]
     for p in all_puzzles():

@@ -297,6 +297,7 @@ GENERATE = GenerateSpec(
                             "found."),
              *WHERE),
     generate=_generate, prepare=_gen_prepare, hunter=_hunter,
+    rebuild="puzzleproof.generate.hunt_deathrun:from_evidence",
     layout=lambda p: "folder" if p.output or p.count > 1 else "lines", what="kept",
     shortfall="raise --candidates",
     output_help="Folder for NAME.json (the graph with its evidence). Without it, one graph "

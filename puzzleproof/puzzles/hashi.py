@@ -340,6 +340,7 @@ GENERATE = GenerateSpec(
                  "file a puzzle.", kind="choice", choices=("jsonl",) + WRITE_FORMATS,
                  default="jsonl", show_default=True)),
     generate=_generate, prepare=_gen_prepare, hunter=_hunter,
+    rebuild="puzzleproof.generate.hunt_hashi:from_evidence",
     layout=lambda p: "lines" if p.out_fmt in ("jsonl", "tatham", "puzzlink") else "folder",
     what="kept", shortfall="lower --min-assumptions or --loops, or raise --max-attempts",
     output_help="A file (line formats) or a folder (one file a puzzle).")

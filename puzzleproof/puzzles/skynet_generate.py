@@ -257,7 +257,7 @@ GENERATE = GenerateSpec(
                                  "per bot for its worst case (default 60)."),
              *WHERE),
     generate=_generate, prepare=_prepare, layout=lambda p: "folder", expected=_expected,
-    hunter=_hunter,
+    hunter=_hunter, rebuild="puzzleproof.generate.hunt_skynet:from_evidence",
     what="maps kept", shortfall="raise --max-attempts or --nodes, or lower --min-beaten",
     output_help="Folder for NAME.txt (CodinGame map with the start) and its evidence "
                 "(NAME.evidence.json and NAME.strategy.json for a breaker, NAME.cuts.json for "

@@ -30,6 +30,8 @@ def build(plugin: Any) -> click.Command:
 
 def run(plugin: Any, p: Params, ctx: click.Context) -> None:
     spec = plugin.check
+    if len(p.args) == 1 and _is_breaker(p.args[0]):
+        return _rejudge(plugin, p)
     low, high = spec.nargs
     if not low <= len(p.args) <= high:
         raise UsageError(f"expected {spec.arguments}, found {len(p.args)} argument(s)")
@@ -41,3 +43,37 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
         show(outcome.page)
     raise Exit(outcome.exit_code)
 
+
+
+def _is_breaker(arg: str) -> bool:
+    return arg.endswith(".breaker.json")
+
+
+def _rejudge(plugin: Any, p: Params) -> None:
+    """``check BREAKER.breaker.json``: the program of a kept breaker run again on it, and
+    the exact solver asked again (:func:`puzzleproof.generate.hunt.rejudge`). Exit 1 while
+    it still fails (the finding holds), 0 once it gets the instance right."""
+    from puzzleproof.generate.hunt import rejudge
+    from puzzleproof.method import load_ref
+    from puzzleproof.puzzles.base import Outcome, Page
+
+    rebuild = plugin.generate.rebuild if plugin.generate is not None else None
+    if rebuild is None:
+        raise UsageError(f"{plugin.title} keeps no breakers to check")
+    doc, failure = rejudge(p.args[0], load_ref(rebuild))
+    name = doc["program"].get("name")
+    was = doc["failure"]
+    page = Page().line(f"{p.args[0]}: {name} "
+                       + (f"still fails: {failure.kind}: {failure.summary}" if failure else
+                          f"no longer fails (it was {was.get('kind')}: "
+                          f"{was.get('summary')})"))
+    record = {"breaker": p.args[0], "program": name, "recorded": was,
+              "still_fails": failure is not None,
+              "now": None if failure is None else {"kind": failure.kind,
+                                                   "summary": failure.summary}}
+    outcome = Outcome(failure is None, record, page)
+    if p.as_json:
+        emit({"type": "check", "schema_version": 1, "puzzle": plugin.name, **outcome.record})
+    else:
+        show(outcome.page)
+    raise Exit(outcome.exit_code)
