@@ -1,11 +1,12 @@
 """A Hashi solver program speaking CodinGame's protocol, as a cross-check harness method.
 
 The program reads the puzzle on stdin (CodinGame's input: the width, the height, then one
-line per row, ``.`` for water and a digit for a clue) and writes one bridge per line,
-``x1 y1 x2 y2 n``, then exits. Its output is complete when it exits (or closes its output),
-or when the per-puzzle time limit is reached: CodinGame's solvers print every line and then
-end, but one that keeps waiting for input is read at the limit (``reason: timeout`` in the
-record's stats says so). Lines are read as ``check hashi`` reads a solution file: blank
+line per row, ``.`` for water and a digit for a clue; then the end of the input, which a
+program reading line by line, as on CodinGame, never meets, and one reading to the end
+needs) and writes one bridge per line, ``x1 y1 x2 y2 n``, then exits. Its output is
+complete when it exits (or closes its output), or when the per-puzzle time limit is
+reached: CodinGame's solvers print every line and then end, but one that keeps running is
+read at the limit (``reason: timeout`` in the record's stats says so). Lines are read as ``check hashi`` reads a solution file: blank
 lines and ``#`` comments are passed over, every other line must be five integers. A line that
 is not (debug output on stdout, a number too big) is no bridge and no answer: the program's
 output is *malformed*, a verdict naming the first bad line (debug output belongs on stderr,
@@ -98,7 +99,7 @@ def run_solver(program: Program, puzzle: Puzzle, *, deadline: Deadline) -> Resul
     except InputError:  # what CodinGame's input cannot hold is not sent
         raise NotSent(f"not sent: the protocol holds at most 2 bridges per pair (this puzzle "
                       f"allows {puzzle.max_bridges})") from None
-    done = answer(program, text, deadline)
+    done = answer(program, text, deadline, close_input=True)
     bridges, bad = parse_bridges(done.output)
     reason = done.verdict[0] if done.verdict else "exited"
     stats = {"reason": reason, "detail": done.verdict[1] if done.verdict else None,

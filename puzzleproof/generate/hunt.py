@@ -31,7 +31,7 @@ from pathlib import Path
 from puzzleproof.clock import Deadline
 from puzzleproof.games.program import Limits, Program
 
-__all__ = ["Failure", "Hunter", "Breaker", "hunt", "shrink", "breaker_name", "breaker_document",
+__all__ = ["Failure", "Undecided", "UNDECIDED", "Hunter", "Breaker", "hunt", "shrink", "breaker_name", "breaker_document",
            "read_breaker", "rejudge", "program_of", "BREAKER_TYPE"]
 
 
@@ -47,6 +47,18 @@ class Failure:
     evidence: dict[str, Any] = field(default_factory=dict)
 
 
+class Undecided:
+    """A judge that could not tell (the hunt's clock would have cut the program short):
+    neither a failure nor a pass."""
+
+    def __repr__(self) -> str:
+        return "UNDECIDED"
+
+
+#: the one :class:`Undecided`
+UNDECIDED = Undecided()
+
+
 class Hunter(Protocol):
     """A puzzle's part of a hunt (see the module docstring)."""
 
@@ -56,8 +68,10 @@ class Hunter(Protocol):
     def candidate(self, rng: random.Random, size: int) -> Any | None:
         """A random instance of about ``size`` (None: this draw made none)."""
 
-    def judge(self, instance: Any, deadline: Deadline) -> Failure | None:
-        """Run the program on ``instance``: its failure, or None (right, or not decided)."""
+    def judge(self, instance: Any, deadline: Deadline) -> Failure | Undecided | None:
+        """Run the program on ``instance``: its failure, None when it is right (or the
+        instance proves nothing: a start no one wins), :data:`UNDECIDED` when the hunt's
+        clock would cut the program short."""
 
     def smaller(self, instance: Any) -> Iterator[Any]:
         """Every well-formed instance one removal smaller."""
@@ -131,7 +145,7 @@ def hunt(hunter: Hunter, *, count: int = 1, seed: int = 0, deadline: Deadline,
         failure = None if inst is None else hunter.judge(inst, deadline)
         if on_attempt is not None:
             on_attempt(attempts, len(seen))
-        if failure is None:
+        if not isinstance(failure, Failure):
             continue
         found = _kept(hunter, inst, failure, f"{seed}:{size}:{k}", confirm, deadline)
         key = hunter.key(found.instance)
@@ -146,12 +160,14 @@ def hunt(hunter: Hunter, *, count: int = 1, seed: int = 0, deadline: Deadline,
 
 def _kept(hunter: Hunter, inst: Any, failure: Failure, attempt: str, confirm: int,
           deadline: Deadline) -> Breaker:
-    """The failure re-run ``confirm`` times, then shrunk when it is steady."""
+    """The failure re-run ``confirm`` times (runs the clock cut short are not counted),
+    then shrunk when it is steady."""
     again = [hunter.judge(inst, deadline) for _ in range(confirm)]
-    fails = 1 + sum(f is not None for f in again)
+    runs = 1 + sum(f is not UNDECIDED for f in again)
+    fails = 1 + sum(isinstance(f, Failure) for f in again)
     size = hunter.size(inst)
-    b = Breaker(inst, failure, size, attempt, 1 + confirm, fails, original_size=size)
-    if fails < 1 + confirm:
+    b = Breaker(inst, failure, size, attempt, runs, fails, original_size=size)
+    if fails < runs or runs < 1 + confirm:
         return b
     b.instance, b.failure, b.shrink_steps, b.locally_minimal = shrink(hunter, inst, failure,
                                                                       deadline)
@@ -170,7 +186,9 @@ def shrink(hunter: Hunter, inst: Any, failure: Failure, deadline: Deadline
             if deadline.expired():
                 return inst, failure, steps, False
             got = hunter.judge(smaller, deadline)
-            if got is not None and hunter.judge(smaller, deadline) is not None:
+            if got is UNDECIDED:
+                return inst, failure, steps, False
+            if isinstance(got, Failure) and isinstance(hunter.judge(smaller, deadline), Failure):
                 inst, failure, steps = smaller, got, steps + 1
                 break
         else:
@@ -235,4 +253,5 @@ def rejudge(path: str | Path, rebuild: Callable[..., tuple[Any, Any]]
     puzzle's ``from_evidence`` (the hunter and the instance from the files)."""
     doc, text, source = read_breaker(path)
     hunter, instance = rebuild(doc["settings"], doc["program"], text, source)
-    return doc, hunter.judge(instance, Deadline(REJUDGE_SECONDS))
+    got = hunter.judge(instance, Deadline(REJUDGE_SECONDS))
+    return doc, got if isinstance(got, Failure) else None

@@ -26,7 +26,7 @@ from puzzleproof.formats.cityclose import map_to_json
 from puzzleproof.games.cityclose_program import parse_order, program_input
 from puzzleproof.games.program import Program
 from puzzleproof.games.runner import answer
-from puzzleproof.generate.hunt import Failure, program_of
+from puzzleproof.generate.hunt import UNDECIDED, Failure, program_of
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.result import Status
 
@@ -65,13 +65,13 @@ class CitycloseHunter:
         first = self.program.limits.first
         left = deadline.left()
         if left is not None and left < first:
-            return None  # the hunt's clock would cut the program short: not its fault
+            return UNDECIDED  # the hunt's clock would cut the program short
         done = answer(self.program, program_input(m, self.rules), Deadline(first),
                       close_input=True)
         evidence: dict[str, Any] = {"stderr": done.stderr.splitlines()[-STDERR_LINES:]}
         if not done.output.strip():
             reason, detail = done.verdict or ("no-order", "it wrote no order")
-            return Failure(reason, f"{reason}: {detail}", evidence)
+            return Failure(reason, detail, evidence)
         try:
             order = parse_order(done.output, m)
         except Exception as exc:  # noqa: BLE001 - what it wrote is its verdict

@@ -24,7 +24,7 @@ from typing import Any, Iterator, Sequence
 from puzzleproof.clock import Deadline
 from puzzleproof.encoders.deathrun_robust import robust_table
 from puzzleproof.errors import InputError
-from puzzleproof.generate.hunt import Failure
+from puzzleproof.generate.hunt import UNDECIDED, Failure
 from puzzleproof.models.deathrun import Graph, generate_graph, make_graph
 
 __all__ = ["DeathrunHunter", "from_evidence"]
@@ -56,10 +56,10 @@ class DeathrunHunter:
         from puzzleproof.verify.deathrun_methods import play_one
 
         if deadline.expired():
-            return None
+            return UNDECIDED
         crims, studs = (([self.bot] * 2, list(self.others) * 8) if self.role == "criminal"
                         else (list(self.others), [self.bot] * 8))
-        rec = play_one(g, crims, studs, "hunt", *self.limits)
+        rec = play_one(g, crims, studs, 0, *self.limits)
         seats = [s for s in rec["scoreboard"] if s["role"] == self.role]
         bad = [s for s in seats if s["invalid_moves"]]
         evidence: dict[str, Any] = {"game": rec}

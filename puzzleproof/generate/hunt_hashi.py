@@ -29,7 +29,7 @@ from puzzleproof.formats.hashi import write_puzzle
 from puzzleproof.games.hashi_program import parse_bridges
 from puzzleproof.games.program import Program
 from puzzleproof.games.runner import answer
-from puzzleproof.generate.hunt import Failure, program_of
+from puzzleproof.generate.hunt import UNDECIDED, Failure, program_of
 from puzzleproof.models.hashi import BridgeLine, Island, Puzzle, check_solution
 from puzzleproof.result import Status
 
@@ -83,8 +83,9 @@ class HashiHunter:
         first = self.program.limits.first
         left = deadline.left()
         if left is not None and left < first:
-            return None  # the hunt's clock would cut the program short: not its fault
-        done = answer(self.program, write_puzzle(inst.puzzle, "codingame"), Deadline(first))
+            return UNDECIDED  # the hunt's clock would cut the program short
+        done = answer(self.program, write_puzzle(inst.puzzle, "codingame"), Deadline(first),
+                      close_input=True)
         bridges, bad = parse_bridges(done.output)
         evidence: dict[str, Any] = {
             "answer": bridges, "stderr": done.stderr.splitlines()[-STDERR_LINES:],
@@ -93,7 +94,7 @@ class HashiHunter:
             return Failure("malformed-output", bad[0], {**evidence, "bad_lines": bad})
         if not bridges and done.verdict is not None:
             reason, detail = done.verdict
-            return Failure(reason, f"{reason}: {detail}", evidence)
+            return Failure(reason, detail, evidence)
         violations = check_solution(inst.puzzle, [tuple(b) for b in bridges])  # type: ignore
         if not violations:
             return None

@@ -23,7 +23,7 @@ from puzzleproof.clock import Deadline
 from puzzleproof.formats.skynet import record_to_json, write_map
 from puzzleproof.games.program import Program
 from puzzleproof.games.skynet_referee import BY_PLAY, play_external
-from puzzleproof.generate.hunt import Failure, program_of
+from puzzleproof.generate.hunt import UNDECIDED, Failure, Undecided, program_of
 from puzzleproof.generate.skynet import SkyParams, _random_map, _smaller, _won
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.players.skynet_agents import make_agent
@@ -51,17 +51,21 @@ class SkynetHunter:
                       style=self.rule)
         return _random_map(rng, p)
 
-    def judge(self, m: SkynetMap, deadline: Deadline) -> Failure | None:
+    def judge(self, m: SkynetMap, deadline: Deadline) -> Failure | Undecided | None:
+        if deadline.expired():
+            return UNDECIDED
         if self.agent == "worst":
             return self._judge_worst(m, deadline)
         game = play_external(m, self.rule, self.program, make_agent(self.agent), m.start,
                              deadline=deadline)
+        if game.result is None:
+            return UNDECIDED  # the hunt's clock stopped the game
         if game.result != "LOSS":
             return None
         rec = record_to_json(game)
         evidence = {"game": rec, "stderr": _tail(getattr(game, "stderr", ""))}
         if game.reason not in BY_PLAY:
-            return Failure(game.reason or "defect", f"{game.reason}: {game.detail}", evidence)
+            return Failure(game.reason or "defect", game.detail or "", evidence)
         strategy = _won(m, self.rule)
         if strategy is None:
             return None  # a start the player cannot win: no fault of the program
@@ -79,8 +83,7 @@ class SkynetHunter:
             return None
         evidence = {"game": record_to_json(res.record), "stderr": _tail(res.stderr or "")}
         if res.record.reason not in BY_PLAY:
-            return Failure(res.record.reason or "defect",
-                           f"{res.record.reason}: {res.record.detail}", evidence)
+            return Failure(res.record.reason or "defect", res.record.detail or "", evidence)
         strategy = _won(m, self.rule) if res.verdict == "BEATEN" else None
         if strategy is None:
             return None
