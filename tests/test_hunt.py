@@ -219,7 +219,7 @@ def test_a_hashi_program_that_ignores_crossings_is_broken_and_shrunk(tmp_path, c
     solver = _file(tmp_path, "cross.py", HASHI_NO_CROSSING_RULE)
     out = tmp_path / "found"
     code, _, err = run(capsys, "generate", "hashi", "--bot-cmd", f"cross={PY} {solver}",
-                       "--init-timeout", "5", "--seed", "3", "--time-limit", "240",
+                       "--init-timeout", "20", "--seed", "3", "--time-limit", "240",
                        "-o", out, "-q")
     assert code == 1, err
     (doc,) = _breakers(out)

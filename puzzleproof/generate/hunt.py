@@ -129,70 +129,133 @@ def _draws(sizes: Sequence[int], per_size: int) -> Iterator[tuple[int, int]]:
 
 def hunt(hunter: Hunter, *, count: int = 1, seed: int = 0, deadline: Deadline,
          attempts_per_size: int = 20, max_attempts: int | None = None, confirm: int = 2,
-         on_attempt: Callable[[int, int], None] | None = None) -> Iterator[Breaker]:
+         jobs: Any = 1, on_attempt: Callable[[int, int], None] | None = None
+         ) -> Iterator[Breaker]:
     """Breakers of ``hunter``'s program, in the order they are found (see the module
     docstring), until ``count`` are kept, ``max_attempts`` instances were drawn or
-    ``deadline`` passes (a hunt without either runs until it has found ``count``)."""
+    ``deadline`` passes (a hunt without either runs until it has found ``count``).
+
+    Candidates are drawn and judged ``jobs`` at a time in worker processes (local ones or
+    an :class:`~puzzleproof.executor.ExecutorSpec`; starting the program is most of a
+    judge's time, and the runs overlap), and taken in draw order: whatever runs them, the
+    same seed gives the same breakers."""
+    from puzzleproof import executor
+
     seen: set[str] = set()
     attempts = 0
-    for size, k in _draws(hunter.sizes, attempts_per_size):
-        if deadline.expired() or len(seen) >= count \
-                or (max_attempts is not None and attempts >= max_attempts):
-            return
-        t0 = time.monotonic()
-        inst = hunter.candidate(random.Random(f"{seed}:{size}:{k}"), size)
-        attempts += 1
-        failure = None if inst is None else hunter.judge(inst, deadline)
-        if on_attempt is not None:
-            on_attempt(attempts, len(seen))
-        if not isinstance(failure, Failure):
-            continue
-        found = _kept(hunter, inst, failure, f"{seed}:{size}:{k}", confirm, deadline)
-        key = hunter.key(found.instance)
-        if key in seen:
-            continue
-        seen.add(key)
-        found.seconds = time.monotonic() - t0
-        yield found
-        if on_attempt is not None:
-            on_attempt(attempts, len(seen))
+    draws = _draws(hunter.sizes, attempts_per_size)
+    with executor.open_pool(jobs) as pool:
+        width = 2 * pool.slots if pool.spec.parallel else 1
+        while len(seen) < count and not deadline.expired():
+            left = None if max_attempts is None else max_attempts - attempts
+            batch = [next(draws) for _ in range(width if left is None else min(width, left))]
+            if not batch:
+                return
+            t0 = time.monotonic()
+            judged = _in_order(pool, _drawn, [(hunter, seed, s, k, deadline) for s, k in batch])
+            for (size, k), (inst, failure) in zip(batch, judged):
+                attempts += 1
+                if on_attempt is not None:
+                    on_attempt(attempts, len(seen))
+                if not isinstance(failure, Failure) or len(seen) >= count:
+                    continue
+                found = _kept(pool, hunter, inst, failure, f"{seed}:{size}:{k}", confirm,
+                              deadline)
+                key = hunter.key(found.instance)
+                if key in seen:
+                    continue
+                seen.add(key)
+                found.seconds = time.monotonic() - t0
+                yield found
+                if on_attempt is not None:
+                    on_attempt(attempts, len(seen))
 
 
-def _kept(hunter: Hunter, inst: Any, failure: Failure, attempt: str, confirm: int,
-          deadline: Deadline) -> Breaker:
+def _drawn(hunter: Hunter, seed: int, size: int, k: int, deadline: Deadline
+           ) -> tuple[Any, Failure | Undecided | None]:
+    """One draw, judged (a worker's task): ``(instance or None, what the judge said)``."""
+    inst = hunter.candidate(random.Random(f"{seed}:{size}:{k}"), size)
+    return inst, (None if inst is None else hunter.judge(inst, deadline))
+
+
+def _judged(hunter: Hunter, inst: Any, deadline: Deadline) -> Failure | Undecided | None:
+    return hunter.judge(inst, deadline)
+
+
+def _in_order(pool: Any, fn: Callable[..., Any], tasks: list[tuple]) -> list[Any]:
+    """``fn(*task)`` for every task, on the pool, the results in the tasks' order (a task
+    that gave none, its worker lost: :data:`UNDECIDED`)."""
+    from puzzleproof import executor
+
+    if len(tasks) == 1 or not pool.spec.parallel:
+        return [fn(*task) for task in tasks]
+    got: dict[int, Any] = {}
+    for k, res in pool.stream(fn, range(len(tasks)), args=lambda k: tasks[k],
+                              name=lambda k: f"hunt task {k}"):
+        failed = isinstance(res, executor.TaskFailure)
+        got[k] = ((None, UNDECIDED) if fn is _drawn else UNDECIDED) if failed else res
+    return [got[k] for k in range(len(tasks))]
+
+
+def _kept(pool: Any, hunter: Hunter, inst: Any, failure: Failure, attempt: str,
+          confirm: int, deadline: Deadline) -> Breaker:
     """The failure re-run ``confirm`` times (runs the clock cut short are not counted),
     then shrunk when it is steady."""
-    again = [hunter.judge(inst, deadline) for _ in range(confirm)]
+    again = _in_order(pool, _judged, [(hunter, inst, deadline)] * confirm)
     runs = 1 + sum(f is not UNDECIDED for f in again)
     fails = 1 + sum(isinstance(f, Failure) for f in again)
     size = hunter.size(inst)
     b = Breaker(inst, failure, size, attempt, runs, fails, original_size=size)
     if fails < runs or runs < 1 + confirm:
         return b
-    b.instance, b.failure, b.shrink_steps, b.locally_minimal = shrink(hunter, inst, failure,
-                                                                      deadline)
+    b.instance, b.failure, b.shrink_steps, b.locally_minimal = shrink(
+        hunter, inst, failure, deadline, pool)
     b.size = hunter.size(b.instance)
     return b
 
 
-def shrink(hunter: Hunter, inst: Any, failure: Failure, deadline: Deadline
-           ) -> tuple[Any, Failure, int, bool]:
+def shrink(hunter: Hunter, inst: Any, failure: Failure, deadline: Deadline,
+           pool: Any = None) -> tuple[Any, Failure, int, bool]:
     """Remove what can be removed while the failure remains (each step checked twice):
     ``(instance, its failure, steps, locally minimal)``; the last is False when the
-    deadline stopped the shrink before a pass found nothing more to remove."""
+    deadline stopped the shrink before a pass found nothing more to remove. With a
+    ``pool``, the removals are judged a few at a time and the first that keeps the failure
+    (in the hunter's order) is taken, as one at a time would."""
+    width = 2 * pool.slots if pool is not None and pool.spec.parallel else 1
     steps = 0
     while True:
-        for smaller in hunter.smaller(inst):
+        todo = hunter.smaller(inst)
+        while True:
+            chunk = [s for _, s in zip(range(width), todo)]
+            if not chunk:
+                return inst, failure, steps, True
             if deadline.expired():
                 return inst, failure, steps, False
-            got = hunter.judge(smaller, deadline)
-            if got is UNDECIDED:
+            got = (_in_order(pool, _judged, [(hunter, s, deadline) for s in chunk])
+                   if pool is not None else [hunter.judge(chunk[0], deadline)])
+            hit = _first_kept(hunter, chunk, got, deadline)
+            if hit is UNDECIDED:
                 return inst, failure, steps, False
-            if isinstance(got, Failure) and isinstance(hunter.judge(smaller, deadline), Failure):
-                inst, failure, steps = smaller, got, steps + 1
+            if hit is not None:
+                inst, failure = hit
+                steps += 1
                 break
-        else:
-            return inst, failure, steps, True
+
+
+def _first_kept(hunter: Hunter, chunk: list, got: list, deadline: Deadline) -> Any:
+    """The first smaller instance whose failure stands a second judge, ``(instance,
+    failure)``; None when none does; :data:`UNDECIDED` when the clock cut a judge short
+    before one was found."""
+    for smaller, g in zip(chunk, got):
+        if g is UNDECIDED:
+            return UNDECIDED
+        if isinstance(g, Failure):
+            again = hunter.judge(smaller, deadline)
+            if again is UNDECIDED:
+                return UNDECIDED
+            if isinstance(again, Failure):
+                return smaller, g
+    return None
 
 
 def breaker_name(puzzle: str, program: str, breaker: Breaker, k: int) -> str:

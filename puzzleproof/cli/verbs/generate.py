@@ -19,7 +19,7 @@ from puzzleproof.errors import InputError, UsageError
 from puzzleproof.formats import write_atomic
 from puzzleproof.puzzles.base import Generated, Params
 from puzzleproof.puzzles.options import (BOT_CMD, FORCE, INIT_TIMEOUT, MEMORY_LIMIT,
-                                         MOVE_TIMEOUT, OUTPUT, QUIET, TIME_LIMIT,
+                                         MOVE_TIMEOUT, OUTPUT, QUIET, TIME_LIMIT, WHERE,
                                          program_limits)
 
 __all__ = ["build"]
@@ -40,7 +40,7 @@ def build(plugin: Any) -> click.Command:
     spec = plugin.generate
     shared = (OUTPUT.but(kind="str", metavar="PATH", help=spec.output_help
                          + " Never overwrites an existing file unless --force."),
-              FORCE, QUIET, *(HUNT_ROWS if spec.hunter is not None else ()))
+              FORCE, QUIET, *(HUNT_ROWS + WHERE if spec.hunter is not None else ()))
     rows = rows_for(shared, spec.options)
     return make_command(plugin.name, spec.help, [], rows, lambda p, ctx: run(plugin, p, ctx))
 
@@ -102,7 +102,7 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
 
         if ctx.get_parameter_source("count") in (ParameterSource.DEFAULT, None):
             p["count"] = 1  # a hunt keeps one breaker unless -n asks for more
-        return _hunt(plugin, hunter, p)
+        return _hunt(plugin, hunter, p, ctx)
     if spec.prepare is not None:
         spec.prepare(p)
     writer = _Writer(spec.layout(p), p)
@@ -147,7 +147,7 @@ def _finish(spec: Any, p: Params, kept: int, attempts: int, expected: int | None
     raise Exit(0)
 
 
-def _hunt(plugin: Any, hunter: Any, p: Params) -> None:
+def _hunt(plugin: Any, hunter: Any, p: Params, ctx: click.Context) -> None:
     """The hunt for the program's breakers, the same for every puzzle (see
     :mod:`puzzleproof.generate.hunt`): written as they are found, exit 1 when one is."""
     import json
@@ -175,7 +175,7 @@ def _hunt(plugin: Any, hunter: Any, p: Params) -> None:
             for b in hunt(hunter, count=p.count or 1, seed=p.seed or 0,
                           deadline=Deadline(60.0 if p.time_limit is None else p.time_limit),
                           max_attempts=getattr(hunter, "max_attempts", None),
-                          on_attempt=on_attempt):
+                          jobs=executor_for(p.jobs, ctx), on_attempt=on_attempt):
                 kept += 1
                 name = breaker_name(plugin.name, who["name"], b, kept)
                 text, ending = hunter.files(b.instance, name)
