@@ -29,6 +29,7 @@ import sys
 import time
 from pathlib import Path
 
+from puzzleproof.clock import PerTask  # noqa: E402
 from puzzleproof.executor import ExecutorSpec
 from puzzleproof.formats.hashi import read_puzzles
 from puzzleproof.verify.crosscheck import Instance, run_crosscheck
@@ -60,7 +61,7 @@ def run(label: str, spec: ExecutorSpec, workers: int, instances, methods, time_l
         budgets: dict) -> dict:
     t0 = time.perf_counter()
     report = run_crosscheck(hashi_kind(**budgets), instances, methods, None, jobs=spec,
-                            time_limit=time_limit)
+                            each=PerTask(time_limit))
     wall = time.perf_counter() - t0
     work = sum(r["wall_time"] for r in report.records)
     n = len(report.records)

@@ -1,9 +1,10 @@
 """The one clock a task runs against: :class:`Deadline`, made from ``--time-limit`` where a
-task starts and handed down to every method and long-running function below the command."""
+task starts and handed down to every method and long-running function below the command;
+and :class:`PerTask`, the limit each task of a batch starts its own deadline from."""
 
 from __future__ import annotations
 
-__all__ = ["Deadline"]
+__all__ = ["Deadline", "PerTask"]
 
 
 class Deadline:
@@ -72,3 +73,28 @@ class Deadline:
 
     def __repr__(self) -> str:
         return f"Deadline({self.limit!r}, left={self.left()!r})"
+
+
+class PerTask:
+    """The time limit every task of a batch has from its own start (a cross-check's
+    ``--time-limit``: so many seconds for each instance and method, wherever and whenever
+    the task runs). :meth:`start` gives the task its :class:`Deadline`.
+
+    Example:
+        >>> each = PerTask(30)
+        >>> each.start().limit, PerTask(None).start().left() is None
+        (30, True)
+    """
+
+    __slots__ = ("seconds",)
+
+    def __init__(self, seconds: float | None) -> None:
+        #: the seconds each task has, None for no limit
+        self.seconds = seconds
+
+    def start(self) -> Deadline:
+        """The deadline of a task starting now."""
+        return Deadline(self.seconds)
+
+    def __repr__(self) -> str:
+        return f"PerTask({self.seconds!r})"

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from puzzleproof import processes
+from puzzleproof.clock import PerTask
 
 __all__ = ["ExecutorSpec", "TaskFailure", "TaskHung", "Pool", "open_pool", "as_spec",
            "guarded_call", "hang_limit_for", "DEFAULT_RETRIES"]
@@ -107,10 +108,10 @@ def as_spec(jobs: "int | ExecutorSpec | None") -> ExecutorSpec:
     return ExecutorSpec(jobs=max(1, int(jobs)))
 
 
-def hang_limit_for(time_limit: float | None) -> float | None:
+def hang_limit_for(each: PerTask) -> float | None:
     """How long a task with a time limit may run before it counts as hung: half as long
     again as its limit, plus 10 s for start-up and answer checking."""
-    return None if time_limit is None else 1.5 * time_limit + 10.0
+    return None if each.seconds is None else 1.5 * each.seconds + 10.0
 
 
 @dataclass

@@ -22,7 +22,7 @@ Example:
 
 from __future__ import annotations
 
-from puzzleproof.clock import Deadline
+from puzzleproof.clock import Deadline, PerTask
 from puzzleproof.command.build import inputs_of, make_command
 from puzzleproof.command.group import PuzzleGroup
 from puzzleproof.command.output import Exit, emit, say, show
@@ -47,7 +47,7 @@ __all__ = [
     "ReportSpec",
     # what the specs receive and return
     "Loaded", "Task", "Params", "Inputs", "Page", "Outcome", "Picture", "Generated",
-    "CrosscheckEnv", "Result", "Status", "Deadline", "InputError", "UsageError",
+    "CrosscheckEnv", "Result", "Status", "Deadline", "PerTask", "InputError", "UsageError",
     "resolve_methods", "read_source",
     # option rows (shared ones, and Opt for a puzzle's own)
     "Opt", "COUNT", "JSON", "METHOD", "METHODS", "OUTPUT", "SEED", "TIME_LIMIT",

@@ -16,7 +16,7 @@ from conftest import INSTANCES, shared_path
 from puzzleproof.formats.skynet import read_map, record_from_json, record_to_json
 from puzzleproof.models.skynet import replay
 from puzzleproof.verify.crosscheck import run_crosscheck
-from puzzleproof.clock import Deadline
+from puzzleproof.clock import Deadline, PerTask
 from puzzleproof.games.program import Limits, Program
 from puzzleproof.games.runner import ExternalProgram, ProgramEnded, answer
 from puzzleproof.players.skynet_agents import make_agent
@@ -374,7 +374,7 @@ class TestHashiExternal:
         t0 = time.monotonic()
         report = run_crosscheck(kind, [Instance("small", puzzle)],
                                 ["sat", "right", "wrong", "hang", "crash"], jobs=2,
-                                time_limit=1.5)
+                                each=PerTask(1.5))
         assert time.monotonic() - t0 < 20
         recs = {r["method"]: r for r in report.records}
         assert recs["right"]["status"] == "SOLVED" and recs["right"]["check_ok"]

@@ -9,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from puzzleproof.clock import PerTask
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import cityclose_views as views
@@ -79,7 +80,7 @@ def crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
                            tiebreak=p.tiebreak or "last", extra=extra)
     table = Table((("legal order", "solved"), ("infeasible", "infeasible"),
                    ("unknown", "unknown"), ("failed", "failed")), note=views.CROSSCHECK_NOTE)
-    report, outcome = run_harness("cityclose", kind, instances, chosen, env, p.time_limit,
+    report, outcome = run_harness("cityclose", kind, instances, chosen, env, PerTask(p.time_limit),
                                   table)
     by_inst: dict[str, list[dict]] = defaultdict(list)
     for rec in report.records:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from puzzleproof.clock import PerTask
 from puzzleproof.puzzles.base import CrosscheckEnv, Outcome, Page
 from puzzleproof.puzzles.inputs import plural
 from puzzleproof.verify.crosscheck import describe, run_crosscheck
@@ -32,12 +33,12 @@ class Table:
 
 
 def run_harness(puzzle: str, kind: Any, instances: Sequence[Any], chosen: list[str],
-                env: CrosscheckEnv, time_limit: float | None, table: Table,
+                env: CrosscheckEnv, each: PerTask, table: Table,
                 findings: dict[str, dict] | None = None) -> tuple[Any, Outcome]:
     """Run the harness and judge: ``(report, outcome)``; the outcome's code is 1 on a new
     disagreement or a known finding that no longer holds, 130 when interrupted."""
     report = run_crosscheck(kind, instances, chosen, env.target, resume=env.resume,
-                            jobs=env.executor, time_limit=time_limit, progress=env.progress)
+                            jobs=env.executor, each=each, progress=env.progress)
     confirmed, broken, unchecked = split_findings(report, findings or {}, chosen)
     new = [d for d in report.disagreements if d not in confirmed]
     record = {"type": "crosscheck", "schema_version": 2, "puzzle": puzzle,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
+from puzzleproof.clock import PerTask
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import hashi_views as views
@@ -244,7 +245,7 @@ def _crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
                   note="effort: cut rounds for exact solvers, assumptions for the article's "
                        "solver")
     _, outcome = run_harness("hashi", kind, instances, chosen, env,
-                             p.time_limit, table)
+                             PerTask(p.time_limit), table)
     return outcome
 
 

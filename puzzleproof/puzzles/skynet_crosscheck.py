@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from puzzleproof.clock import PerTask
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.instance import Loaded
 from puzzleproof.puzzles.base import CrosscheckEnv, CrosscheckSpec, Outcome, Page, Params
@@ -124,7 +125,7 @@ def _exact_part(rule: str, group: list, evidence: dict, starts: dict, p: Params,
                   note="exact methods: proved verdicts; bots: played against the worst-case "
                        "agent (LOSS: an agent line beats the bot); effort: positions searched")
     report, outcome = run_harness("skynet", kind, game_instances(group, starts), exact + bots,
-                                  env, p.time_limit, table,
+                                  env, PerTask(p.time_limit), table,
                                   findings={m.name: evidence[m.name] for m in group
                                             if evidence[m.name]})
     return report, outcome
@@ -143,7 +144,7 @@ def _programs_part(rule: str, group: list, starts: dict, p: Params, env: Crossch
     agents = split_names(p.agent_names, KNOWN_AGENTS, "agent")
     batch = referee_batch(group, starts, [], agents, "low", 0, rule, env.target,
                           env.target is not None, env.executor, p.externals,
-                          time_limit=p.time_limit, worst=worst_options(p),
+                          each=PerTask(p.time_limit), worst=worst_options(p),
                           progress=env.progress, known=proved_verdicts(exact_records, rule))
     page = Page().line(f"External programs against agents {', '.join(agents)}:")
     page.extend(batch_page(batch, env.target))

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from puzzleproof import executor
+from puzzleproof.clock import PerTask
 from puzzleproof.method import Method
 from puzzleproof.formats.jsonl import load_records, trim_torn_tail
 from puzzleproof.verify.records import Disagreement, Record
@@ -107,13 +108,12 @@ class CrosscheckReport:
         return out
 
 
-def _run_task(kind: PuzzleKind, method: Method, inst: Instance, time_limit: float | None
-              ) -> dict:
+def _run_task(kind: PuzzleKind, method: Method, inst: Instance, each: PerTask) -> dict:
     """Run one method on one instance and make its record (in a worker process)."""
     t0 = time.monotonic()
     error = None
     try:
-        res = method(inst.data, deadline=time_limit)
+        res = method(inst.data, deadline=each.start())
         status, answer = res.status.value, res.answer
         stats, cert = res.stats, res.certificate
         solver = f"{res.solver} {res.solver_version}".strip()
@@ -189,14 +189,14 @@ def find_disagreements(kind: PuzzleKind, inst: Instance, recs: Sequence[dict]) -
 
 def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Sequence[str],
                    out_path: Path | None = None, *, resume: bool = False, jobs: int | None = None,
-                   time_limit: float | None = None,
+                   each: PerTask = PerTask(None),
                    progress: Callable[[int, int, str], None] | None = None,
                    hang_limit: float | None = None) -> CrosscheckReport:
     """Cross-check ``methods`` on ``instances``; append records to ``out_path`` as they come.
 
     With ``resume``, records already in ``out_path`` are kept and their tasks skipped; without
-    it an existing file is an error (nothing is overwritten). ``progress(done, total, label)``
-    is called after each task. ``jobs`` is a number of local processes or an
+    it an existing file is an error (nothing is overwritten). Each task has ``each``'s time
+    from its own start. ``progress(done, total, label)`` is called after each task. ``jobs`` is a number of local processes or an
     :class:`~puzzleproof.executor.ExecutorSpec` (a Dask cluster); a task running past
     ``hang_limit`` seconds (default from the time limit,
     :func:`~puzzleproof.executor.hang_limit_for`) is killed and recorded UNKNOWN, and a task
@@ -211,7 +211,7 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
         raise ValueError("instance ids must be unique")
     run = _Run(kind, instances, list(methods), out_path, _earlier(out_path, resume))
     try:
-        return run.go(jobs, time_limit, progress, hang_limit)
+        return run.go(jobs, each, progress, hang_limit)
     finally:
         run.close()
 
@@ -271,14 +271,14 @@ class _Run:
                    "instance": inst.id, "disagreements": len(found)})
         self.disagreements.extend(found)
 
-    def go(self, jobs: Any, time_limit: float | None, progress: Any,
+    def go(self, jobs: Any, each: PerTask, progress: Any,
            hang_limit: float | None) -> CrosscheckReport:
         # instances whose records were all there but whose verdict was never written
         for inst in self.instances:
             if inst.id not in self.pending and inst.id not in self.judged:
                 self.close_instance(inst)
         kind = self.kind
-        hang = hang_limit if hang_limit is not None else executor.hang_limit_for(time_limit)
+        hang = hang_limit if hang_limit is not None else executor.hang_limit_for(each)
         finished = 0
         # SIGTERM with a pool: workers killed, SystemExit(143) raised here, the sink closed
         # with whole records. Without one the default stays (the process ends at once, even
@@ -288,7 +288,7 @@ class _Run:
             with executor.open_pool(executor.as_spec(jobs)) as pool:
                 for (inst, m), rec in pool.stream(
                         _run_task, self.tasks, hang_limit=hang, warm=kind.warm,
-                        args=lambda t: (kind, kind.methods[t[1]], t[0], time_limit),
+                        args=lambda t: (kind, kind.methods[t[1]], t[0], each),
                         name=lambda t: f"{t[1]} on {t[0].id}"):
                     if isinstance(rec, executor.TaskFailure):
                         rec = _failure_record(kind, kind.methods[m], inst, rec)

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from puzzleproof.formats.skynet import record_from_json, record_to_json
 from puzzleproof.models.skynet import SkynetMap, replay
 from puzzleproof.result import Result, Status
-from puzzleproof.clock import Deadline
+from puzzleproof.clock import Deadline, PerTask
 from puzzleproof.method import Method, seconds_run
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 from puzzleproof.players.skynet_agents import make_agent
@@ -350,7 +350,8 @@ def _judge_all(tasks: list[list], executor: Any, time_limit: float | None,
         for t in tasks:
             out += judge_map(t)
         return out
-    hang = ex.hang_limit_for(None if time_limit is None else time_limit * max(map(len, tasks)))
+    hang = ex.hang_limit_for(PerTask(None if time_limit is None else
+                                     time_limit * max(map(len, tasks))))
     done = 0
     with ex.open_pool(ex.as_spec(executor)) as pool:
         for task, items in pool.stream(judge_map, tasks, hang_limit=hang,

@@ -8,7 +8,7 @@ against the bot); their per-bot counts are :func:`worst_counts`.
 
 from __future__ import annotations
 
-from puzzleproof.clock import Deadline
+from puzzleproof.clock import Deadline, PerTask
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,7 +88,7 @@ class Batch:
 def referee_batch(maps: list, starts_of: dict, bots: list[str], agents: list[str],
                   tiebreak: str, seed: int, rule: str | None, target: Path | None,
                   resume: bool, executor: Any, externals: dict | None = None,
-                  time_limit: float | None = 30.0,
+                  each: PerTask = PerTask(30.0),
                   worst: dict | None = None,
                   progress: Callable[[int, int | None, str], None] | None = None,
                   known: dict | None = None) -> Batch:
@@ -104,13 +104,13 @@ def referee_batch(maps: list, starts_of: dict, bots: list[str], agents: list[str
     instances = game_instances(maps, starts_of)
     report = run_crosscheck(kind, instances, list(kind.methods), target, resume=resume,
                             jobs=executor, progress=progress,
-                            time_limit=worst.get("time_limit", time_limit))
+                            each=PerTask(worst.get("time_limit", each.seconds)))
     batch = Batch(report, instances, list(kind.methods))
     batch.searched = [r for r in report.records if r["method"].endswith("/worst")]
     batch.lost = [r for r in report.records if r["status"] != "WIN"
                   and not r["method"].endswith("/worst")]
     if batch.lost and not report.interrupted:
-        batch.judged = judge_lost_games(report.records, instances, time_limit=time_limit,
+        batch.judged = judge_lost_games(report.records, instances, time_limit=each.seconds,
                                         known=known, executor=executor, progress=progress)
         _append(target, batch.judged)
     return batch

@@ -11,10 +11,9 @@ import click
 from puzzleproof.plugin import (COUNT, METHOD, METHODS, OUTPUT, SEED, TIME_LIMIT, CheckSpec,
                                 ConvertSpec, CrosscheckSpec, Deadline, Exit, Generated,
                                 GenerateSpec, Instance, Loaded, Method, Opt, Outcome, Page,
-                                Picture, Plugin, PuzzleGroup, PuzzleKind, Reader, RenderSpec,
-                                ReportSpec, SolveSpec, Table, inputs_of, make_command,
-                                UsageError, read_source, resolve_methods, run_harness,
-                                say)
+                                PerTask, Picture, Plugin, PuzzleGroup, PuzzleKind, Reader,
+                                RenderSpec, ReportSpec, SolveSpec, Table, UsageError, inputs_of,
+                                make_command, read_source, resolve_methods, run_harness, say)
 
 from latin_puzzle.model import Square, read, violations, write
 
@@ -111,7 +110,7 @@ def crosscheck(loaded, p, env) -> Outcome:
     instances = [Instance(ld.name, ld.instance) for ld in loaded]
     columns = (("solved", "solved"), ("unique", "unique"), ("unknown", "unknown"),
                ("failed", "failed"))
-    _, outcome = run_harness("latin", kind, instances, chosen, env, p.time_limit,
+    _, outcome = run_harness("latin", kind, instances, chosen, env, PerTask(p.time_limit),
                              Table(columns, what="square"))
     return outcome
 
