@@ -46,13 +46,13 @@ res = puzzleproof.solve(read_map(sys.stdin.read()), method="greedy")
 print("\\n".join(res.answer["order"]))
 """
 
-#: the article's intersection search alone (no elimination search): it writes the bridges
-#: it is sure of, through the Python API with a node budget of one
+#: the article's solver without guessing (a budget of one search node: the intersection
+#: search alone; it answers only when that solves the puzzle)
 HASHI_NO_GUESS = """\
 import sys
-import puzzleproof
 from puzzleproof.formats.hashi import read_puzzles
-res = puzzleproof.solve(read_puzzles(sys.stdin.read())[0].puzzle, method="article", nodes=1)
+from puzzleproof.players import hashi_article
+res = hashi_article.solve(read_puzzles(sys.stdin.read())[0].puzzle, max_nodes=1)
 for line in res.answer or []:
     print(*line)
 """
