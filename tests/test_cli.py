@@ -24,7 +24,7 @@ def run(capsys, *args):
 
 @pytest.mark.parametrize("solver", ["sat", "cpsat"])
 def test_solve_one_puzzle_prints_status_and_picture(capsys, solver):
-    code, out, err = run(capsys, "solve", FIVE, "--unique", "--solver", solver)
+    code, out, err = run(capsys, "solve", FIVE, "--unique", "--method", solver)
     assert code == 0
     assert "UNIQUE" in out and "rule check: ok" in out
     assert "4═══2" in out
@@ -197,19 +197,19 @@ def test_solve_writes_outputs_by_extension(capsys, tmp_path):
 
 
 def test_convert_round_trip(capsys, tmp_path):
-    code, out, _ = run(capsys, "convert", FIVE, "--to", "tatham")
+    code, out, _ = run(capsys, "convert", FIVE, "--format", "tatham")
     assert out.strip() == "5x5m2:4a2c3b23e3a1a3a4a3"
-    code, out, _ = run(capsys, "convert", out.strip(), "--to", "puzzlink")
+    code, out, _ = run(capsys, "convert", out.strip(), "--format", "puzzlink")
     assert out.strip() == "https://puzz.link/p?hashi/5/5/4g2i3h23k3g1g3g4g3"
-    code, _, err = run(capsys, "convert", "3x1m4:GaG", "--to", "codingame")
+    code, _, err = run(capsys, "convert", "3x1m4:GaG", "--format", "codingame")
     assert code == 2 and "at most 2 bridges" in err
     ids = tmp_path / "ids.txt"
     ids.write_text("5x5m2:4a2c3b23e3a1a3a4a3\n3x1m2:2a2\n")
-    code, _, err = run(capsys, "convert", "hashi", str(ids), "--to", "json", "-o",
+    code, _, err = run(capsys, "convert", "hashi", str(ids), "--format", "json", "-o",
                        str(tmp_path / "two.json"))  # two puzzles are no JSON document
     assert code == 2 and "name the output .jsonl" in err
     assert not (tmp_path / "two.json").exists()
-    code, _, err = run(capsys, "convert", "hashi", str(ids), "--to", "json", "-o",
+    code, _, err = run(capsys, "convert", "hashi", str(ids), "--format", "json", "-o",
                        str(tmp_path / "two.jsonl"))
     assert code == 0, err
     code, out, _ = run(capsys, "solve", str(tmp_path / "two.jsonl"), "--json")
@@ -219,7 +219,7 @@ def test_convert_round_trip(capsys, tmp_path):
 def test_missing_file_and_bad_usage(capsys):
     code, _, err = run(capsys, "solve", "no/such/file.txt")
     assert code == 2 and "no/such/file.txt: no such file" in err
-    code, _, err = run(capsys, "solve", FIVE, "--solver", "gurobi")
+    code, _, err = run(capsys, "solve", FIVE, "--method", "gurobi")
     assert code == 2
 
 

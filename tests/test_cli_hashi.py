@@ -108,7 +108,7 @@ def _crosscheck(capsys, tmp_path, *cmds):
     args = ["crosscheck", "hashi", str(SMALL), "--method", "sat", "-j", "1", "-q",
             "--time-limit", "20", "-o", str(target)]
     for c in cmds:
-        args += ["--solver-cmd", c]
+        args += ["--bot-cmd", c]
     code, out, err = run(capsys, *args)
     recs = [json.loads(x) for x in target.read_text().splitlines()]
     return code, out, {r["method"]: r for r in recs if r["type"] == "record"}, \

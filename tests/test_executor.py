@@ -149,7 +149,7 @@ def test_a_worker_killed_mid_run_loses_no_task(tmp_path, cluster):
     bot.write_text(SLOW_SOLVER)
     target = tmp_path / "run.jsonl"
     proc = subprocess.Popen(PP + ["crosscheck", "hashi", *files, "--method", "article",
-                                  "--solver-cmd", f"slow={sys.executable} {bot}", "-q",
+                                  "--bot-cmd", f"slow={sys.executable} {bot}", "-q",
                                   "--scheduler", address, "-o", str(target)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -183,7 +183,7 @@ def test_a_run_begun_on_dask_is_finished_by_local_processes(tmp_path, cluster):
     bot = tmp_path / "slow.py"
     bot.write_text(SLOW_SOLVER.replace("1.0", "0.3"))
     target, whole = tmp_path / "run.jsonl", tmp_path / "whole.jsonl"
-    common = ["crosscheck", "hashi", *files, "--method", "sat,article", "--solver-cmd",
+    common = ["crosscheck", "hashi", *files, "--method", "sat,article", "--bot-cmd",
               f"slow={sys.executable} {bot}", "-q"]
     proc = subprocess.Popen(PP + common + ["--scheduler", address, "-o", str(target)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

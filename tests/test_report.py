@@ -43,7 +43,7 @@ def hashi_run(tmp_path_factory) -> Path:
     run = tmp / "run.jsonl"
     r = _pp("crosscheck", "hashi", str(INSTANCES / "hashi" / "small-5x5.txt"),
             str(INSTANCES / "hashi" / "medium-9x9.tatham"), "--method", "sat,article",
-            "--solver-cmd", f"wrong={sys.executable} {bot}", "-j", "1", "-q", "-o", str(run))
+            "--bot-cmd", f"wrong={sys.executable} {bot}", "-j", "1", "-q", "-o", str(run))
     assert r.returncode == 1, r.stderr  # the wrong solver's answers are disagreements
     return run
 

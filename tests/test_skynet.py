@@ -282,7 +282,7 @@ class TestReferee:
         m_path.write_text(shared_path("instances/skynet/ep2/05-complex-mesh.txt").read_text())
         out = tmp_path / "game.jsonl"
         code = main(["skynet", "referee", str(m_path), "--agent", "article", "-o", str(out),
-                     "--first-turn-timeout", "10", "--turn-timeout", "2", "--",
+                     "--init-timeout", "10", "--move-timeout", "2", "--",
                      sys.executable, "-m", "puzzleproof", "skynet", "play", "--bot",
                      "ep2-article"])
         assert code == 0, capsys.readouterr()

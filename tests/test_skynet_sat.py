@@ -422,7 +422,7 @@ def test_cli_solve_skynet(tmp_path, capsys):
     assert main(["solve", "skynet", str(mp), "--start", "3"]) == 2
     assert "not a gateway" in capsys.readouterr().err
     assert main(["solve", "skynet", str(mp), "-H", "2", "--min-cuts"]) == 2
-    assert main(["solve", "skynet", str(mp), "--solver", "explicit", "--min-cuts",
+    assert main(["solve", "skynet", str(mp), "--method", "explicit", "--min-cuts",
                  "--jsonl"]) == 0
     rec = json.loads(capsys.readouterr().out.splitlines()[0])
     assert rec["status"] == "WIN" and rec["answer"]["value"] == 2

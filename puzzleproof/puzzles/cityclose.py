@@ -285,7 +285,7 @@ def _convert(arg: str, fmt: str, p: Params, inputs: Any) -> tuple[str, str]:
 
 CONVERT = ConvertSpec(
     help=views.CONVERT_HELP,
-    options=(Opt("to_fmt", ("--format", "--to"), "Format to write: json (keeps coordinates "
+    options=(Opt("to_fmt", ("--format",), "Format to write: json (keeps coordinates "
                  "and marked cities), edges (names and links only), graphml or gml (through "
                  "networkx, with lat/lng).", kind="choice",
                  choices=("json", "edges", "graphml", "gml")),),

@@ -252,7 +252,7 @@ def _crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
 CROSSCHECK = CrosscheckSpec(
     help=views.CROSSCHECK_HELP,
     options=(METHODS.but(help=views.method_help(METHOD_LIST, several=True)),
-             BOT_CMD.but(flags=("--bot-cmd", "--solver-cmd"), help="An external solver to "
+             BOT_CMD.but(help="An external solver to "
                          "judge, speaking CodinGame's protocol (grid on stdin, 'x1 y1 x2 y2 n' "
                          "lines on stdout); repeatable, each named."),
              TIME_LIMIT.but(default=60.0, show_default=True, help="Seconds per instance and "

@@ -178,7 +178,7 @@ FORCE = Opt("force", ("--force",), "Overwrite the -o file if it exists.", kind="
             default=False)
 FORMAT = Opt("out_format", ("--format",), "What -o holds (default: from its extension).",
              kind="choice", choices=())
-METHOD = Opt("method", ("--method", "--methods", "--solver"), "Method by name.",
+METHOD = Opt("method", ("--method",), "Method by name.",
              metavar="NAME")
 METHODS = METHOD.but(help="Methods by name, comma-separated.", metavar="NAME[,NAME...]")
 COUNT = Opt("count", ("-n", "--count"), "How many.", kind="int", default=1, range=(1, None),
@@ -194,15 +194,15 @@ DASK = Opt("dask_workers", ("--dask",), "Run the batch on a local Dask cluster o
            metavar="N", expose=False)
 TIME_LIMIT = Opt("time_limit", ("--time-limit",), "Seconds per instance; when they run out "
                  "the answer is UNKNOWN, naming the limit.", kind="seconds", open_low=True)
-MOVE_TIMEOUT = Opt("move_timeout", ("--move-timeout", "--turn-timeout"),
+MOVE_TIMEOUT = Opt("move_timeout", ("--move-timeout",),
                    "Seconds an external program or bot file has per move.", kind="seconds",
                    open_low=True)
-INIT_TIMEOUT = Opt("init_timeout", ("--init-timeout", "--first-turn-timeout"),
+INIT_TIMEOUT = Opt("init_timeout", ("--init-timeout",),
                    "Seconds for an external program's start-up and first move.",
                    kind="seconds", open_low=True)
 MEMORY_LIMIT = Opt("memory_limit", ("--memory-limit",), "MB an external program may use.",
                    kind="int", default=768, range=(16, 1 << 20), show_default=True)
-BOT_CMD = Opt("bot_cmds", ("--bot-cmd", "--solver-cmd"), "An external program to judge, "
+BOT_CMD = Opt("bot_cmds", ("--bot-cmd",), "An external program to judge, "
               "NAME=COMMAND (repeatable, each named).", multiple=True, metavar="NAME=CMD")
 SEED = Opt("seed", ("--seed",), "Seed of every random choice (same seed, same output).",
            kind="int", default=0, range=(0, 2**63 - 1), show_default=True)

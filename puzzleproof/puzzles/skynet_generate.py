@@ -222,7 +222,7 @@ GENERATE = GenerateSpec(
                  kind="float", default=0.6, range=(0, 100), show_default=True),
              Opt("gateways", ("--gateways",), "Gateways of each random map.", kind="int",
                  default=3, range=(1, 20), show_default=True),
-             RULE.but(flags=("--rule", "--style"), help="ep2: breakers (maps with "
+             RULE.but(help="ep2: breakers (maps with "
                       "double-gateway nodes that bots lose). ep1: at most one gateway link per "
                       "node, where no correct bot can lose: maps where the bots use the most "
                       "cuts beyond the proved fewest."),

@@ -21,7 +21,7 @@ MIN_CUTS = Opt("min_cuts", ("--min-cuts",), "Also the value: the fewest cuts tha
 HORIZON = Opt("horizon", ("--horizon", "-H"), "Only ask: can the player contain the agent "
               "within H cuts? (A horizon beyond the map's links asks the verdict.)",
               kind="int", range=(0, 1_000_000))
-SOLVER = Opt("method", ("--method", "--solver"), "sat: CEGAR with two incremental SAT "
+SOLVER = Opt("method", ("--method",), "sat: CEGAR with two incremental SAT "
              "solvers; explicit: memoised minimax over (agent node, links left).",
              kind="choice", choices=("sat", "explicit"), default="sat", show_default=True)
 

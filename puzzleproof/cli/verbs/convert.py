@@ -18,7 +18,7 @@ __all__ = ["build"]
 
 def build(plugin: Any) -> click.Command:
     spec = plugin.convert
-    shared = (FORMAT.but(flags=("--format", "--to"), name="to_fmt", choices=spec.formats,
+    shared = (FORMAT.but(name="to_fmt", choices=spec.formats,
                          help="Format to write."),
               OUTPUT.but(help="Write to a file instead of stdout."), FORCE)
     rows = rows_for(shared, spec.options, plugin.reader.options)
