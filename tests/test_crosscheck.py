@@ -116,7 +116,7 @@ def test_crosscheck_command(capsys, tmp_path):
                  "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["disagreements"] == [] and data["instances"] == n // 3
-    code = main(["crosscheck", str(INSTANCES / "hashi"), "--methods", "sat,nope"])
+    code = main(["crosscheck", str(INSTANCES / "hashi"), "--method", "sat,nope"])
     assert code == 2
 
 
@@ -125,7 +125,7 @@ def test_agreeing_infeasible_answers_are_no_disagreement(capsys, tmp_path):
     src.mkdir()
     shutil.copy(INSTANCES / "hashi" / "small-5x5.txt", src / "a.txt")
     (src / "b.jsonl").write_text('{"name": "closed", "grid": [".1.", "2.2", ".1."]}\n')
-    code = main(["crosscheck", str(src), "-q", "--methods", "sat,article", "--json"])
+    code = main(["crosscheck", str(src), "-q", "--method", "sat,article", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["disagreements"] == []
     assert {row["method"]: row["infeasible"] for row in data["summary"]} == {"sat": 1,
@@ -135,7 +135,7 @@ def test_agreeing_infeasible_answers_are_no_disagreement(capsys, tmp_path):
 def test_heuristic_giving_up_where_exact_solves_exits_1(capsys):
     """The article's solver explodes on this Coelho puzzle (over 10 000 assumptions)."""
     f = shared_path("instances/hashi/coelho2019/100/Hs_16_100_75_00_011.has")
-    code = main(["crosscheck", str(f), "-q", "--methods", "sat,article", "--time-limit", "0.5"])
+    code = main(["crosscheck", str(f), "-q", "--method", "sat,article", "--time-limit", "0.5"])
     out = capsys.readouterr().out
     assert code == 1
     assert "missed-solution [article, sat] article says UNKNOWN but sat found a checked" in out

@@ -17,7 +17,8 @@ import click
 from puzzleproof import __version__
 from puzzleproof import puzzles as registry
 from puzzleproof.command import output as _common
-from puzzleproof.command.output import EXIT_HELP, Exit, say
+from puzzleproof.command.output import (EXIT_HELP, INTERNAL_ERROR, Exit, say,
+                                        stdout_carries_data)
 from puzzleproof.cli.verbs import verb_groups
 from puzzleproof.errors import PuzzleproofError
 from puzzleproof.formats.numbers import SIZE_ENV
@@ -139,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         k = args.index("--")
         args, external = args[:k], args[k + 1:]
     debug = "--debug" in args
+    stdout_carries_data(False)  # a command says so when it does (in-process runs: afresh)
     try:
         cli.main(args=args, prog_name="puzzleproof", standalone_mode=False,
                  obj={"external": external})
@@ -176,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         say(f"puzzleproof: internal error: {type(exc).__name__}: {exc} (rerun with --debug "
             "for the traceback, and please report it)")
-        return 1
+        return INTERNAL_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 import click
 
 from puzzleproof.command.options import options
+from puzzleproof.command.output import stdout_carries_data
 from puzzleproof.errors import UsageError
 from puzzleproof.puzzles.base import Params
 from puzzleproof.puzzles.inputs import Inputs
@@ -44,17 +45,24 @@ def reader_options(plugin: Any, p: Params) -> dict[str, Any]:
 
 def usage_errors(f: Callable) -> Callable:
     """A command callback whose :class:`UsageError` (from any layer) becomes Click's usage
-    error (exit 2, shown as Click shows its own)."""
+    error (exit 2, shown as Click shows its own), and whose ``--json``, ``--jsonl`` or
+    ``-o -`` keeps stdout for data (:func:`~puzzleproof.command.output.people`)."""
     import functools
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kw: Any) -> Any:
+        _data_mode(kw)
         try:
             return f(*args, **kw)
         except UsageError as exc:
             raise click.UsageError(str(exc), click.get_current_context(silent=True)) from None
 
     return wrapped
+
+
+def _data_mode(values: dict[str, Any]) -> None:
+    if values.get("as_json") or values.get("as_jsonl") or values.get("output") == "-":
+        stdout_carries_data()
 
 
 def make_command(name: str, help_text: str, arguments: Sequence[Callable],
@@ -65,6 +73,7 @@ def make_command(name: str, help_text: str, arguments: Sequence[Callable],
 
     def callback(**values: Any) -> None:
         ctx = click.get_current_context()
+        _data_mode(values)
         try:
             run(Params(values), ctx)
         except UsageError as exc:

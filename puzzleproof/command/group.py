@@ -9,7 +9,7 @@ import click
 
 from puzzleproof import puzzles as registry
 from puzzleproof.command.build import inputs_of
-from puzzleproof.command.output import Exit, one_json, out, say
+from puzzleproof.command.output import Exit, one_json, people, say
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.puzzles.base import PuzzlePlugin
 from puzzleproof.puzzles.inputs import could_be_input
@@ -150,9 +150,9 @@ class PuzzleGroup(click.Group):
                     scripted: bool) -> int:
         cmd = self.get_command(ctx, name)
         if k and not scripted:
-            out.print("")
+            people().print("")
         header = f"== {registry.get(name).title} =="
-        say(header) if scripted else out.print(header, markup=False)
+        say(header) if scripted else people().print(header, markup=False)
         args, dropped = _options_for(cmd, rest, self._value_options(ctx))
         if dropped:
             say(f"note: {', '.join(dict.fromkeys(dropped))} "

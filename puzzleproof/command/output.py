@@ -4,7 +4,8 @@ where a batch runs.
 
 Exit codes, one rule for every command: 0 done, nothing wrong found; 1 the input was read
 but the answer is "no" or "wrong" (a broken rule, a proved INFEASIBLE or LOSS, a lost game, a
-disagreement); 2 the input could not be read or the command was misused.
+disagreement, a program broken); 2 the input could not be read or the command was misused;
+3 an internal error (a bug of ours); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -33,7 +34,27 @@ out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty()
 
 EXIT_HELP = ("Exit codes: 0 done, nothing wrong found; 1 the input was read but the answer "
              "is 'no' or 'wrong' (a broken rule, a proved INFEASIBLE or LOSS, a lost game, a "
-             "disagreement); 2 the input could not be read or the command was misused.")
+             "disagreement, a program broken); 2 the input could not be read or the command "
+             "was misused; 3 an internal error (a bug of ours: please report it); 130 "
+             "interrupted.")
+#: the exit code of an internal error (a bug of ours), apart from every answer's
+INTERNAL_ERROR = 3
+
+
+#: whether stdout carries data (``-o -``, ``--json``, ``--jsonl``, a converted instance):
+#: then every line for a person goes to stderr, and a script can parse stdout as it is
+_stdout_is_data = [False]
+
+
+def stdout_carries_data(on: bool = True) -> None:
+    """Say that this command's stdout carries data (see :func:`people`)."""
+    _stdout_is_data[0] = on
+
+
+def people() -> Console:
+    """Where lines and tables for a person go: stdout, or stderr when stdout carries
+    data."""
+    return err if _stdout_is_data[0] else out
 
 
 def say(message: str) -> None:
@@ -170,17 +191,20 @@ def named_commands(values: tuple[str, ...], what: str, taken: Sequence[str] = ()
 
 def show(page) -> None:
     """Print a :class:`~puzzleproof.puzzles.base.Page`: lines and tables on stdout, notes on
-    stderr, raw text as it is."""
+    stderr, raw text as it is; when stdout carries data, everything on stderr."""
     if page is None:
         return
     for kind, item in page.items:
         if kind == "out":
-            out.print(item, markup=False)
+            people().print(item, markup=False)
         elif kind == "table":
-            out.print(item)
-        elif kind == "raw":
+            people().print(item)
+        elif kind == "raw" and not _stdout_is_data[0]:
             sys.stdout.write(item)
             sys.stdout.flush()
+        elif kind == "raw":
+            sys.stderr.write(item)
+            sys.stderr.flush()
         else:
             say(item)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from puzzleproof.command.output import emit, out, show
+from puzzleproof.command.output import emit, people, show
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.puzzles.base import Params
 
@@ -49,7 +49,7 @@ def finish(puzzle: str, verb: str, record: dict, page: Any, code: int, target: P
     else:
         show(page)
         words = count_words(puzzle)
-        out.print(counts_text(summary_counts(record), code, words), markup=False)
+        people().print(counts_text(summary_counts(record), code, words), markup=False)
     if target is not None and target.exists():
         append_run_summary(target, run_summary(puzzle, verb, record, code))
 

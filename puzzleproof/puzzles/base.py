@@ -220,6 +220,9 @@ class SolveSpec:
     inputs_name: str = "INPUTS"
     #: what one task is called in counts ("start" for a Skynet map and start)
     task_noun: str = ""
+    #: what ``-o`` of one answer may hold (``--format``; the first is the default; ``write``
+    #: reads ``p.out_format``)
+    formats: tuple[str, ...] = ("json",)
 
 
 @dataclass
@@ -274,6 +277,8 @@ class CrosscheckEnv:
     resume: bool = False
     progress: Callable[[int, int | None, str], None] = lambda d, t, label: None
     quiet: bool = False
+    #: every record the run appends, as it comes (``--jsonl``: on stdout too)
+    echo: Callable[[dict], None] | None = None
 
 
 @dataclass

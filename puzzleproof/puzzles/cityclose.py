@@ -73,6 +73,8 @@ def _order_file(task: Task, res: Result, p: Params) -> tuple[str, str] | None:
 
     if res.answer is None:
         return None
+    if p.out_format == "lines":  # one city a line, as a program writes its order
+        return "".join(f"{c}\n" for c in res.answer["order"]), " (order, one city a line)"
     m, rules = task.instance, task.extra["rules"]
     cert = res.certificate if isinstance(res.certificate, dict) else {}
     bounds = {k: cert[k] for k in ("lower_bound", "upper_bound", "gap") if k in cert}
@@ -109,6 +111,7 @@ SOLVE = SolveSpec(
     run=_solve_run, table=lambda rows, p, errors: views.solve_table(rows, p, reference_note),
     record=_record, tasks=_tasks, prepare=_solve_prepare, show_one=_show_one,
     write=_order_file, failed=_failed, describe=lambda t, p: f"{t.name} ({p.method})",
+    formats=("json", "lines"),
     inputs_name="MAPS...")
 
 

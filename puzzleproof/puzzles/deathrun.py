@@ -172,7 +172,7 @@ def _crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
     target = str(env.target) if env.target is not None else None
     try:
         report = play_tournament(crims, studs, graphs, p, env.executor, env.target, env.resume,
-                                 env.progress)
+                                 env.progress, on_record=env.echo)
     except KeyboardInterrupt:
         return Outcome(False, {"type": SUMMARY_TYPE, "schema_version": 1, "interrupted": True},
                        Page().note(views.interrupted_note(target)), code=130)

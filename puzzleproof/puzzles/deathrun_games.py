@@ -5,7 +5,7 @@ records, the graphs of a run, and a tournament's games."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from puzzleproof.errors import InputError
 from puzzleproof.instance import Loaded
@@ -125,7 +125,8 @@ def graphs_for_run(loaded: Sequence[Loaded], crims: Sequence[str], studs: Sequen
 
 def play_tournament(crims: Sequence[str], studs: Sequence[str], graphs: Sequence[Any] | None,
                     p: Params, executor: Any, target: Any, resume: bool, progress: Any,
-                    games: int | None = None, keep_records: bool = True) -> Any:
+                    games: int | None = None, keep_records: bool = True,
+                    on_record: Callable[[dict], None] | None = None) -> Any:
     """Every pairing's games on ``graphs`` (or seeded contest graphs), exactly ``games`` of
     them when given (streamed: with ``keep_records`` False only the scores are kept),
     records appended to ``target`` as they finish
@@ -137,6 +138,6 @@ def play_tournament(crims: Sequence[str], studs: Sequence[str], graphs: Sequence
                           keep_records=keep_records, jobs=executor, out_path=target,
                           resume=resume, move_timeout=p.move_timeout,
                           init_timeout=p.init_timeout, memory_limit=p.memory_limit,
-                          progress=progress)
+                          progress=progress, on_record=on_record)
 
 

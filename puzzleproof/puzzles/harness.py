@@ -38,7 +38,8 @@ def run_harness(puzzle: str, kind: Any, instances: Sequence[Any], chosen: list[s
     """Run the harness and judge: ``(report, outcome)``; the outcome's code is 1 on a new
     disagreement or a known finding that no longer holds, 130 when interrupted."""
     report = run_crosscheck(kind, instances, chosen, env.target, resume=env.resume,
-                            jobs=env.executor, each=each, progress=env.progress)
+                            jobs=env.executor, each=each, progress=env.progress,
+                            echo=env.echo)
     confirmed, broken, unchecked = split_findings(report, findings or {}, chosen)
     new = [d for d in report.disagreements if d not in confirmed]
     record = {"type": "crosscheck", "schema_version": 2, "puzzle": puzzle,

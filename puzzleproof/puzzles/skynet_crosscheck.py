@@ -144,7 +144,7 @@ def _programs_part(rule: str, group: list, starts: dict, p: Params, env: Crossch
     agents = split_names(p.agent_names, KNOWN_AGENTS, "agent")
     batch = referee_batch(group, starts, [], agents, "low", 0, rule, env.target,
                           env.target is not None, env.executor, p.externals,
-                          each=PerTask(p.time_limit), worst=worst_options(p),
+                          each=PerTask(p.time_limit), worst=worst_options(p), echo=env.echo,
                           progress=env.progress, known=proved_verdicts(exact_records, rule))
     page = Page().line(f"External programs against agents {', '.join(agents)}:")
     page.extend(batch_page(batch, env.target))

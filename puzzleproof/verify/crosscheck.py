@@ -191,12 +191,14 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
                    out_path: Path | None = None, *, resume: bool = False, jobs: int | None = None,
                    each: PerTask = PerTask(None),
                    progress: Callable[[int, int, str], None] | None = None,
-                   hang_limit: float | None = None) -> CrosscheckReport:
+                   hang_limit: float | None = None,
+                   echo: Callable[[dict], None] | None = None) -> CrosscheckReport:
     """Cross-check ``methods`` on ``instances``; append records to ``out_path`` as they come.
 
     With ``resume``, records already in ``out_path`` are kept and their tasks skipped; without
     it an existing file is an error (nothing is overwritten). Each task has ``each``'s time
-    from its own start. ``progress(done, total, label)`` is called after each task. ``jobs`` is a number of local processes or an
+    from its own start. ``progress(done, total, label)`` is called after each task; ``echo(obj)``
+    for every line appended (a record, a disagreement, an instance done), as it comes. ``jobs`` is a number of local processes or an
     :class:`~puzzleproof.executor.ExecutorSpec` (a Dask cluster); a task running past
     ``hang_limit`` seconds (default from the time limit,
     :func:`~puzzleproof.executor.hang_limit_for`) is killed and recorded UNKNOWN, and a task
@@ -210,6 +212,7 @@ def run_crosscheck(kind: PuzzleKind, instances: Sequence[Instance], methods: Seq
     if len(set(ids)) != len(ids):
         raise ValueError("instance ids must be unique")
     run = _Run(kind, instances, list(methods), out_path, _earlier(out_path, resume))
+    run.echo = echo
     try:
         return run.go(jobs, each, progress, hang_limit)
     finally:
@@ -251,12 +254,15 @@ class _Run:
         for inst, _ in self.tasks:
             self.pending[inst.id] = self.pending.get(inst.id, 0) + 1
         self.sink = open(out_path, "a", encoding="utf-8") if out_path is not None else None
+        self.echo: Callable[[dict], None] | None = None
         self.report = CrosscheckReport(self.records, self.disagreements, methods)
 
     def emit(self, obj: dict) -> None:
         if self.sink is not None:
             self.sink.write(json.dumps(obj) + "\n")
             self.sink.flush()
+        if self.echo is not None:
+            self.echo(obj)
 
     def close(self) -> None:
         if self.sink is not None:

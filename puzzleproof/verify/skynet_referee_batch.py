@@ -91,7 +91,8 @@ def referee_batch(maps: list, starts_of: dict, bots: list[str], agents: list[str
                   each: PerTask = PerTask(30.0),
                   worst: dict | None = None,
                   progress: Callable[[int, int | None, str], None] | None = None,
-                  known: dict | None = None) -> Batch:
+                  known: dict | None = None,
+                  echo: Callable[[dict], None] | None = None) -> Batch:
     """Play every bot and program against every agent from every start; judge the lost
     games (``worst``: the adversary's per_line, max_lines, time_limit and fork; ``known``:
     verdicts already proved, not solved again)."""
@@ -104,7 +105,7 @@ def referee_batch(maps: list, starts_of: dict, bots: list[str], agents: list[str
     instances = game_instances(maps, starts_of)
     report = run_crosscheck(kind, instances, list(kind.methods), target, resume=resume,
                             jobs=executor, progress=progress,
-                            each=PerTask(worst.get("time_limit", each.seconds)))
+                            each=PerTask(worst.get("time_limit", each.seconds)), echo=echo)
     batch = Batch(report, instances, list(kind.methods))
     batch.searched = [r for r in report.records if r["method"].endswith("/worst")]
     batch.lost = [r for r in report.records if r["status"] != "WIN"

@@ -10,18 +10,21 @@ from typing import Any
 
 import click
 
-from puzzleproof.command.output import (Exit, executor_for, mixed, named_commands, progress_bar, say, short)
+from puzzleproof.command.output import (Exit, emit, executor_for, mixed, named_commands,
+                                        progress_bar, say, short)
 from puzzleproof.command.build import inputs_of, make_command, reader_options, rows_for
 from puzzleproof.command.runs import finish, prepare_output
 from puzzleproof.puzzles.base import CrosscheckEnv, Params
-from puzzleproof.puzzles.options import (FORCE, JSON, OUTPUT, QUIET, RESUME, WHERE,
+from puzzleproof.puzzles.options import (FORCE, JSON, JSONL, OUTPUT, QUIET, RESUME, WHERE,
                                          program_limits)
 
 __all__ = ["build"]
 
 SHARED = (OUTPUT.but(help="JSONL file that receives one record per instance and method as "
                           "soon as it exists, and the disagreements."),
-          FORCE, RESUME, *WHERE, JSON, QUIET)
+          FORCE, RESUME, *WHERE, JSON, JSONL.but(help="Stream every record on stdout as it "
+                                                    "comes, then the summary, one JSON object "
+                                                    "a line (scripts)."), QUIET)
 
 
 def build(plugin: Any) -> click.Command:
@@ -34,6 +37,8 @@ def build(plugin: Any) -> click.Command:
 
 def run(plugin: Any, p: Params, ctx: click.Context) -> None:
     spec = plugin.crosscheck
+    if p.as_json and p.as_jsonl:
+        raise UsageError("give --json or --jsonl, not both")
     if "bot_cmds" in p:
         p["externals"] = named_commands(tuple(p.bot_cmds or ()), "--bot-cmd",
                                         taken=[m.name for m in plugin.methods],
@@ -57,11 +62,12 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
                             description=f"cross-checking {short(label, 40)}")
 
         env = CrosscheckEnv(executor_for(p.jobs, ctx), target, bool(p.resume), tick,
-                            bool(p.quiet))
+                            bool(p.quiet), echo=emit if p.as_jsonl else None)
         outcome = spec.run(g.loaded, p, env)
     code = outcome.exit_code
     code = 130 if code == 130 else max(code, 2 if g.errors else 0)
-    finish(plugin.name, "crosscheck", outcome.record, outcome.page, code, target, p.as_json)
+    finish(plugin.name, "crosscheck", outcome.record, outcome.page, code, target,
+           p.as_json or p.as_jsonl)
     raise Exit(code)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from puzzleproof.command.output import (Exit, check_output, executor_for, named_commands,
-                                        plural, progress_bar, say)
+                                        plural, progress_bar, say, stdout_carries_data)
 from puzzleproof.command.build import make_command, rows_for
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.formats import write_atomic
@@ -52,6 +52,8 @@ class _Writer:
         self.layout, self.force = layout, bool(p.force)
         self.target = Path(p.output) if p.output else None
         self.lines: list[str] = []
+        if layout == "lines" and self.target is None:
+            stdout_carries_data()  # the instances' lines: every note goes to stderr
         if layout in ("folder", "file") and self.target is None:
             what = "FOLDER" if layout == "folder" else "FILE"
             raise UsageError(f"these instances need -o {what}")

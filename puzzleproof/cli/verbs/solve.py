@@ -16,7 +16,7 @@ from puzzleproof.command.output import (Exit, check_output, deliver, emit, err, 
 from puzzleproof.command.build import inputs_of, make_command, reader_options, rows_for
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.puzzles.base import Params, Task
-from puzzleproof.puzzles.options import FORCE, JSON, JSONL, OUTPUT, QUIET
+from puzzleproof.puzzles.options import FORCE, FORMAT, JSON, JSONL, OUTPUT, QUIET
 from puzzleproof.result import Result
 
 __all__ = ["build"]
@@ -27,7 +27,10 @@ SHARED = (OUTPUT.but(help="One answer: its file; several: one JSON record a line
 
 def build(plugin: Any) -> click.Command:
     spec = plugin.solve
-    rows = rows_for(SHARED, spec.options, plugin.reader.options)
+    fmt = FORMAT.but(name="out_format", choices=spec.formats,
+                     help="What -o holds for one answer: " + ", ".join(spec.formats)
+                          + f" (default {spec.formats[0]}).")
+    rows = rows_for((*SHARED, fmt), spec.options, plugin.reader.options)
     inputs = click.argument("inputs", nargs=-1, required=not spec.inputs_optional,
                             metavar=spec.inputs_name)
     return make_command(plugin.name, spec.help, [inputs], rows,
