@@ -47,6 +47,7 @@ one line on stderr (:func:`note`), never silently.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import subprocess
@@ -71,18 +72,19 @@ _LINUX = sys.platform.startswith("linux")
 WORKERS_PER_CORE = 4
 _POSIX = os.name == "posix"
 
+#: the package's logger: notes are its warnings
+LOG = logging.getLogger("puzzleproof")
 _said: set[str] = set()
 
 
 def note(text: str) -> None:
-    """Say ``text`` once per process, as one line on stderr (how a missing feature is told)."""
+    """Say ``text`` once per process, as a warning of the ``puzzleproof`` logger (how a
+    missing feature is told): the command shows it on stderr as one line; a library user's
+    logging configuration decides (Jupyter, pytest's capture)."""
     if text in _said:
         return
     _said.add(text)
-    try:
-        os.write(2, f"puzzleproof: note: {text}\n".encode())
-    except OSError:
-        pass
+    LOG.warning(text)
 
 
 # --------------------------------------------------------------------------------------------

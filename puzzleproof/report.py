@@ -35,7 +35,7 @@ from typing import Any, Sequence
 
 from puzzleproof import puzzles as registry
 from puzzleproof.errors import InputError
-from puzzleproof.formats.document import Figure, Report, Section, Table, png, pyplot
+from puzzleproof.formats.document import Figure, Report, Section, Table, png, subplots
 from puzzleproof.verify.crosscheck import describe
 from puzzleproof.verify.records import Record
 
@@ -202,8 +202,7 @@ def _per_size_plot(pts: dict[str, list[tuple[float, float]]], what: str, ylabel:
     """One scatter of a value against instance size, a colour per method."""
     if not pts:
         return None
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     for m, p in sorted(pts.items()):
         ax.scatter([x for x, _ in p], [y for _, y in p], s=14, label=m, alpha=0.7)
     if log:

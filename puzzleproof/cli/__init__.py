@@ -9,6 +9,7 @@ registry finds (:mod:`puzzleproof.puzzles`); a puzzle's own game verbs (``skynet
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 import sys
 
@@ -24,6 +25,28 @@ from puzzleproof.errors import PuzzleproofError
 from puzzleproof.formats.numbers import SIZE_ENV
 
 __all__ = ["cli", "main"]
+
+
+class _Notes(logging.Handler):
+    """The package's notes (warnings of the ``puzzleproof`` logger) as one line each on the
+    stderr of the moment."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(f"puzzleproof: note: {record.getMessage()}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def _show_notes() -> None:
+    log = logging.getLogger("puzzleproof")
+    if not any(isinstance(h, _Notes) for h in log.handlers):
+        log.addHandler(_Notes())
+        log.propagate = False
+
+
+_show_notes()
 
 
 def _set_max_size(factor: float | None) -> None:

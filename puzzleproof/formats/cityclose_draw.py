@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from puzzleproof.errors import PuzzleproofError
 from puzzleproof.models.cityclose import CityMap
 
 __all__ = ["render_svg", "render_png", "plot_steps", "closing_steps"]
@@ -92,19 +91,13 @@ def render_png(m: CityMap, order: Sequence[str] | None = None, seed: int = 1,
                title: str | None = None) -> bytes:
     """The picture of :func:`render_svg` as PNG bytes, drawn with matplotlib (the same
     layout, colours and labels)."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise PuzzleproofError("PNG needs matplotlib, which is not installed (pip install "
-                               "matplotlib); write .svg instead") from None
+    from puzzleproof.formats.document import subplots
     import io
 
     pts = _layout(m, seed)
     step = closing_steps(m, order)
     total = max(step.values(), default=0)
-    fig, ax = plt.subplots(figsize=(9, 9 * 0.75))
+    fig, ax = subplots(figsize=(9, 9 * 0.75))
     for u, v in m.links:
         ax.plot([pts[u][0], pts[v][0]], [-pts[u][1], -pts[v][1]], color="#999999",
                 linewidth=1.2, zorder=1)
@@ -128,7 +121,6 @@ def render_png(m: CityMap, order: Sequence[str] | None = None, seed: int = 1,
         ax.set_title(heading, fontsize=11)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", bbox_inches="tight", dpi=110)
-    plt.close(fig)
     return buf.getvalue()
 
 
@@ -136,19 +128,13 @@ def plot_steps(runs: dict[str, Sequence[int]], path: str, title: str | None = No
     """Plot the Wiener number per step of several methods (``{method: [W_0, W_1, ...]}``) and
     the per-step advantage of each over the first (``W_first - W_method``), as the article
     does; written to ``path`` (``.png`` or ``.svg``) atomically. Needs matplotlib."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise PuzzleproofError("plot needs matplotlib, which is not installed "
-                               "(pip install matplotlib)") from None
+    from puzzleproof.formats.document import subplots
     import io
 
     from puzzleproof.formats import write_atomic
 
     fmt = "svg" if str(path).lower().endswith(".svg") else "png"
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = subplots(figsize=(8, 4.5))
     names = list(runs)
     colour = {}
     for nm in names:
@@ -171,5 +157,4 @@ def plot_steps(runs: dict[str, Sequence[int]], path: str, title: str | None = No
     ax.set_title((title + ": " if title else "") + totals, fontsize=10)
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt, bbox_inches="tight")
-    plt.close(fig)
     write_atomic(path, buf.getvalue())

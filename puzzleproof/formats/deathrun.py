@@ -284,14 +284,11 @@ def render_png(g: Graph, record: dict | None = None, dpi: int = 110,
     """The drawing of :func:`render_svg` as a PNG (matplotlib)."""
     import io
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from puzzleproof.formats.document import subplots
 
     pos, layers, tall = _layout(g, 1.0, 0.8, 0.0)
     raised, paths = _game_paths(g, record)
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.75 * (max(layers) + 1)),
+    fig, ax = subplots(figsize=(max(6.0, 0.75 * (max(layers) + 1)),
                                     max(3.5, 0.6 * tall + (1.2 if record else 0.5))))
     for u, v, w in g.edges:
         (x1, y1), (x2, y2) = pos[u], pos[v]
@@ -323,7 +320,6 @@ def render_png(g: Graph, record: dict | None = None, dpi: int = 110,
     ax.axis("off")
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    plt.close(fig)
     return buf.getvalue()
 
 

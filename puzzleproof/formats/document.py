@@ -8,7 +8,7 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Figure", "Table", "Section", "Report", "png", "pyplot"]
+__all__ = ["Figure", "Table", "Section", "Report", "png", "subplots"]
 
 
 @dataclass
@@ -39,21 +39,25 @@ class Report:
     sections: list[Section]
 
 
-def pyplot():
-    """matplotlib's pyplot on the Agg back end (no display here)."""
-    import matplotlib
+def subplots(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    """A new matplotlib figure and its axes (``subplots(nrows, ncols, figsize=...)`` as
+    pyplot's), drawn on its own canvas: no pyplot, no change of the back end a notebook user
+    chose, nothing kept in pyplot's figure list."""
+    try:
+        from matplotlib.figure import Figure as MplFigure
+    except ImportError:
+        from puzzleproof.errors import PuzzleproofError
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+        raise PuzzleproofError("pictures in PNG and plots need matplotlib, which is not "
+                               "installed (pip install matplotlib); write .svg instead") \
+            from None
+    size = kwargs.pop("figsize", None)
+    fig = MplFigure(figsize=size)
+    return fig, fig.subplots(*args, **kwargs)
 
-    return plt
 
-
-def png(fig) -> bytes:
-    """A matplotlib figure as PNG bytes (the figure is closed)."""
-    import matplotlib.pyplot as plt
-
+def png(fig: Any) -> bytes:
+    """A matplotlib figure as PNG bytes."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-    plt.close(fig)
     return buf.getvalue()

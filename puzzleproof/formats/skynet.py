@@ -630,16 +630,13 @@ def render_png(m: SkynetMap, record: GameRecord | None = None,
     import io
     import os
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from puzzleproof.formats.document import subplots
 
     pos = _positions(m)
     fence = frozenset(fence or ())
     cut_turn, path = _game_marks(record)
     side = min(40.0, max(6.0, 0.35 * m.n ** 0.5 * 2))
-    fig, ax = plt.subplots(figsize=(side, side))
+    fig, ax = subplots(figsize=(side, side))
     for u, v in m.links:
         (x1, y1), (x2, y2) = pos[u], pos[v]
         k = cut_turn.get((u, v))
@@ -675,5 +672,4 @@ def render_png(m: SkynetMap, record: GameRecord | None = None,
         fig.text(0.02, 0.02, line, fontsize=9)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    plt.close(fig)
     return buf.getvalue()

@@ -505,15 +505,12 @@ def plot_scores(records: "Sequence[dict] | Tally", path: str | os.PathLike) -> N
     file name), written atomically; from records or a :class:`Tally`."""
     import io
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from puzzleproof.formats.document import subplots
 
     from puzzleproof.formats import write_atomic
 
     data = records.seat_scores() if isinstance(records, Tally) else scores_by_bot(records)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig, axes = subplots(1, 2, figsize=(11, 4.5))
     for ax, role, title in ((axes[0], "students", "students: cost (lower is better)"),
                             (axes[1], "criminals", "criminals: score (higher is better)")):
         bots = sorted(data[role], key=lambda b: statistics.fmean(data[role][b]),
@@ -529,7 +526,6 @@ def plot_scores(records: "Sequence[dict] | Tally", path: str | os.PathLike) -> N
     buf = io.BytesIO()
     fmt = "svg" if str(path).endswith(".svg") else "png"
     fig.savefig(buf, format=fmt, dpi=110)
-    plt.close(fig)
     write_atomic(path, buf.getvalue())
 
 

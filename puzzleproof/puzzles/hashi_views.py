@@ -401,7 +401,7 @@ def generated_sections(recs: list[dict], path: str) -> list[Any]:
     """A generator run: each puzzle's measures, a plot of hardness, the first puzzles."""
     import json
 
-    from puzzleproof.formats.document import Figure, Section, Table, png, pyplot
+    from puzzleproof.formats.document import Figure, Section, Table, png, subplots
     from puzzleproof.formats.hashi import read_puzzles, render_svg
 
     text = "\n".join(json.dumps(r) for r in recs if r["type"] == "hashi")
@@ -424,8 +424,7 @@ def generated_sections(recs: list[dict], path: str) -> list[Any]:
                                "Each puzzle is unique (proved); the article's heuristic needs "
                                "the stated number of assumptions")]
     if rows:
-        plt = pyplot()
-        fig, ax = plt.subplots(figsize=(6, 3.5))
+        fig, ax = subplots(figsize=(6, 3.5))
         ax.scatter(sizes, effort, s=16)
         ax.set_xlabel("islands")
         ax.set_ylabel("article's assumptions")

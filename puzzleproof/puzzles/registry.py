@@ -3,10 +3,10 @@ loaded on first use, by name or alias (see :mod:`puzzleproof.puzzles`)."""
 
 from __future__ import annotations
 
-import sys
 from importlib import metadata
 from typing import Any
 
+from puzzleproof.processes import note
 from puzzleproof.puzzles.base import PuzzlePlugin
 
 __all__ = ["GROUP", "get", "all_puzzles", "names", "reload", "suggest", "count_words"]
@@ -27,27 +27,27 @@ def _load() -> dict[str, PuzzlePlugin]:
         try:
             obj = ep.load()
         except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the tool down
-            sys.stderr.write(f"puzzleproof: note: the puzzle plugin {ep.name!r} ({ep.value}) "
-                             f"cannot be loaded: {type(exc).__name__}: {exc}\n")
+            note(f"the puzzle plugin {ep.name!r} ({ep.value}) "
+                             f"cannot be loaded: {type(exc).__name__}: {exc}")
             continue
         problem = _problem(obj)
         if problem:
-            sys.stderr.write(f"puzzleproof: note: the puzzle plugin {ep.name!r} ({ep.value}) "
-                             f"is left out: {problem}\n")
+            note(f"the puzzle plugin {ep.name!r} ({ep.value}) "
+                             f"is left out: {problem}")
             continue
         found.append(obj)
     if not found:
-        sys.stderr.write(f"puzzleproof: note: no puzzle is installed (the entry-point group "
+        note(f"no puzzle is installed (the entry-point group "
                          f"{GROUP!r} is empty): reinstall puzzleproof, e.g. "
-                         f"'pip install -e .' in its checkout\n")
+                         f"'pip install -e .' in its checkout")
     plugins: dict[str, PuzzlePlugin] = {}
     aliases: dict[str, str] = {}
     for p in sorted(found, key=lambda p: (p.rank, p.name)):
         keys = (p.name, *p.aliases)
         taken = [k for k in keys if k in aliases]
         if taken:
-            sys.stderr.write(f"puzzleproof: note: the puzzle plugin {p.name!r} is left out: "
-                             f"the name {taken[0]!r} is taken by {aliases[taken[0]]!r}\n")
+            note(f"the puzzle plugin {p.name!r} is left out: "
+                             f"the name {taken[0]!r} is taken by {aliases[taken[0]]!r}")
             continue
         for key in keys:
             aliases[key.lower()] = p.name

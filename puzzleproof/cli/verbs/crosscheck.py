@@ -14,6 +14,7 @@ from puzzleproof.command.output import (Exit, emit, executor_for, mixed, named_c
                                         progress_bar, say, short)
 from puzzleproof.command.build import inputs_of, make_command, reader_options, rows_for
 from puzzleproof.command.runs import finish, prepare_output
+from puzzleproof.errors import UsageError
 from puzzleproof.puzzles.base import CrosscheckEnv, Params
 from puzzleproof.puzzles.options import (FORCE, JSON, JSONL, OUTPUT, QUIET, RESUME, WHERE,
                                          program_limits)
