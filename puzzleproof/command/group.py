@@ -100,6 +100,7 @@ class PuzzleGroup(click.Group):
 
     def _inputs(self, ctx: click.Context, args: list[str]) -> list[str]:
         takes = self._value_options(ctx)
+        self._known_options(ctx, args)
         inputs, skip = [], False
         for a in args:
             if skip:
@@ -112,6 +113,28 @@ class PuzzleGroup(click.Group):
             raise click.UsageError(f"give the puzzle and its inputs: {ctx.command_path} "
                                    f"{{{','.join(self.list_commands(ctx))}}} INPUTS...", ctx)
         return inputs
+
+    def _known_options(self, ctx: click.Context, args: list[str]) -> None:
+        """An option no puzzle's command of this verb knows is a mistake, said at once (its
+        value must not be read as an input): one line with the likeliest option meant."""
+        import difflib
+
+        known: set[str] = {"-h", "--help"}
+        for name in self.list_commands(ctx):
+            for param in self.get_command(ctx, name).params:
+                if isinstance(param, click.Option):
+                    known.update(param.opts)
+                    known.update(param.secondary_opts)
+        for a in args:
+            if a == "--":
+                return
+            word = a.split("=", 1)[0]
+            if a.startswith("-") and a != "-" and word not in known \
+                    and not (a.startswith("-") and not a.startswith("--") and len(word) > 2
+                             and word[:2] in known):
+                hint = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.6)
+                raise click.UsageError(f"no such option: {word}"
+                                       + (f" (did you mean {hint[0]}?)" if hint else ""), ctx)
 
     def _typo(self, ctx: click.Context, word: str) -> None:
         """A word in the puzzle's place that names nothing readable is a mistyped puzzle

@@ -168,14 +168,17 @@ def split_names(value: str | None, known, what: str) -> list[str]:
 
 
 def named_commands(values: tuple[str, ...], what: str, taken: Sequence[str] = (),
-                   limits: Limits = DEFAULT_LIMITS) -> dict[str, Program]:
+                   limits: Limits = DEFAULT_LIMITS, puzzle: str | None = None
+                   ) -> dict[str, Program]:
     """``--bot-cmd NAME=CMD`` (repeatable) -> ``{NAME: Program}``, each with ``limits``
     (:meth:`Program.parse`: a value without ``NAME=`` is named after its command). Checked
     when the options are read, before any work: a name must be a plain word (it names
     records and files), new, and not one of ``taken`` (the puzzle's own methods); the
-    program must exist."""
+    program must exist. ``PUZZLE:NAME=CMD`` gives the program to one puzzle only: when the
+    command runs as one ``puzzle`` of several in the same inputs, a program not so named is
+    refused (which puzzle it plays is not for the tool to guess)."""
     outd: dict[str, Program] = {}
-    for value in values:
+    for value in _for_puzzle(values, what, puzzle):
         try:
             program = Program.parse(value, limits)
         except ValueError as exc:
@@ -187,6 +190,30 @@ def named_commands(values: tuple[str, ...], what: str, taken: Sequence[str] = ()
                                    "methods; choose another")
         outd[program.name] = program
     return outd
+
+
+def _for_puzzle(values: tuple[str, ...], what: str, puzzle: str | None) -> list[str]:
+    """The values meant for ``puzzle`` (``PUZZLE:NAME=CMD`` names it; ``puzzle`` None: the
+    command runs for one puzzle only, and every value is its own)."""
+    from puzzleproof import puzzles as registry
+
+    out = []
+    for value in values:
+        head = value.split("=", 1)[0]
+        target, sep, rest = head.partition(":")
+        if sep:
+            try:
+                owner = registry.get(target).name
+            except KeyError:
+                raise click.UsageError(f"{what} {value!r}: {target!r} is no puzzle") from None
+            if puzzle is None or owner == puzzle:
+                out.append(value[len(target) + 1:])
+        elif puzzle is None:
+            out.append(value)
+        else:
+            raise click.UsageError(f"{what} {value!r}: the inputs hold several puzzles; say "
+                                   f"which one the program plays: {what} {puzzle}:{value}")
+    return out
 
 
 def show(page) -> None:

@@ -43,7 +43,8 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
     if "bot_cmds" in p:
         p["externals"] = named_commands(tuple(p.bot_cmds or ()), "--bot-cmd",
                                         taken=[m.name for m in plugin.methods],
-                                        limits=program_limits(p))
+                                        limits=program_limits(p),
+                                        puzzle=plugin.name if mixed(ctx) else None)
     if spec.prepare is not None:
         spec.prepare(p)
     target = prepare_output(p)
