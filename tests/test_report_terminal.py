@@ -148,7 +148,9 @@ def test_skynet_referee_of_a_rule_breaker(tmp_path, capsys):
     assert "the agent model &#x27;article&#x27;" in text and "worst-case agent" not in text
 
 
-def test_crosscheck_skynet_with_a_program_is_one_record_of_parts(tmp_path, capsys):
+def test_crosscheck_skynet_judges_a_program_beside_the_bots_by_one_rule(tmp_path, capsys):
+    """A program and our bots meet the same agent in one table, and a program's loss on a
+    start proved winnable is a disagreement like a bot's."""
     bot = _file(tmp_path, "bot.py", SKYNET_RULE_BREAKER)
     run = tmp_path / "run.jsonl"
     official = shared_path("instances/skynet/ep2/02-linked-double-gateways.txt")
@@ -156,7 +158,12 @@ def test_crosscheck_skynet_with_a_program_is_one_record_of_parts(tmp_path, capsy
                         f"mine={PY} {bot}", "--agent", "article", "-q", "-o", run, "--json")
     assert code == 1
     counts = _same_story(out, code, run, tmp_path, capsys)
-    assert counts["lost"] >= 1
+    record = json.loads(out)
+    assert counts["disagreements"] >= 1
+    assert {row["method"] for row in record["summary"]} >= {"sat", "mine/article",
+                                                              "ep2-slack/article"}
+    assert any(d["kind"] == "loses-winnable-game" and d["methods"][0] == "mine/article"
+               for d in record["disagreements"])
 
 
 @pytest.mark.slow

@@ -17,8 +17,7 @@ from puzzleproof.puzzles.base import CrosscheckEnv, CrosscheckSpec, Outcome, Pag
 from puzzleproof.puzzles.options import (BOT_CMD, INIT_TIMEOUT, MEMORY_LIMIT, METHODS,
                                          MOVE_TIMEOUT, TIME_LIMIT)
 from puzzleproof.puzzles.skynet_options import (AGENTS, ALL_STARTS, MAX_REPLAYS, NO_FORK,
-                                                PER_LINE, RULE, split_names,
-                                                worst_options)
+                                                PER_LINE, RULE, split_names)
 
 __all__ = ["CROSSCHECK"]
 
@@ -30,11 +29,10 @@ our bots plays the worst-case agent, which searches every agent line for one tha
 beats it: a bot that loses a start an exact method proved winnable is a
 'loses-winnable-game' disagreement, with the agent's winning line as a game record
 ('puzzleproof render skynet MAP --game RECORDS.jsonl' draws it). External programs
-(--bot-cmd) play the agent models of --agent; a lost game on a proved-winnable
-start is reported with the program's stderr. With --agent worst a program meets
-the same adversary (rerun from the start for each line, or forked where lines
-branch for a Python script; --no-fork): per start PROVED,
-BEATEN (with the line), lost because unwinnable, or UNKNOWN at the limits.
+(--bot-cmd) sit in the same table and meet the same agents as our bots (--agent,
+worst by default: the program rerun from the start for each line, or forked where
+lines branch for a Python script; --no-fork), judged by the same rule: a lost game
+on a proved-winnable start is a disagreement, with the program's stderr.
 
 \b
 A map shipped with NAME.evidence.json (the breakers 'generate skynet' writes) is a
@@ -118,40 +116,23 @@ def _exact_part(rule: str, group: list, evidence: dict, starts: dict, p: Params,
     from puzzleproof.puzzles.harness import Table, run_harness
     from puzzleproof.verify.skynet_methods import game_instances, verdict_kind
 
+    from puzzleproof.players.skynet_agents import AGENTS as KNOWN_AGENTS
+
     exact, bots = _chosen(rule, group, evidence, p)
-    kind = verdict_kind(bots, exact, rule, per_line=p.per_line, max_lines=p.max_replays)
+    agents = split_names(p.agent_names or "worst", KNOWN_AGENTS, "agent")
+    kind = verdict_kind(bots, exact, rule, agents=agents, programs=p.externals,
+                        per_line=p.per_line, max_lines=p.max_replays,
+                        fork_lines=not p.no_fork)
     table = Table((("WIN", "won"), ("LOSS", "lost"), ("unknown", "unknown"),
                    ("failed check", "failed")), what="map/start pair",
                   note="exact methods: proved verdicts; bots: played against the worst-case "
                        "agent (LOSS: an agent line beats the bot); effort: positions searched")
-    report, outcome = run_harness("skynet", kind, game_instances(group, starts), exact + bots,
+    report, outcome = run_harness("skynet", kind, game_instances(group, starts),
+                                  list(kind.methods),
                                   env, PerTask(p.time_limit), table,
                                   findings={m.name: evidence[m.name] for m in group
                                             if evidence[m.name]})
     return report, outcome
-
-
-def _programs_part(rule: str, group: list, starts: dict, p: Params, env: CrosscheckEnv,
-                   exact_records: list[dict]) -> Outcome:
-    """The external programs against the agent models (their games go to the same -o file,
-    after the exact methods' records); their lost games are judged by the verdicts the exact
-    part proved, not solved again."""
-    from puzzleproof.puzzles.skynet_views import batch_page
-    from puzzleproof.verify.skynet_methods import proved_verdicts
-    from puzzleproof.players.skynet_agents import AGENTS as KNOWN_AGENTS
-    from puzzleproof.verify.skynet_referee_batch import referee_batch
-
-    agents = split_names(p.agent_names, KNOWN_AGENTS, "agent")
-    batch = referee_batch(group, starts, [], agents, "low", 0, rule, env.target,
-                          env.target is not None, env.executor, p.externals,
-                          each=PerTask(p.time_limit), worst=worst_options(p), echo=env.echo,
-                          progress=env.progress, known=proved_verdicts(exact_records, rule))
-    page = Page().line(f"External programs against agents {', '.join(agents)}:")
-    page.extend(batch_page(batch, env.target))
-    if batch.report.interrupted:
-        page.note("interrupted" + (f"; rerun with --resume to finish {env.target}"
-                                   if env.target else ""))
-    return Outcome(batch.code == 0, batch.record(), page, batch.code)
 
 
 def _ep1_part(group: list, starts: dict, bots: list[str] | None, p: Params) -> Outcome:
@@ -186,8 +167,6 @@ def run(loaded: Sequence[Loaded], p: Params, env: CrosscheckEnv) -> Outcome:
         report, exact = _exact_part(rule, group, evidence, starts, p, env)
         exact.page = heading.extend(exact.page)
         parts.append(exact)
-        if p.externals and exact.code != 130:
-            parts.append(_programs_part(rule, group, starts, p, env, report.records))
         if rule == "ep1":
             _, bots = _chosen(rule, group, evidence, p)
             parts.append(_ep1_part(group, starts, [b for b in bots
@@ -234,10 +213,11 @@ CROSSCHECK = CrosscheckSpec(
              BOT_CMD.but(help="An external program to judge (CodinGame's protocol), "
                               "repeatable, each named; played against the agent models of "
                               "--agent."),
-             AGENTS.but(default="article,nearest", help="With --bot-cmd: the agent models the "
-                        "programs play against; worst is the adversary (every agent line "
-                        "searched; the program rerun per line, or forked where lines branch "
-                        "for a Python script)."),
+             AGENTS.but(default="worst", help="The agents every bot and program plays, "
+                        "comma-separated: worst (the adversary: every agent line searched; a "
+                        "program rerun per line, or forked where lines branch for a Python "
+                        "script), article, nearest; each bot or program meets each, judged "
+                        "by the same rule against the proved verdicts."),
              MAX_REPLAYS, PER_LINE, NO_FORK,
              RULE.but(default=None, show_default=False, help="The rule of every game "
                       "(default: the rule of a map's evidence file, else ep2)."),

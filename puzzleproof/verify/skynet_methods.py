@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from puzzleproof.formats.skynet import record_from_json, record_to_json
 from puzzleproof.models.skynet import SkynetMap, replay
@@ -214,6 +214,8 @@ def check_verdict(data: Any, answer: Any) -> list[dict]:
     if not isinstance(answer, dict):
         return [{"kind": "malformed", "message": "expected an object", "line": None,
                  "island": None}]
+    if answer.get("type") == "skynet-game":  # a game against an agent model
+        return check(data, answer)
     if answer.get("record") is not None:
         return check(data, answer["record"])
     strategy = answer.get("strategy")
@@ -227,7 +229,7 @@ def check_verdict(data: Any, answer: Any) -> list[dict]:
 
 
 def verdict_canon(answer: Any) -> Any:
-    return answer.get("verdict")
+    return answer.get("verdict") or answer.get("result")
 
 
 def verdict_disagreements(exact: tuple[str, ...], inst: Instance, recs
@@ -244,28 +246,44 @@ def verdict_disagreements(exact: tuple[str, ...], inst: Instance, recs
     if verdicts == {"WIN"}:
         for r in recs:
             if r["method"] not in exact and r["status"] == "LOSS" and r["check_ok"]:
+                game = r["answer"] if r["answer"].get("type") == "skynet-game" \
+                    else r["answer"]["record"]
                 out.append(("loses-winnable-game", [r["method"], proved[0]["method"]],
-                            {"record": r["answer"]["record"],
-                             "proved_win_by": proved[0]["method"]}))
-    if verdicts == {"LOSS"}:
+                            {"record": game, "proved_win_by": proved[0]["method"]}))
+    if verdicts == {"LOSS"}:  # (an agent model may well let a player win a lost start)
         for r in recs:
-            if r["method"] not in exact and r["status"] == "WIN":
+            if r["method"] not in exact and r["status"] == "WIN" \
+                    and (r["answer"] or {}).get("type") != "skynet-game":
                 out.append(("verdict-mismatch", [r["method"], proved[0]["method"]],
                             {"claim": "no agent line beats the bot",
                              "proved_loss_by": proved[0]["method"]}))
     return out
 
 
-def verdict_kind(bots: list[str], exact: list[str], rule: str, *, per_line: bool = False,
-                 max_lines: int | None = None) -> PuzzleKind:
-    """Exact verdicts ('sat', 'explicit') and bots against the worst-case agent; a bot that
-    loses a game an exact method proved winnable is a 'loses-winnable-game' disagreement
-    with the agent's winning line as a replayable game record."""
+def verdict_kind(bots: list[str], exact: list[str], rule: str, *,
+                 agents: Sequence[str] = ("worst",), programs: dict[str, Program] | None = None,
+                 per_line: bool = False, max_lines: int | None = None,
+                 fork_lines: bool = True, tiebreak: str = "low", seed: int = 0) -> PuzzleKind:
+    """Exact verdicts ('sat', 'explicit') beside our bots and the user's programs, every
+    one of them against the same ``agents`` and judged by the same rule: one that loses a
+    game an exact method proved winnable is a 'loses-winnable-game' disagreement, with the
+    losing line as a replayable game record. Against ``worst`` (the adversary: every agent
+    line searched) a player is named as it is; against an agent model, ``NAME/AGENT``."""
     methods = {e: Method(e, "exact", run=seconds_run(partial(run_exact, e, rule)))
                for e in exact}
-    methods.update({b: Method(b, "heuristic", run=partial(
-        run_worst_case, b, rule, per_line=per_line, max_lines=max_lines), effort="positions")
-        for b in bots})
+    for a in agents:
+        named = (lambda x: x) if list(agents) == ["worst"] else (lambda x: f"{x}/{a}")
+        for b in bots:
+            run = (partial(run_worst_case, b, rule, per_line=per_line, max_lines=max_lines)
+                   if a == "worst" else partial(run_game, b, a, tiebreak, seed, rule))
+            methods[named(b)] = Method(named(b), "heuristic", run=run,
+                                       effort="positions" if a == "worst" else "cuts")
+        for name, program in (programs or {}).items():
+            run = (partial(run_adversary_program, program, rule, per_line, max_lines,
+                           fork_lines=fork_lines) if a == "worst" else
+                   partial(run_external_game, program, a, tiebreak, seed, rule))
+            methods[named(name)] = Method(named(name), "external", run=run,
+                                          effort="positions" if a == "worst" else "cuts")
     return PuzzleKind("skynet", methods, check_verdict, canon=verdict_canon,
                       extra=partial(verdict_disagreements, tuple(exact)))
 
