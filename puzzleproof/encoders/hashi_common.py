@@ -173,15 +173,20 @@ def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *
     that an enumeration cut short by the limit is UNKNOWN with what it found and checked.
     ``solver`` (name, version) names the back end in an answer given before it is built.
 
-    ``known``: a solution already in hand (a generator's own layout). It is rule-checked and
-    blocked before the search, so that ``unique`` asks one question (is there another?); it
+    ``known``: a solution already in hand (a generator's own layout). It is rule-checked (a
+    ValueError says what it breaks) and blocked before the search, so that ``unique`` asks one question (is there another?); it
     is the first solution of the answer. A proof found before the clock ran out is kept:
     the master's UNSAT ends the search as UNIQUE or INFEASIBLE even on a passed deadline.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     clock = deadline or Deadline(None)
-    first = None if known is None else counts_of(puzzle, known)
+    first = None
+    if known is not None:
+        first = counts_of(puzzle, known)
+        broken = check_solution(puzzle, counts_to_lines(puzzle, first))
+        if broken:
+            raise ValueError(f"the known solution breaks the rules: {broken[0].message}")
     run = _Run(puzzle, mode, max_solutions, clock, params, seed, on_round, first)
     return run.result(make_backend, solver)
 
