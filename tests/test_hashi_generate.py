@@ -153,7 +153,7 @@ def test_bad_parameters_are_refused(bad):
 def test_shipped_generated_set_is_unique_and_as_measured():
     files = sorted((INSTANCES / "hashi" / "generated").glob("*.jsonl"))
     assert {f.stem for f in files} >= {"7x7", "10x10", "15x15", "20x20", "30x30", "hard-15x15",
-                                       "hard-30x30"}
+                                       "hard-30x30", "hard-30x30-a30d6"}
     for f in files:
         for line, rec in zip(f.read_text().splitlines(), read_puzzles(f.read_text(), str(f))):
             measures = json.loads(line)["measures"]
@@ -162,6 +162,8 @@ def test_shipped_generated_set_is_unique_and_as_measured():
             if f.stem.startswith("hard-"):
                 assert measures["article"]["assumptions"] >= measures["generator"][
                     "min_assumptions"] > 0
+                assert measures["article"]["max_depth"] >= measures["generator"]["min_depth"]
+            assert measures["generator"]["repair_rounds"] >= 0
 
 
 def test_generate_command(capsys, tmp_path):

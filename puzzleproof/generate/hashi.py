@@ -267,10 +267,10 @@ def generate(p: GenParams, jobs: Any = 1, on_attempt=None,
                 results[span[1]] = batch
             for lo in sorted(results):
                 for idx, got in results[lo]:
-                    if got is TIMED_OUT:
-                        return
+                    if got is TIMED_OUT or kept >= p.count:
+                        return  # progress counts the attempts the kept ones needed
                     if on_attempt:
                         on_attempt(idx + 1, kept + (got is not None))
-                    if got is not None and kept < p.count:
+                    if got is not None:
                         kept += 1
                         yield got
