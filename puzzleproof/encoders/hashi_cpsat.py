@@ -23,7 +23,11 @@ rounds the loop takes and what each costs. Two searches keep both low:
 
 Both searches are complete: an INFEASIBLE from either is a proof. One worker is the
 default and deterministic; on 2 cores a second worker races the first on the same easy
-proposal and costs more than it saves (0.76 s of CPU on average on the same 12 puzzles).
+proposal and costs more than it saves (0.76 s of CPU on average on the same 12 puzzles), and
+far more on a busy machine, where each worker waits for its time slice. With one worker the
+search runs in the caller's thread (no thread is started per solve), so other work on the
+machine slows it exactly as much as the SAT back end (``benchmarks/hashi_exact.py --twelve
+--load`` times the two in turns).
 """
 
 from __future__ import annotations
