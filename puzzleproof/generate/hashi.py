@@ -51,7 +51,8 @@ from puzzleproof.models.hashi import BridgeLine, Puzzle, counts_to_lines
 from puzzleproof.players import hashi_article
 from puzzleproof.result import Result, Status
 
-__all__ = ["GenParams", "Generated", "generate", "attempt", "TIMED_OUT", "MAX_REPAIRS",
+__all__ = ["GenParams", "Generated", "generate", "attempt", "make_unique", "unique_question",
+           "TIMED_OUT", "MAX_REPAIRS",
            "PROOF_CONFLICTS", "PROOF_DETERMINISTIC_SECONDS", "STEADY_CHUNK"]
 
 #: Repair rounds an attempt may take before it is given up. On 30x30 grids the rounds
