@@ -174,9 +174,12 @@ def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *
     ``solver`` (name, version) names the back end in an answer given before it is built.
 
     ``known``: a solution already in hand (a generator's own layout). It is rule-checked (a
-    ValueError says what it breaks) and blocked before the search, so that ``unique`` asks one question (is there another?); it
-    is the first solution of the answer. A proof found before the clock ran out is kept:
-    the master's UNSAT ends the search as UNIQUE or INFEASIBLE even on a passed deadline.
+    ValueError says what it breaks) and blocked before the search, so that ``unique`` asks
+    one question (is there another?); it is the first solution of the answer.
+
+    A proof in hand is an answer whatever the clock says: the master's UNSAT ends the search
+    as UNIQUE (or a complete enumeration, or INFEASIBLE) even when the deadline passed as it
+    was found or right after.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
