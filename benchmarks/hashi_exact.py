@@ -9,20 +9,25 @@ Three modes:
   max <= 2 s for each back end.
 - ``--twelve``: issue 32's yardstick, exactly its 12 puzzles (the eighth file of each of the
   12 generator settings ``Hs_34_400_<a>_<b>``), both back ends, solve + uniqueness in this
-  process (start-up excluded); CPU and wall mean/max beside the issue's figures and targets
+  process (start-up excluded); CPU and wall mean/max beside the issues' figures and targets
   (CP-SAT <= 0.3 s mean and <= 1 s max; with a CPU-bound process on every core, no worse
-  than 2x the SAT back end). ``--load`` runs one CPU burner per core alongside.
+  than 2x the SAT back end). ``--load`` runs one CPU burner per core alongside. The back ends
+  take turns on each puzzle (A B, then B A, ``--repeat`` times; the median run of each is
+  kept), so that load that comes and goes during the run (other work on the machine) weighs
+  on both alike: timing one back end's twelve puzzles and then the other's measures the
+  drift of the load as much as the back ends.
 - ``--ablation``: where CP-SAT's time goes on those 12 (or ``--sample STEP``: every STEP-th
   400-island puzzle): the model build, the first solution and the uniqueness solve apart, and
   each choice of the encoder undone in turn (guided first round, repair of the last proposal,
-  hints, presolve and CP-SAT's other defaults, a second worker).
+  hints, presolve and CP-SAT's other defaults, a second worker), CPU and wall; with
+  ``--load`` under one CPU burner per core.
 
 Usage:
     python benchmarks/hashi_exact.py                      # the sweep (a few minutes)
     python benchmarks/hashi_exact.py --sizes 400 --step 4 # every 4th puzzle of size 400
     python benchmarks/hashi_exact.py --out runs.jsonl     # keep records; rerun resumes
     python benchmarks/hashi_exact.py --twelve [--load] [--repeat 3]
-    python benchmarks/hashi_exact.py --ablation [--sample 6]
+    python benchmarks/hashi_exact.py --ablation [--load] [--sample 6]
 
 Sweep records (one JSON object per puzzle and back end, ``"type": "bench"``) are appended to
 ``--out`` as they are made, so an interrupted run loses nothing and a rerun skips them.
@@ -64,6 +69,9 @@ TARGET = {400: (0.3, 2.0)}
 #: Issue 32 on the 12 puzzles: (mean s, max s) quiet, and mean s with CPU-bound load.
 ISSUE_BEFORE = {"cpsat": {"quiet": (0.47, 2.12), "load": (3.4, 16.0)},
                 "sat": {"quiet": (0.10, 0.25), "load": (0.18, None)}}
+#: Issue 41 on the 12 puzzles, the rest of the machine busy (one back end timed after the
+#: other, fastest of one run each): (mean s, max s).
+ISSUE41_LOAD = {"cpsat": (1.02, 4.98), "sat": (0.19, 0.43)}
 ISSUE_TARGET = {"mean": 0.3, "max": 1.0, "load_ratio": 2.0}
 
 
@@ -200,13 +208,14 @@ def twelve(args: argparse.Namespace) -> int:
     solvers = {"cpsat": lambda p: hashi_cpsat.solve(p, mode="unique", workers=args.workers),
                "sat": lambda p: SOLVERS["sat"](p, mode="unique")}
     cores = os.cpu_count() or 1
+    before = os.getloadavg()[0]
     with burners(cores if args.load else 0):
-        figures = {name: run_twelve(name, fn, puzzles, args.repeat)
-                   for name, fn in solvers.items()}
+        figures = run_twelve(solvers, puzzles, args.repeat)
     print(f"\nIssue 32's 12 Coelho puzzles of 400 islands, solve + uniqueness, in-process "
           f"(start-up excluded); {cores} cores; CP-SAT workers {args.workers}; "
           + (f"{cores} CPU burner(s) running" if args.load else "no load added")
-          + f"; load average {os.getloadavg()[0]:.1f}; best of {args.repeat} per puzzle")
+          + f"; load average {before:.1f} before, {os.getloadavg()[0]:.1f} after; the back "
+          f"ends take turns, median of {args.repeat} per puzzle")
     for name, fig in figures.items():
         print(f"  {name:6} CPU mean {fig['cpu_mean']:.3f} s, max {fig['cpu_max']:.3f} s | "
               f"wall mean {fig['wall_mean']:.3f} s, max {fig['wall_max']:.3f} s | rounds "
@@ -215,25 +224,32 @@ def twelve(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_twelve(name: str, fn: Callable[[Puzzle], Result],
-               puzzles: list[tuple[str, Puzzle]], repeat: int) -> dict:
-    cpus, walls, rounds = [], [], []
+def run_twelve(solvers: dict[str, Callable[[Puzzle], Result]],
+               puzzles: list[tuple[str, Puzzle]], repeat: int) -> dict[str, dict]:
+    """Each puzzle solved by every back end in turn (the order reversed on every other
+    repetition); per puzzle and back end the median run by wall time."""
+    runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in solvers}
     for fname, p in puzzles:
-        best: tuple[float, float] | None = None
-        for _ in range(repeat):
-            res, cpu, wall = timed(lambda: fn(p))
-            if not res.check_ok or res.status.value not in ("MULTIPLE", "UNIQUE"):
-                raise SystemExit(f"{name} on {fname}: {res.status.value}, check {res.check}")
-            best = (cpu, wall) if best is None or wall < best[1] else best
-        cpus.append(best[0])
-        walls.append(best[1])
-        rounds.append(res.stats["cut_rounds"])
-        print(f"\r{name}: {len(walls)}/{len(puzzles)}", end="", file=sys.stderr, flush=True)
+        mine: dict[str, list[tuple[float, float, int]]] = {name: [] for name in solvers}
+        for r in range(repeat):
+            for name in (list(solvers) if r % 2 == 0 else list(solvers)[::-1]):
+                res, cpu, wall = timed(lambda: solvers[name](p))
+                if not res.check_ok or res.status.value not in ("MULTIPLE", "UNIQUE"):
+                    raise SystemExit(f"{name} on {fname}: {res.status.value}, check "
+                                     f"{res.check}")
+                mine[name].append((wall, cpu, res.stats["cut_rounds"]))
+        for name, got in mine.items():
+            runs[name].append(sorted(got)[len(got) // 2])
+        print(f"\r{len(runs[name])}/{len(puzzles)}", end="", file=sys.stderr, flush=True)
     print("\r", end="", file=sys.stderr)
-    return {"cpu_mean": statistics.mean(cpus), "cpu_max": max(cpus),
-            "wall_mean": statistics.mean(walls), "wall_max": max(walls),
-            "rounds_mean": statistics.mean(rounds), "rounds_max": max(rounds),
-            "worst": puzzles[walls.index(max(walls))][0]}
+    out = {}
+    for name, got in runs.items():
+        walls, cpus, rounds = zip(*got)
+        out[name] = {"cpu_mean": statistics.mean(cpus), "cpu_max": max(cpus),
+                     "wall_mean": statistics.mean(walls), "wall_max": max(walls),
+                     "rounds_mean": statistics.mean(rounds), "rounds_max": max(rounds),
+                     "worst": puzzles[walls.index(max(walls))][0]}
+    return out
 
 
 def print_issue_comparison(figures: dict, load: bool) -> None:
@@ -244,6 +260,10 @@ def print_issue_comparison(figures: dict, load: bool) -> None:
         before = f"mean {mean_b} s" + (f", max {max_b} s" if max_b is not None else "")
         print(f"  {name:6} before: {before:24} now: mean {fig['wall_mean']:.3f} s, max "
               f"{fig['wall_max']:.3f} s")
+    if load:
+        print("Issue 41's figures (the machine busy, back ends timed one after the other): "
+              + "; ".join(f"{name} mean {m} s, max {x} s" for name, (m, x)
+                          in ISSUE41_LOAD.items()))
     cp, sat = figures["cpsat"], figures["sat"]
     if not load:
         for kind in ("wall", "cpu"):
@@ -285,17 +305,22 @@ def ablation(args: argparse.Namespace) -> int:
     for _, p in puzzles:
         p.crossings
         p.incident
+    cores = os.cpu_count() or 1
     print(f"CP-SAT on {len(puzzles)} Coelho puzzles of 400 islands, solve + uniqueness; "
-          f"CPU seconds of this process (every thread), load average "
-          f"{os.getloadavg()[0]:.1f}\n")
-    breakdown(puzzles)
-    print(f"\n{'variant':52} {'CPU mean':>9} {'CPU max':>8} {'wall max':>9} "
-          f"{'rounds mean/max':>16} {'solves':>7}")
-    for label, kwargs in VARIANTS:
-        row = run_variant(puzzles, kwargs)
-        print(f"{label:52} {row['cpu_mean']:>9.3f} {row['cpu_max']:>8.3f} "
-              f"{row['wall_max']:>9.3f} {row['rounds_mean']:>9.1f}/{row['rounds_max']:<6} "
-              f"{row['solves']:>7}")
+          f"CPU seconds of this process (every thread) and wall seconds; "
+          + (f"{cores} CPU burner(s) running; " if args.load else "")
+          + f"load average {os.getloadavg()[0]:.1f}\n")
+    with burners(cores if args.load else 0):
+        breakdown(puzzles)
+        print(f"\n{'variant':52} {'CPU mean':>9} {'CPU max':>8} {'wall mean':>10} "
+              f"{'wall max':>9} {'rounds mean/max':>16} {'solves':>7} {'wall/solve':>10}")
+        for label, kwargs in VARIANTS:
+            row = run_variant(puzzles, kwargs)
+            print(f"{label:52} {row['cpu_mean']:>9.3f} {row['cpu_max']:>8.3f} "
+                  f"{row['wall_mean']:>10.3f} {row['wall_max']:>9.3f} "
+                  f"{row['rounds_mean']:>9.1f}/{row['rounds_max']:<6} {row['solves']:>7} "
+                  f"{sum(row['walls']) / row['solves']:>10.4f}")
+    print(f"\nload average after: {os.getloadavg()[0]:.1f}")
     return 0
 
 
@@ -329,6 +354,7 @@ def run_variant(puzzles: list[tuple[str, Puzzle]], kwargs: dict) -> dict:
         rounds.append(res.stats["cut_rounds"])
         solves += res.stats["solves"]
     return {"cpu_mean": statistics.mean(cpus), "cpu_max": max(cpus), "wall_max": max(walls),
+            "wall_mean": statistics.mean(walls), "walls": walls,
             "rounds_mean": statistics.mean(rounds), "rounds_max": max(rounds),
             "solves": solves}
 
@@ -337,9 +363,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--twelve", action="store_true", help="issue 32's 12 puzzles, both back ends")
     ap.add_argument("--load", action="store_true",
-                    help="with --twelve: run a CPU-burner process per core alongside")
-    ap.add_argument("--repeat", type=int, default=1,
-                    help="with --twelve: runs per puzzle, the fastest kept")
+                    help="with --twelve or --ablation: run a CPU-burner process per core "
+                         "alongside")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="with --twelve: runs per puzzle and back end, in turns; the median "
+                         "kept")
     ap.add_argument("--ablation", action="store_true", help="where CP-SAT's time goes")
     ap.add_argument("--sample", type=int, default=0,
                     help="with --ablation: every SAMPLE-th 400-island puzzle, not the 12")

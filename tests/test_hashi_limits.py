@@ -117,3 +117,97 @@ def test_sat_chunks_follow_the_measured_rate():
     assert s._chunk_budget(Deadline(0.001)) == hashi_sat.SatHashi.MIN_CHUNK
     assert s._chunk_budget(Deadline(None)) is None
     s.close()
+
+
+def test_steady_chunks_are_the_same_on_any_clock_and_count_like_brute_force():
+    s = hashi_sat.SatHashi(lattice(9), steady_chunks=700)
+    s._conflicts_used, s._search_seconds = 100_000, 1.0
+    assert s._chunk_budget(Deadline(600)) == s._chunk_budget(Deadline(None)) == 700
+    assert s._chunk_budget(Deadline(0.001)) == 700
+    s.close()
+    for p in TINY[::5]:
+        res = hashi_sat.solve(p, mode="all", max_solutions=500, deadline=Deadline(600),
+                              steady_chunks=3)
+        assert sorted(map(canon, all_solutions(res))) == \
+            sorted(map(canon, enumerate_solutions(p))), p.to_rows()
+
+
+# -- proved means proved: a proof in hand is the answer, whatever the clock says ----------
+
+class Stopwatch(Deadline):
+    """A clock that never runs out until :meth:`stop` is called (then it has run out)."""
+
+    def __init__(self) -> None:
+        super().__init__(30.0)
+
+    def stop(self) -> None:
+        self.at = 0.0
+
+
+def _rounds(solver, p, mode):
+    return SOLVERS[solver](p, mode=mode, max_solutions=50).stats["cut_rounds"]
+
+
+@pytest.mark.parametrize("solver", tuple(SOLVERS))
+@pytest.mark.parametrize("mode", ["unique", "all"])
+def test_a_proof_finished_as_the_clock_runs_out_is_the_proved_status(solver, mode):
+    """The clock runs out at the very round whose search proved that no other solution
+    exists: the answer is UNIQUE (``all``: the complete enumeration), never UNKNOWN."""
+    checked = 0
+    for p in TINY:
+        if len(enumerate_solutions(p, limit=2)) != 1:
+            continue
+        last = _rounds(solver, p, mode)
+        clock = Stopwatch()
+        res = SOLVERS[solver](p, mode=mode, max_solutions=50, deadline=clock,
+                              on_round=lambda r, c: clock.stop() if r >= last else None)
+        assert clock.expired()
+        assert res.status is Status.UNIQUE and res.check_ok, p.to_rows()
+        assert res.stats["cut_rounds"] == last
+        if mode == "all":
+            assert res.certificate["complete"] and res.certificate["count"] == 1
+        checked += 1
+    assert checked >= 20
+
+
+@pytest.mark.parametrize("solver", tuple(SOLVERS))
+def test_a_cut_that_proves_infeasibility_is_kept_past_the_clock(solver):
+    """Two groups of islands that cannot see each other: the first proposal's cut is
+    empty, which proves there is no connected solution. The clock runs out right after
+    that round; the proof is in hand, so the answer is INFEASIBLE, not UNKNOWN."""
+    p = Puzzle.from_rows(["2.4.2.....", "..........", "..........", ".....2.4.2"])
+    from puzzleproof.models.hashi import impossibility_reasons
+    assert impossibility_reasons(p) == [] and enumerate_solutions(p) == []
+    clock = Stopwatch()
+    res = SOLVERS[solver](p, deadline=clock, on_round=lambda r, c: clock.stop())
+    assert clock.expired()
+    assert res.status is Status.INFEASIBLE and "no connected solution" in \
+        res.certificate["proof"]
+
+
+@pytest.mark.parametrize("solver", tuple(SOLVERS))
+def test_a_known_solution_and_a_spent_clock_settle_nothing(solver):
+    """A solution in hand proves nothing without a search: UNKNOWN on a spent clock; with
+    time, the one question decides (the brute force agrees)."""
+    for p in TINY[:60]:
+        sols = enumerate_solutions(p, limit=2)
+        if not sols:
+            continue
+        res = SOLVERS[solver](p, mode="unique", known=sols[0], deadline=Deadline(0.0))
+        assert res.status is Status.UNKNOWN
+        assert res.answer is None or canon(res.answer) == canon(sols[0]) and res.check_ok
+        res = SOLVERS[solver](p, mode="unique", known=sols[0])
+        assert res.status is (Status.UNIQUE if len(sols) == 1 else Status.MULTIPLE)
+        assert canon(res.answer) == canon(sols[0])
+        if len(sols) == 2:
+            assert canon(res.certificate["second"]) != canon(sols[0])
+            assert check_solution(p, res.certificate["second"]) == []
+        assert res.stats["cut_rounds"] >= 1
+
+
+def test_a_known_solution_that_breaks_the_rules_is_caught():
+    p = Puzzle.from_rows(["2.2", "...", "2.2"])
+    with pytest.raises(ValueError, match="breaks the rules: .*clue"):
+        hashi_sat.solve(p, mode="unique", known=[(0, 0, 2, 0, 2)])
+    with pytest.raises(ValueError, match="no pair of islands"):
+        hashi_sat.solve(p, mode="unique", known=[(0, 0, 2, 2, 1)])

@@ -26,7 +26,7 @@ from puzzleproof.models.hashi import (BridgeLine, Puzzle, check_solution, counts
 from puzzleproof.result import Result, Status, limit_name, which_limit
 
 __all__ = ["HashiBackend", "upper_bounds", "separate", "blocking_clause", "solve_with", "MODES",
-           "OutOfTime", "check_clock"]
+           "OutOfTime", "check_clock", "counts_of"]
 
 MODES = ("solve", "unique", "all")
 
@@ -51,7 +51,7 @@ class HashiBackend(Protocol):
 
     def solve(self, deadline: Deadline) -> tuple[str, list[int] | None]:
         """Solve the master within ``deadline``: ``(SAT, counts)``, ``(UNSAT, None)`` or
-        ``(LIMIT, None)``."""
+        ``(LIMIT, None)``; on a deadline already passed, UNSAT or LIMIT without searching."""
 
     def add_cuts(self, cuts: Sequence[tuple[int, ...]]) -> None:
         """Each cut is a tuple of candidate indices of which at least one must be used."""
@@ -132,6 +132,23 @@ def separate(puzzle: Puzzle, counts: Sequence[int]) -> list[tuple[int, ...]]:
     return sorted(cuts, key=len)
 
 
+def counts_of(puzzle: Puzzle, lines: Sequence[BridgeLine]) -> list[int]:
+    """The bridge count of each candidate in ``lines`` (``x1 y1 x2 y2 n``, either end first;
+    a pair named twice adds up). A ValueError names a line that joins no candidate pair."""
+    where = {}
+    for e, br in enumerate(puzzle.candidates):
+        a, b = puzzle.islands[br.a], puzzle.islands[br.b]
+        where[(a.x, a.y, b.x, b.y)] = where[(b.x, b.y, a.x, a.y)] = e
+    counts = [0] * len(puzzle.candidates)
+    for x1, y1, x2, y2, n in lines:
+        e = where.get((x1, y1, x2, y2))
+        if e is None:
+            raise ValueError(f"({x1}, {y1})-({x2}, {y2}) is no pair of islands in line of "
+                             "sight")
+        counts[e] += n
+    return counts
+
+
 def plural_rounds(n: int) -> str:
     return f"{n} cut round" + ("" if n == 1 else "s")
 
@@ -140,7 +157,8 @@ def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *
                mode: str = "solve", max_solutions: int = 2,
                deadline: Deadline | None = None, params: dict | None = None,
                seed: int | None = None, on_round: Callable[[int, int], None] | None = None,
-               solver: tuple[str, str] = ("", "")) -> Result:
+               solver: tuple[str, str] = ("", ""),
+               known: Sequence[BridgeLine] | None = None) -> Result:
     """Answer ``mode`` for ``puzzle`` with a back end; every solution is rule-checked.
 
     - ``solve``: SOLVED with a solution, INFEASIBLE, or UNKNOWN.
@@ -154,11 +172,25 @@ def solve_with(puzzle: Puzzle, make_backend: Callable[[Puzzle], HashiBackend], *
     ``all`` and the rule check of each solution (done as it is found) all run against it, so
     that an enumeration cut short by the limit is UNKNOWN with what it found and checked.
     ``solver`` (name, version) names the back end in an answer given before it is built.
+
+    ``known``: a solution already in hand (a generator's own layout). It is rule-checked (a
+    ValueError says what it breaks) and blocked before the search, so that ``unique`` asks
+    one question (is there another?); it is the first solution of the answer.
+
+    A proof in hand is an answer whatever the clock says: the master's UNSAT ends the search
+    as UNIQUE (or a complete enumeration, or INFEASIBLE) even when the deadline passed as it
+    was found or right after.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     clock = deadline or Deadline(None)
-    run = _Run(puzzle, mode, max_solutions, clock, params, seed, on_round)
+    first = None
+    if known is not None:
+        first = counts_of(puzzle, known)
+        broken = check_solution(puzzle, counts_to_lines(puzzle, first))
+        if broken:
+            raise ValueError(f"the known solution breaks the rules: {broken[0].message}")
+    run = _Run(puzzle, mode, max_solutions, clock, params, seed, on_round, first)
     return run.result(make_backend, solver)
 
 
@@ -167,7 +199,8 @@ class _Run:
 
     def __init__(self, puzzle: Puzzle, mode: str, max_solutions: int, deadline: Deadline,
                  params: dict | None, seed: int | None,
-                 on_round: Callable[[int, int], None] | None) -> None:
+                 on_round: Callable[[int, int], None] | None,
+                 known: list[int] | None = None) -> None:
         self.start = time.monotonic()
         self.puzzle = puzzle
         self.mode = mode
@@ -178,6 +211,9 @@ class _Run:
         self.params.update({"mode": mode, "time_limit": deadline.limit})
         if mode == "all":
             self.params["max_solutions"] = max_solutions
+        self.known = known
+        if known is not None:
+            self.params["known"] = True
         self.want = {"solve": 1, "unique": 2, "all": max(1, max_solutions)}[mode]
         self.rounds = self.cuts = 0
         self.solutions: list[list[int]] = []
@@ -214,7 +250,13 @@ class _Run:
 
     def collect(self, backend: HashiBackend) -> None:
         """Run the cut loop until ``want`` solutions, no more, or the deadline; block each
-        solution found and rule-check it at once (the check runs on the same clock)."""
+        solution found (the known one first) and rule-check it at once (the check runs on
+        the same clock). The loop asks the master even past the deadline, so that a proof
+        already in hand (a blocking clause or a cut that left nothing) is not lost."""
+        if self.known is not None:
+            self.keep(list(self.known))
+            if len(self.solutions) < self.want:
+                backend.block(self.known)
         while len(self.solutions) < self.want:
             out = lazy_cut_loop(backend, lambda cnt: separate(self.puzzle, cnt),
                                 self.deadline, self.count_round)
@@ -228,9 +270,6 @@ class _Run:
             assert out.status == SAT and out.assignment is not None
             self.keep(list(out.assignment))
             if len(self.solutions) < self.want:
-                if self.deadline.expired():
-                    self.limit_hit = True
-                    return
                 backend.block(out.assignment)
 
     def count_round(self, r: int, c: int) -> None:
@@ -264,7 +303,8 @@ class _Run:
         if self.mode == "unique":
             return status, ({"second": self.lines[1]} if status is Status.MULTIPLE else
                             {"proof": f"{name}: no other connected solution after blocking "
-                                      f"the first ({self.rounds} cut rounds)"})
+                                      f"the {'given' if self.known else 'first'} "
+                                      f"({self.rounds} cut rounds)"})
         certificate = {"count": len(self.solutions), "complete": complete,
                        "solutions": self.lines}
         if status is Status.UNIQUE:

@@ -23,7 +23,11 @@ rounds the loop takes and what each costs. Two searches keep both low:
 
 Both searches are complete: an INFEASIBLE from either is a proof. One worker is the
 default and deterministic; on 2 cores a second worker races the first on the same easy
-proposal and costs more than it saves (0.76 s of CPU on average on the same 12 puzzles).
+proposal and costs more than it saves (0.76 s of CPU on average on the same 12 puzzles), and
+far more on a busy machine, where each worker waits for its time slice. With one worker the
+search runs in the caller's thread (no thread is started per solve), so other work on the
+machine slows it exactly as much as the SAT back end (``benchmarks/hashi_exact.py --twelve
+--load`` times the two in turns).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from ortools.sat.python import cp_model, cp_model_helper
 from puzzleproof.encoders.lazy_cuts import LIMIT, SAT, UNSAT
 from puzzleproof.encoders.hashi_common import blocking_clause, check_clock, solve_with, upper_bounds
 from puzzleproof.clock import Deadline
-from puzzleproof.models.hashi import Puzzle
+from puzzleproof.models.hashi import BridgeLine, Puzzle
 from puzzleproof.result import Result
 
 __all__ = ["CpSatHashi", "solve", "MAX_WORKERS"]
@@ -178,6 +182,8 @@ class CpSatHashi:
     def solve(self, deadline: Deadline) -> tuple[str, list[int] | None]:
         if self._infeasible:
             return UNSAT, None
+        if deadline.expired():
+            return LIMIT, None
         self._set_hint()
         solver, status = None, cp_model.UNKNOWN
         if self._last is None and self.guided:
@@ -245,10 +251,11 @@ def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
           deadline: Deadline | None = None,
           workers: int = 1, seed: int = 0, deterministic_limit: float | None = None,
           guided: bool = True, repair_conflicts: int | None = None,
-          tuning: dict | None = None, on_round=None) -> Result:
-    """Solve ``puzzle`` exactly with CP-SAT; see :func:`hashi_common.solve_with` for ``mode``
-    and ``deadline``. Raises ValueError for a worker count outside 1 to :data:`MAX_WORKERS`.
-    """
+          tuning: dict | None = None, on_round=None,
+          known: Sequence[BridgeLine] | None = None) -> Result:
+    """Solve ``puzzle`` exactly with CP-SAT; see :func:`hashi_common.solve_with` for ``mode``,
+    ``deadline`` and ``known``. Raises ValueError for a worker count outside 1 to
+    :data:`MAX_WORKERS`."""
     check_workers(workers)
     clock = deadline or Deadline(None)
     params = {"workers": workers, "deterministic_limit": deterministic_limit,
@@ -262,4 +269,4 @@ def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
                                      repair_conflicts, tuning, clock),
         mode=mode, max_solutions=max_solutions, deadline=clock,
         params=params, seed=seed, on_round=on_round,
-        solver=(CpSatHashi.name, CpSatHashi.version))
+        solver=(CpSatHashi.name, CpSatHashi.version), known=known)

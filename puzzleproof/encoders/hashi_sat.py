@@ -33,7 +33,7 @@ from puzzleproof.encoders.lazy_cuts import LIMIT, SAT, UNSAT
 from puzzleproof.encoders.hashi_common import (OutOfTime, blocking_clause, check_clock, separate,
                                                solve_with, upper_bounds)
 from puzzleproof.clock import Deadline
-from puzzleproof.models.hashi import Puzzle
+from puzzleproof.models.hashi import BridgeLine, Puzzle
 from puzzleproof.result import Result
 
 __all__ = ["SatHashi", "ConnectivityPropagator", "solve", "DEFAULT_SAT_SOLVER"]
@@ -51,6 +51,9 @@ class SatHashi:
         chunk_conflicts: most conflicts per ``solve_limited`` call between clock checks.
         propagator: add connectivity cuts from inside the search (CaDiCaL 1.9.5 only).
         deadline: the task's clock; building past it raises :class:`OutOfTime`.
+        steady_chunks: conflicts per ``solve_limited`` call, with or without a deadline and
+            whatever the machine's speed (None: sized from the measured rate under a
+            deadline, see :meth:`_chunk_budget`).
     """
 
     name = "sat"
@@ -67,7 +70,11 @@ class SatHashi:
 
     def __init__(self, puzzle: Puzzle, solver_name: str = DEFAULT_SAT_SOLVER,
                  conflict_budget: int | None = None, chunk_conflicts: int = 20000,
-                 propagator: bool = False, deadline: Deadline | None = None) -> None:
+                 propagator: bool = False, deadline: Deadline | None = None,
+                 steady_chunks: int | None = None) -> None:
+        if steady_chunks is not None and steady_chunks < 1:
+            raise ValueError(f"steady chunks must be at least 1 conflict, found {steady_chunks}")
+        self.steady = steady_chunks
         self.puzzle = puzzle
         self.solver_name = solver_name
         self.conflict_budget = conflict_budget
@@ -144,6 +151,8 @@ class SatHashi:
     def solve(self, deadline: Deadline) -> tuple[str, list[int] | None]:
         if self._infeasible:
             return UNSAT, None
+        if deadline.expired():
+            return LIMIT, None
         self._stats["solves"] += 1
         while True:
             budget = self._chunk_budget(deadline)
@@ -175,7 +184,9 @@ class SatHashi:
         if self.conflict_budget is not None:
             budget = self.conflict_budget - self._conflicts_used
         left = deadline.left()
-        if left is not None:
+        if self.steady is not None:  # with or without a deadline: the same steps
+            budget = self.steady if budget is None else min(budget, self.steady)
+        elif left is not None:
             rate = self._conflicts_used / self._search_seconds if self._search_seconds else 0
             fit = int(rate * min(left, self.CHUNK_SECONDS)) if rate else self.FIRST_CHUNK
             step = max(self.MIN_CHUNK, min(self.chunk, fit))
@@ -250,24 +261,32 @@ class ConnectivityPropagator(Propagator):
 def solve(puzzle: Puzzle, *, mode: str = "solve", max_solutions: int = 2,
           deadline: Deadline | None = None,
           solver_name: str = DEFAULT_SAT_SOLVER, conflict_budget: int | None = None,
-          propagator: bool = False, seed: int | None = None, on_round=None) -> Result:
+          propagator: bool = False, seed: int | None = None, on_round=None,
+          steady_chunks: int | None = None,
+          known: Sequence[BridgeLine] | None = None) -> Result:
     """Solve ``puzzle`` exactly with python-sat; see :func:`hashi_common.solve_with`
-    (``deadline``: the task's clock; None, no limit)."""
+    (``deadline``: the task's clock, None for no limit; ``known``: a solution in hand).
+
+    ``steady_chunks``: conflicts per ``solve_limited`` call, the same with or without a
+    deadline and on every machine, so that a search that ends within its limits takes the
+    same steps however fast the machine is (a seeded generator's proofs); None sizes the
+    chunks from the measured conflict rate under a deadline instead."""
     clock = deadline or Deadline(None)
     made: list[SatHashi] = []
 
     def make(p: Puzzle) -> SatHashi:
         made.append(SatHashi(p, solver_name, conflict_budget, propagator=propagator,
-                             deadline=clock))
+                             deadline=clock, steady_chunks=steady_chunks))
         return made[-1]
 
+    params = {"sat_solver": solver_name, "conflict_budget": conflict_budget,
+              "propagator": propagator}
+    if steady_chunks is not None:
+        params["steady_chunks"] = steady_chunks
     try:
         return solve_with(puzzle, make, mode=mode, max_solutions=max_solutions,
-                          deadline=clock,
-                          params={"sat_solver": solver_name, "conflict_budget": conflict_budget,
-                                  "propagator": propagator},
-                          seed=seed, on_round=on_round,
-                          solver=(SatHashi.name, SatHashi.version))
+                          deadline=clock, params=params, seed=seed, on_round=on_round,
+                          solver=(SatHashi.name, SatHashi.version), known=known)
     finally:
         for m in made:
             m.close()

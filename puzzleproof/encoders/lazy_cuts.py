@@ -4,6 +4,10 @@ Solvers without a lazy-constraint callback (CP-SAT) and incremental SAT solvers 
 solve the master; ask ``separate`` for constraints the proposal violates; add them all and
 solve again, until a proposal passes (FEASIBLE), the master has no proposal left (INFEASIBLE)
 or the deadline or budget runs out (UNKNOWN, never INFEASIBLE).
+
+The master is asked even when the deadline has passed: it answers LIMIT at once unless it
+already holds a proof (a cut or a blocking clause that left nothing), and a proof in hand
+is an answer, whatever the clock says.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ class Master(Protocol[A, C]):
 
     def solve(self, deadline: Deadline) -> tuple[str, A | None]:
         """Return ``(SAT, assignment)``, ``(UNSAT, None)`` or ``(LIMIT, None)`` (the deadline
-        passed before a verdict)."""
+        passed before a verdict). Called with a deadline already passed, it answers what it
+        knows without searching (UNSAT when its constraints already leave nothing)."""
 
     def add_cuts(self, cuts: Sequence[C]) -> None:
         """Add constraints that every acceptable assignment satisfies."""
@@ -54,8 +59,10 @@ def lazy_cut_loop(master: Master[A, C], separate: Callable[[A], Sequence[C]],
     deadline = deadline if deadline is not None else Deadline(None)
     rounds = cuts = 0
     while True:
-        if deadline.expired():
-            return LoopOutcome(LIMIT, None, rounds, cuts, time.monotonic() - start)
+        if deadline.expired():  # only a proof already in hand is still an answer
+            status, _ = master.solve(deadline)
+            return LoopOutcome(UNSAT if status == UNSAT else LIMIT, None, rounds, cuts,
+                               time.monotonic() - start)
         status, assignment = master.solve(deadline)
         rounds += 1
         if status != SAT:

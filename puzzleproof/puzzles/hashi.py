@@ -38,7 +38,8 @@ UNIQUE = Opt("unique", ("--unique",), "Decide UNIQUE or MULTIPLE (shows two solu
              kind="flag", default=False)
 ALL = Opt("enumerate_all", ("--all",), "Enumerate connected solutions, up to -n.", kind="flag",
           default=False)
-WORKERS = Opt("workers", ("--workers",), "CP-SAT worker threads (1 is deterministic).",
+WORKERS = Opt("workers", ("--workers",), "CP-SAT worker threads (1 is deterministic, and "
+              "fastest on these small re-solved models, above all on a busy machine).",
               kind="int", default=1, range=(1, 64), show_default=True)
 SHOW = Opt("show", ("--show",), "For one puzzle: draw the solution, print its 'x1 y1 x2 y2 n' "
            "lines (CodinGame output), or nothing.", kind="choice",
@@ -290,18 +291,19 @@ def _gen_prepare(p: Params) -> None:
 
 def _generate(p: Params, executor: Any, on_attempt: Any):
     from puzzleproof.formats import hashi as hfmt
-    from puzzleproof.generate.hashi import GenParams
+    from puzzleproof.generate.hashi import MAX_REPAIRS, GenParams
     from puzzleproof.generate.hashi import generate as gen
     from puzzleproof.puzzles.base import Generated
 
     try:
         params = GenParams(p.width, p.height, p.density, p.max_bridges, p.loops, p.count,
                            p.seed, p.min_assumptions, p.method or "sat",
-                           max_attempts=p.max_attempts)
+                           max_attempts=p.max_attempts, min_depth=p.min_depth or 0,
+                           max_repairs=MAX_REPAIRS if p.max_repairs is None else p.max_repairs)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     ext = {"codingame": ".txt", "grid": ".txt", "has": ".has", "json": ".json"}
-    for g in gen(params, jobs=executor, on_attempt=on_attempt):
+    for g in gen(params, jobs=executor, on_attempt=on_attempt, deadline=p.deadline()):
         if p.out_fmt in ("jsonl", "tatham", "puzzlink"):
             line = (json.dumps(g.to_record()) if p.out_fmt == "jsonl"
                     else hfmt.write_puzzle(g.puzzle, p.out_fmt).strip())
@@ -331,10 +333,20 @@ GENERATE = GenerateSpec(
                  "least K assumptions from the article's solver (hard for the heuristic, "
                  "still unique).", kind="int", default=0, range=(0, 10_000),
                  show_default=True),
+             Opt("min_depth", ("--min-depth",), "Keep only puzzles whose assumptions (of the "
+                 "article's solver) nest at least D deep.", kind="int", default=0,
+                 range=(0, 10_000), show_default=True),
              METHOD.but(default="sat", show_default=True, help="The exact method that proves "
                         "each puzzle unique: sat or cpsat."),
+             Opt("max_repairs", ("--max-repairs",), "Rounds of repair per attempt: where the "
+                 "exact method finds a second solution, the layout is changed there and the "
+                 "question asked again (default 60; 0 keeps only layouts unique by chance).",
+                 kind="int", range=(0, 10_000)),
              Opt("max_attempts", ("--max-attempts",), "Stop after this many attempts "
                  "(default 1000 per puzzle asked).", kind="int", range=(1, None)),
+             TIME_LIMIT.but(help="Seconds for the whole run: the attempt they run out in "
+                                 "ends it, and the puzzles kept before it are written "
+                                 "(fewer than asked: exit 1)."),
              *WHERE,
              Opt("out_fmt", ("--format",), "jsonl (puzzle, solution, measures), tatham and "
                  "puzzlink stream one puzzle a line; the others need -o FOLDER and write one "
@@ -343,7 +355,8 @@ GENERATE = GenerateSpec(
     generate=_generate, prepare=_gen_prepare, hunter=_hunter,
     rebuild="puzzleproof.generate.hunt_hashi:from_evidence",
     layout=lambda p: "lines" if p.out_fmt in ("jsonl", "tatham", "puzzlink") else "folder",
-    what="kept", shortfall="lower --min-assumptions or --loops, or raise --max-attempts",
+    what="kept", shortfall="lower --min-assumptions, --min-depth or --loops, or raise "
+              "--max-attempts or --time-limit",
     output_help="A file (line formats) or a folder (one file a puzzle).")
 
 

@@ -79,16 +79,20 @@ Examples:
 GENERATE_HELP = """Generate Hashi puzzles with a unique solution, proved by an exact solver.
 
 \b
-Each puzzle comes from a random connected bridge network; it is kept only if the
-exact solver proves that network the only solution, and (with --min-assumptions)
-only if the article's solver needs enough guesses. The JSONL records carry the
-solution and the measures of difficulty: the article solver's sure bridges,
-assumptions, wrong assumptions and depth, and the exact solver's cut rounds.
-Same seed and options, same puzzles, whatever --jobs.
+Each puzzle comes from a random connected bridge network, which is its solution.
+Where the exact solver finds a second solution, the network is changed there (a
+bridge raised or lowered, an island put on the other solution's bridge) and the
+solver asked again, until the network is proved the only solution. A puzzle is
+kept (with --min-assumptions, --min-depth) only if the article's solver needs
+enough guesses. The JSONL records carry the solution and the measures of
+difficulty: the article solver's sure bridges, assumptions, wrong assumptions and
+depth, the exact solver's cut rounds, and the repairs made. Same seed and
+options, same puzzles, whatever --jobs (with --time-limit: the first of them).
 
 \b
-Example (the project's shipped set is made this way):
+Examples (the project's shipped set is made this way):
   puzzleproof generate hashi --size 15x15 -n 5 --seed 1 -o set.jsonl
+  puzzleproof generate hashi --size 30x30 --min-assumptions 30 -n 10 --time-limit 120
 """
 
 
