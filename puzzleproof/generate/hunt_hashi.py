@@ -1,9 +1,10 @@
 """Hunting a Hashi solver program: the smallest puzzle with a unique solution that it answers
 wrongly, or not at all.
 
-A candidate is a random connected bridge network (:func:`puzzleproof.generate.hashi.
-random_layout`) whose clues make the puzzle; it is kept as a candidate when the exact SAT
-back end proves it UNIQUE (so that there is one right answer to hold the program to). The
+A candidate is a random connected bridge network (:mod:`puzzleproof.generate.
+hashi_network`) whose clues make the puzzle, repaired until the exact back end proves it
+UNIQUE (:func:`puzzleproof.generate.hashi.make_unique`: so that there is one right answer
+to hold the program to). The
 program reads it in CodinGame's input and answers ``x1 y1 x2 y2 n`` lines (:mod:`puzzleproof.
 games.hashi_program`); it fails when its answer breaks a rule (``wrong-answer``: the first
 rule broken, by :func:`puzzleproof.models.hashi.check_solution`), when it writes lines that
@@ -66,18 +67,21 @@ class HashiHunter:
         self.program, self.sizes, self.max_attempts = program, sizes, max_attempts
 
     def candidate(self, rng: random.Random, size: int) -> Solved | None:
-        from puzzleproof.generate.hashi import GenParams, random_layout
+        from puzzleproof.generate.hashi import GenParams, make_unique
+        from puzzleproof.generate.hashi_network import grow
 
         side = max(3, round((size / 0.25) ** 0.5))
+        p = GenParams(width=side, height=side, density=min(1.0, size / side ** 2),
+                      max_bridges=2, loops=rng.choice((0.0, 0.15, 0.4)))
         try:
-            puzzle = random_layout(rng, GenParams(width=side, height=side,
-                                                  density=min(1.0, size / side ** 2),
-                                                  max_bridges=2,
-                                                  loops=rng.choice((0.0, 0.15, 0.4))))
+            net = grow(rng, p.width, p.height, p.max_bridges, p.density, p.loops)
         except ValueError:
             return None
-        solution = unique_solution(puzzle)
-        return None if solution is None else Solved(puzzle, solution)
+        made = make_unique(net, p, rng, Deadline(UNIQUE_SECONDS), "hunt")
+        if not isinstance(made, tuple):
+            return None
+        solution = unique_solution(made[0])
+        return None if solution is None else Solved(made[0], solution)
 
     def judge(self, inst: Solved, deadline: Deadline) -> Failure | None:
         first = self.program.limits.first
