@@ -97,12 +97,26 @@ def deathrun_play(ctx: click.Context, **values: Any) -> None:
         raise Exit(130)
     if p.output:
         deliver(json.dumps(rec) + "\n", p.output, p.force)
+    code = _files_failed(rec)
     if p.as_json:
         emit(rec)
-        raise Exit(0)
+        raise Exit(code)
     nc = len(crims)
     show(views.game_page(rec, where, g, robust_bound(g, rec["budget"] * nc)))
-    raise Exit(0)
+    raise Exit(code)
+
+
+def _files_failed(rec: dict) -> int:
+    """1 when a bot file (a user's program, not one of ours) crashed, ran out of time or
+    moved invalidly in the game: its verdict is "wrong", as a program's lost game is."""
+    from puzzleproof.verify.deathrun_judge import is_program
+
+    bad = [s for s in rec.get("scoreboard", []) if s.get("invalid_moves")
+           and is_program(str(s.get("bot")))]
+    for s in bad:
+        say(f"seat {s['seat']} ({s['bot']}): {s['invalid_moves']} invalid move(s); "
+            "the game shows why")
+    return 1 if bad else 0
 
 
 _require(deathrun_play, "criminals", "students")
