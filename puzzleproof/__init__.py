@@ -1,11 +1,9 @@
 """puzzleproof: exact, proved solvers for puzzles and small games, and a judge of heuristics.
 
-Layers (see ``docs``/DESIGN): ``models`` says what a puzzle is and checks answers,
-``encoders`` solves exactly, ``verify`` holds what answers are checked against,
-``formats`` reads and writes what users bring, ``generate`` makes hard instances, and
-``puzzles`` holds one plugin object per puzzle. ``puzzleproof.solve``, ``check``,
-``render``, ``crosscheck`` and ``generate`` are the command's jobs as functions over the
-same plugins (:mod:`puzzleproof.api`).
+``puzzleproof.solve``, ``check``, ``render``, ``convert``, ``crosscheck``, ``generate`` and
+``hunt`` are the command's jobs as functions over the same puzzle plugins
+(:mod:`puzzleproof.api`); ``puzzleproof.plugin`` is what a new puzzle is made of. The layers
+of the code are told in the repository's ``docs/DESIGN.md``.
 """
 
 __version__ = "0.2.0"
@@ -16,6 +14,8 @@ import importlib as _importlib
 # from a generator's first run) would bind it over the function ``generate`` below
 _importlib.import_module("puzzleproof.generate")
 
-from puzzleproof.api import check, crosscheck, generate, load, render, solve  # noqa: E402
+from puzzleproof.api import (check, convert, crosscheck, generate, hunt, load,  # noqa: E402
+                             options, render, solve)
 
-__all__ = ["solve", "check", "render", "crosscheck", "generate", "load", "__version__"]
+__all__ = ["solve", "check", "render", "convert", "crosscheck", "generate", "hunt", "load",
+           "options", "__version__"]

@@ -131,7 +131,7 @@ class TestRender:
 
 def test_crosscheck_is_a_tournament_judged_against_the_bounds(tmp_path):
     runs = tmp_path / "runs.jsonl"
-    out = puzzleproof.crosscheck([GAP], students="robust,greedy", criminals=["toll"], jobs=1,
+    out = puzzleproof.crosscheck([GAP], students="robust,greedy", criminals=["toll"], executor=1,
                                  output=str(runs))
     s = out.record
     assert out.ok and out.exit_code == 0 and s["type"] == "deathrun-crosscheck"
@@ -145,7 +145,7 @@ def test_crosscheck_is_a_tournament_judged_against_the_bounds(tmp_path):
     assert [x["type"] for x in lines] == ["deathrun-game", "deathrun-crosscheck"]
     assert "1 of 1 known finding confirmed" in out.page.text()
     with pytest.raises(InputError, match="nobody"):
-        puzzleproof.crosscheck([GAP], students="nobody", jobs=1)
+        puzzleproof.crosscheck([GAP], students="nobody", executor=1)
 
 
 def test_generate_keeps_the_widest_gap_with_its_evidence():

@@ -52,6 +52,9 @@ class Inputs(Protocol):
         """The one instance ``arg`` holds, read by ``puzzle``'s reader, else an
         :class:`~puzzleproof.errors.InputError` naming it."""
 
+    def text(self, arg: str) -> tuple[str, str]:
+        """The text of the file ``arg`` (an answer, a record) and the name to call it by."""
+
 
 class Params(dict):
     """Option values by Python name (``p.time_limit`` or ``p["time_limit"]``); a name the

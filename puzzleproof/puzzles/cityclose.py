@@ -160,13 +160,12 @@ def _claims_checked(v: dict, doc: dict, claimed_status: str | None) -> None:
 
 
 def _check(args: Sequence[str], p: Params, inputs: Any) -> Outcome:
-    from puzzleproof.formats import read_source
     from puzzleproof.formats.cityclose import map_digest, read_order
     from puzzleproof.verify.cityclose_methods import check_order
 
     ld = inputs.one(args[0], PLUGIN, None, "check")
     m = ld.instance
-    text, source, _ = read_source(args[1])
+    text, source = inputs.text(args[1])
     oi = read_order(text, source, p.key)
     doc = _order_doc(text)
     if isinstance(doc.get("map_digest"), str) and doc["map_digest"] != map_digest(m):

@@ -79,15 +79,14 @@ SOLVE = SolveSpec(
 def _check(args: Sequence[str], p: Params, inputs: Any) -> Outcome:
     """Each record replayed by the rules (and, with GRAPH, played on it)."""
     from puzzleproof.formats import deathrun as dfmt
-    from puzzleproof.formats import read_source
     from puzzleproof.models.deathrun import scoreboard
     from puzzleproof.models.deathrun_replay import replay
 
     graph = None
     if len(args) == 2:
-        text, source, _ = read_source(args[0])
+        text, source = inputs.text(args[0])
         graph = dfmt.read_graph(text, source)
-    recs, source = read_games(args[-1])
+    recs, source = read_games(args[-1], inputs)
     verdicts = []
     for k, rec in enumerate(recs):
         problems = []

@@ -69,7 +69,7 @@ PLOT = Opt("plot", ("--plot",), "Write box plots of the scores per bot and role 
 
 # -- reading -------------------------------------------------------------------------------
 
-def read_games(arg: str) -> tuple[list[dict], str]:
+def read_games(arg: str, inputs: Any = None) -> tuple[list[dict], str]:
     """The game records in ``FILE``, or one of them: ``FILE#N`` (the N-th, from 1) or
     ``FILE#GAME_ID`` (a tournament's game id, such as ``g0:s0``); and the name to call
     them by."""
@@ -79,7 +79,10 @@ def read_games(arg: str) -> tuple[list[dict], str]:
     base, sep, pick = arg.rpartition("#")
     if not sep or not Path(base).is_file() or Path(arg).exists():
         base, pick = arg, ""
-    text, source, _ = read_source(base)
+    if inputs is not None:
+        text, source = inputs.text(base)
+    else:
+        text, source, _ = read_source(base)
     recs = dfmt.read_records(text, source)
     if not pick:
         return recs, source

@@ -29,7 +29,7 @@ EXACT = ("sat", "cpsat")
 
 # -- options ---------------------------------------------------------------------------------
 
-INPUT_FORMAT = Opt("fmt", ("--input-format",), "Format of the puzzle input; 'auto' detects it.",
+INPUT_FORMAT = Opt("input_format", ("--input-format",), "Format of the puzzle input; 'auto' detects it.",
                    kind="choice", choices=("auto",) + FORMATS, default="auto",
                    show_default=True)
 MAX_BRIDGES = Opt("max_bridges", ("--max-bridges",), "Most bridges per pair, where the format "
@@ -50,11 +50,12 @@ NODES = Opt("nodes", ("--nodes",), "Search nodes of the article's solver per puz
             "(deterministic too).", kind="int", range=(1, None))
 
 
-def _read(text: str, source: str, fmt: str | None = None, max_bridges: int | None = None
-          ) -> list[Loaded]:
+def _read(text: str, source: str, input_format: str | None = None,
+          max_bridges: int | None = None) -> list[Loaded]:
     from puzzleproof.formats.hashi import read_instances
 
-    return read_instances(text, source, None if fmt in (None, "auto") else fmt, max_bridges)
+    return read_instances(text, source, None if input_format in (None, "auto") else
+                          input_format, max_bridges)
 
 
 def _suffixes() -> tuple[str, ...]:
@@ -141,16 +142,15 @@ SOLVE = SolveSpec(
 # -- check, render, convert ------------------------------------------------------------------
 
 def _reader_opts(p: Params) -> dict[str, Any]:
-    return {"fmt": p.fmt, "max_bridges": p.max_bridges}
+    return {"input_format": p.input_format, "max_bridges": p.max_bridges}
 
 
 def _check(args: Sequence[str], p: Params, inputs: Any) -> Outcome:
     from puzzleproof.formats import hashi as hfmt
-    from puzzleproof.formats import read_source
     from puzzleproof.models.hashi import check_solution
 
     ld = inputs.one(args[0], PLUGIN, _reader_opts(p), "check")
-    text, source, _ = read_source(args[1])
+    text, source = inputs.text(args[1])
     lines = hfmt.read_solution(text, source)
     violations = check_solution(ld.instance, [ln.bridge for ln in lines])
     record = {"name": ld.instance.name, "ok": not violations, "bridge_lines": len(lines),

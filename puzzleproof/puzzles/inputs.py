@@ -127,11 +127,33 @@ class Inputs:
 
     def __init__(self) -> None:
         self._seen: dict[tuple[str, str | None, str], Classified | InputError] = {}
+        self._given: dict[str, Classified | str] = {}
+
+    def give(self, arg: str, what: "Loaded | str", puzzle: str | None = None) -> None:
+        """Stand ``what`` for the argument ``arg``: an instance already read (a model
+        object the Python API was given, of ``puzzle``), or the text of a file (an answer
+        as the API's caller wrote it): nothing is written to disk for it."""
+        if isinstance(what, str):
+            self._given[arg] = what
+        else:
+            self._given[arg] = Classified(puzzle, "instance", [what])
+
+    def text(self, arg: str) -> tuple[str, str]:
+        """The text of the file ``arg`` (or ``-``) and the name to call it by, or the text
+        given for it (:meth:`give`)."""
+        got = self._given.get(arg)
+        if isinstance(got, str):
+            return got, arg
+        text, source, _ = read_source(arg)
+        return text, source
 
     def read(self, arg: str, only: str | None = None, options: dict | None = None
              ) -> Classified:
         """Read one argument (file, ``-``, literal, ``file#N``) and classify it (only as
         ``only`` when given); an :class:`InputError` when it cannot be read."""
+        given = self._given.get(arg)
+        if isinstance(given, Classified):
+            return Classified(given.puzzle, given.what, list(given.loaded))
         key = (arg, only, repr(sorted((options or {}).items())))
         got = self._seen.get(key)
         if got is None:

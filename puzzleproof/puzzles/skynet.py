@@ -135,13 +135,12 @@ def _check_start(m: Any, data: Any, p: Params, source: str) -> int:
 
 
 def _check(args: Sequence[str], p: Params, inputs: Any) -> Outcome:
-    from puzzleproof.formats import read_source
     from puzzleproof.models.skynet_strategy import (certificate_kind, check_agent_escape,
                                                     check_agent_strategy,
                                                     check_player_strategy)
 
     m = inputs.one(args[0], PLUGIN, {}, "check").instance
-    text, source, _ = read_source(args[1])
+    text, source = inputs.text(args[1])
     data = _strategy_of(m, text, source)
     kind = data.get("type") if isinstance(data, dict) else None
     rule = p.rule or (data.get("rule") if isinstance(data, dict) else None)

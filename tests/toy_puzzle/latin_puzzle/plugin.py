@@ -76,7 +76,7 @@ SOLVE = SolveSpec(help="Complete Latin squares; --method brute proves uniqueness
 
 def check(args, p, inputs) -> Outcome:
     sq = inputs.one(args[0], PLUGIN, {}, "check").instance
-    text, source, _ = read_source(args[1])
+    text, source = inputs.text(args[1])
     answer = json.loads(text)
     bad = violations(sq, answer)
     page = Page().line(f"{source}: " + ("solves the square" if not bad else
