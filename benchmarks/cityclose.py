@@ -42,6 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from puzzleproof.clock import Deadline  # noqa: E402
 from puzzleproof.formats.cityclose import read_map  # noqa: E402
 from puzzleproof.models.cityclose import CityMap, Rules  # noqa: E402
 from puzzleproof.players import cityclose_article as H  # noqa: E402
@@ -75,7 +76,7 @@ def _exact_child(q, m: CityMap, limit: float) -> None:
     from puzzleproof.encoders import cityclose_exact
 
     t0 = time.monotonic()
-    r = cityclose_exact.solve(m, Rules(), time_limit=limit)
+    r = cityclose_exact.solve(m, Rules(), deadline=Deadline(limit))
     q.put((r.status.value, r.certificate, time.monotonic() - t0,
            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
 
@@ -84,7 +85,7 @@ def _ilp_child(q, m: CityMap, limit: float, backend: str = "cp-sat") -> None:
     from puzzleproof.encoders import cityclose_ilp
 
     t0 = time.monotonic()
-    r = cityclose_ilp.solve(m, Rules(), time_limit=limit, workers=2, backend=backend)
+    r = cityclose_ilp.solve(m, Rules(), deadline=Deadline(limit), workers=2, backend=backend)
     q.put((r.status.value, r.certificate, time.monotonic() - t0, 0.0))
 
 
@@ -162,7 +163,8 @@ def _child(job: dict) -> dict:
 
     m = _load(job["map"])
     t0, c0 = time.monotonic(), time.process_time()
-    r = run(job["method"], m, Rules(), time_limit=job.get("limit"), width=job.get("width"))
+    r = run(job["method"], m, Rules(), deadline=Deadline(job.get("limit")),
+            width=job.get("width"))
     wall, cpu = time.monotonic() - t0, time.process_time() - c0
     cert = r.certificate if isinstance(r.certificate, dict) else {}
     total = r.answer["total"] if r.answer else None

@@ -9,6 +9,7 @@ from functools import lru_cache
 import networkx as nx
 import pytest
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders import cityclose_exact, cityclose_ilp
 from puzzleproof.formats.cityclose import read_map
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
@@ -153,7 +154,7 @@ class TestExactOnShippedMaps:
         p = shared_path("instances/cityclose/two-spies-roundabout.json")
         m = read_map(p.read_text(), str(p))
         e = cityclose_exact.solve(m)
-        i = cityclose_ilp.solve(m, time_limit=5, workers=2,
+        i = cityclose_ilp.solve(m, deadline=Deadline(5), workers=2,
                                 incumbent=merged_beam_incumbent(m, Rules(), 10))
         assert e.status == Status.OPTIMAL and e.answer["total"] == 372
         assert i.answer["total"] == 372
@@ -166,7 +167,7 @@ class TestExactOnShippedMaps:
         p = shared_path("instances/cityclose/europe30.json")
         m = read_map(p.read_text(), str(p))
         t0 = time.monotonic()
-        r = cityclose_ilp.solve(m, time_limit=2.0)
+        r = cityclose_ilp.solve(m, deadline=Deadline(2.0))
         wall = time.monotonic() - t0
         assert wall <= 2.0 * 1.1 + 0.2, wall
         assert r.status == Status.UNKNOWN
@@ -174,7 +175,7 @@ class TestExactOnShippedMaps:
         p = shared_path("instances/cityclose/europe41-land-borders.json")
         m41 = read_map(p.read_text(), str(p))
         # the default method proves europe41 in seconds: the weak bounds alone do not
-        r = cityclose_exact.solve(m41, time_limit=3.0, max_states=200_000, minima=False,
+        r = cityclose_exact.solve(m41, deadline=Deadline(3.0), max_states=200_000, minima=False,
                                   bound="simple")
         assert r.status == Status.UNKNOWN
         lb, ub = r.certificate["lower_bound"], r.certificate["upper_bound"]

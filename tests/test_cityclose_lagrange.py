@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders import cityclose_exact
 from puzzleproof.encoders.cityclose_bounds import distance_matrix, min_wiener_by_size
 from puzzleproof.encoders.cityclose_lagrange import pair_sum_bound, pair_sum_bounds
@@ -139,7 +140,7 @@ class TestExactness:
 
     def test_a_deadline_already_past_bounds_nothing(self):
         m = _random_maps(1, 10, 10)[0]
-        bounds, info = pair_sum_bounds(distance_matrix(m.adj), range(2, 11), deadline=0.0)
+        bounds, info = pair_sum_bounds(distance_matrix(m.adj), range(2, 11), deadline=Deadline(0.0))
         assert info["sizes"] == 0 and not bounds.any()
 
 

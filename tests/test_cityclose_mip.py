@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders import cityclose_ilp
 from puzzleproof.formats.cityclose import read_map
 from puzzleproof.models.cityclose import (CityMap, Rules, is_connected_mask, score_order,
@@ -107,7 +108,7 @@ def test_time_limit_honoured(backend):
 
     warm_exact()  # the compiled greedy warm start is loaded before the clock starts
     t0 = time.monotonic()
-    r = cityclose_ilp.solve(m, time_limit=1.0, workers=2, backend=backend)
+    r = cityclose_ilp.solve(m, deadline=Deadline(1.0), workers=2, backend=backend)
     wall = time.monotonic() - t0
     assert wall <= 1.0 * 1.5 + 0.3, wall
     assert r.status in (Status.UNKNOWN, Status.OPTIMAL)
@@ -129,7 +130,7 @@ def test_unknown_backend_refused():
 
 def _solve_in_daemon(q) -> None:
     m = read_map("a b\nb c\nc d\nd e\ne a\na c\nc f\nf g\ng d\n", "small.edges")
-    r = cityclose_ilp.solve(m, time_limit=60, backend="highs")
+    r = cityclose_ilp.solve(m, deadline=Deadline(60), backend="highs")
     q.put((r.status.value, r.answer and r.answer["total"]))
 
 

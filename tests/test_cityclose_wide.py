@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders import cityclose_exact as E
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.result import Status
@@ -143,7 +144,7 @@ class TestBeyondAWord:
         p = shared_path("instances/cityclose-world/world-land-borders.json")
         m = read_map(p.read_text(), str(p))
         E.solve(path(70))  # compiled before the clock starts
-        r = E.solve(m, time_limit=3.0)
+        r = E.solve(m, deadline=Deadline(3.0))
         assert r.status == Status.UNKNOWN and "limit" in r.stats["reason"]
         assert r.wall_time <= 2 * 3.0 + 5
         lb, ub = r.certificate["lower_bound"], r.certificate["upper_bound"]
@@ -284,10 +285,10 @@ def test_heuristics_answer_on_the_world_map_within_their_limit():
     p = shared_path("instances/cityclose-world/world-land-borders.json")
     m = read_map(p.read_text(), str(p))
     for fn in (H.greedy, H.merged_beam, H.beam):
-        r = fn(m) if fn is H.greedy else fn(m, width=10, time_limit=60)
+        r = fn(m) if fn is H.greedy else fn(m, width=10, deadline=Deadline(60))
         assert r.status == Status.SOLVED, fn
         assert score_order(m, r.answer["order"]).total == r.answer["total"]
-    r = H.merged_beam(m, width=10**9, time_limit=0.5)
+    r = H.merged_beam(m, width=10**9, deadline=Deadline(0.5))
     assert r.status == Status.UNKNOWN and "time limit" in r.stats["reason"]
     assert r.wall_time < 0.5 * 2 + 5
 
@@ -351,7 +352,7 @@ def test_ilp_refuses_a_model_too_large_before_building_it():
     p = shared_path("instances/cityclose-world/world-land-borders.json")
     m = read_map(p.read_text(), str(p))
     assert cityclose_ilp.model_size(m, Rules(), None) > cityclose_ilp.MAX_VARIABLES
-    r = cityclose_ilp.solve(m, time_limit=30)
+    r = cityclose_ilp.solve(m, deadline=Deadline(30))
     assert r.status == Status.UNKNOWN and "Booleans" in r.stats["reason"]
     assert r.wall_time < 30 and score_order(m, r.answer["order"]).total == r.answer["total"]
     small = cycle(6)

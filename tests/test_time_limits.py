@@ -133,6 +133,7 @@ def test_cityclose_limit_holds_on_thousands_of_cities(method):
     greedy ignored the limit (hours) and a single Wiener number in the beams' and the ILP's
     set-up took seconds."""
     from puzzleproof.models.cityclose import CityMap, Rules
+    from puzzleproof.clock import Deadline
     from puzzleproof.verify.cityclose_methods import run
 
     n = 2000
@@ -140,7 +141,7 @@ def test_cityclose_limit_holds_on_thousands_of_cities(method):
     m = CityMap(tuple(f"c{i}" for i in range(n)), tuple(links), name="chain2000")
     limit = 2.0
     t0 = time.monotonic()
-    res = run(method, m, Rules(), time_limit=limit)
+    res = run(method, m, Rules(), deadline=Deadline(limit))
     took = time.monotonic() - t0
     assert res.status.value in ("UNKNOWN", "SOLVED"), res.status
     assert took <= limit * 1.1 + 0.2 + 1.0, f"{method} took {took:.2f} s for a {limit} s limit"

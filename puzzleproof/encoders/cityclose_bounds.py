@@ -392,14 +392,14 @@ def _tables(adj) -> tuple:
 
 
 def min_wiener_by_size(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
-                       deadline: Deadline | float | None = None, cap: int = 50_000_000,
+                       deadline: Deadline | None = None, cap: int = 50_000_000,
                        known: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
     """The least Wiener number of a connected set of ``size`` cities, for each size in
     ``lo .. hi`` (index = size; ``-1`` where a size ran out of nodes or time).
 
     ``adj`` holds the neighbour masks of a connected map; ``cap`` bounds the nodes of each
-    size's search, ``deadline`` (a :class:`~puzzleproof.clock.Deadline`, or a time limit in
-    seconds) all of them: the clock is read every few thousand nodes. ``known`` (index =
+    size's search, ``deadline`` (a :class:`~puzzleproof.clock.Deadline`; None: no limit)
+    all of them: the clock is read every few thousand nodes. ``known`` (index =
     size) gives upper bounds already known (for example a heuristic order's Wiener numbers).
     Each size first gets a small share of nodes, and only the sizes left unfinished go on
     (where they stopped) with the rest, so that under a deadline one dear size does not
@@ -409,7 +409,7 @@ def min_wiener_by_size(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
     n = len(adj)
     if n > 63:
         raise ValueError(f"at most 63 cities (sets are 64-bit masks), not {n}")
-    dl = Deadline.of(deadline)
+    dl = deadline if deadline is not None else Deadline(None)
     tables = _tables(adj)
     out = np.full(n + 1, -1, dtype=np.int64)
     searches: dict[int, _SizeSearch] = {}

@@ -98,6 +98,15 @@ from puzzleproof.result import Result, Status
 __all__ = ["solve", "first_order", "twin_blocks", "wiener_sequence", "MAX_WORD_CITIES",
            "Incumbent", "ENGINES"]
 
+#: how an OPTIMAL result names its proof (the certificate's ``closed_by``): every layer made;
+#: every state pruned by the bound against the incumbent; the root's bound (the per-size
+#: bounds of the whole sequence) or the least bound of the last layer made meeting the
+#: incumbent's total before the search ended
+CLOSED_BY = {"layers": "every layer made (the least total of the last layer)",
+             "pruned": "every state pruned: none can beat the incumbent",
+             "root": "the root's lower bound meets the incumbent's total",
+             "layer": "the last complete layer's lower bound meets the incumbent's total"}
+
 #: the kernels ``solve(engine=...)`` runs on: word sets up to 63 cities and wide sets beyond
 #: (``"auto"``), or either one on every map it can take
 ENGINES = ("auto", "word", "wide")
@@ -166,7 +175,7 @@ def _bound_tables(m: CityMap, rules: Rules, minima: bool, known: np.ndarray | No
     ``known`` (index = size) holds Wiener numbers of sets known, upper bounds both searches
     aim at. A size bounded by neither keeps 0: the bound is weaker, never wrong."""
     n = m.n
-    dl = Deadline.of(deadline)
+    dl = deadline if deadline is not None else Deadline(None)
     deg = np.array(sorted((bin(a).count("1") for a in m.adj), reverse=True), dtype=np.int64)
     sizes = np.arange(n + 1, dtype=np.int64)
     top = np.concatenate(([0], np.cumsum(deg)))  # top[i]: the degrees of the i busiest
@@ -457,8 +466,10 @@ class _ExactRun:
     # -- the result --------------------------------------------------------------------------
 
     def result(self, stopped: str | None) -> Result:
-        """OPTIMAL when every layer was made (or everything better than the incumbent was
-        pruned), INFEASIBLE when every state broke a rule, else UNKNOWN with both bounds."""
+        """OPTIMAL when every layer was made, when everything better than the incumbent was
+        pruned, or when the proved lower bound meets the incumbent however the search
+        stopped; INFEASIBLE when every state broke a rule; else UNKNOWN with both bounds.
+        The certificate names the proof (``closed_by``)."""
         m, L = self.m, self.layers
         if L is None:  # stopped before the root: no bound yet
             return self.done(Status.UNKNOWN, self.ub_order, None, self.ub, stopped)
@@ -471,18 +482,28 @@ class _ExactRun:
             else:
                 order = self.k.trace(L.stored, j)
             total = sum(wiener_sequence(m, order))
-            return self.done(Status.OPTIMAL, order, total, total, None)
+            return self.done(Status.OPTIMAL, order, total, total, None,
+                             closed_by=CLOSED_BY["layers"])
         if stopped is None:
             # every state died: pruned ones were worse than the incumbent, the rest broke rules
             if self.ub is not None:
-                return self.done(Status.OPTIMAL, self.ub_order, self.ub, self.ub, None)
+                return self.done(Status.OPTIMAL, self.ub_order, self.ub, self.ub, None,
+                                 closed_by=CLOSED_BY["pruned"])
             return self.done(Status.INFEASIBLE, None, None, None, "no order keeps the rules")
         ub_val = self.ub if self.ub is not None else (1 << 62)
         lb = self.root_bound if self.live_lb is None else min(self.live_lb, ub_val)
+        if self.ub is not None and lb is not None and lb >= self.ub:
+            # the bound meets a checked order: optimal, whatever stopped the search
+            which = "root" if self.live_lb is None else "layer"
+            return self.done(Status.OPTIMAL, self.ub_order, self.ub, self.ub, None,
+                             closed_by=CLOSED_BY[which], stopped=stopped)
         return self.done(Status.UNKNOWN, self.ub_order, lb, self.ub, stopped)
 
     def done(self, status: Status, order: list[int] | None, lb: int | None, ub: int | None,
-             reason: str | None) -> Result:
+             reason: str | None, *, closed_by: str | None = None,
+             stopped: str | None = None) -> Result:
+        """The result; ``closed_by`` names the proof of an optimum, ``stopped`` what ended a
+        search whose bound closed it anyway."""
         m = self.m
         L = self.layers or _Layers(np.zeros(0, np.uint64), np.zeros(0, np.int64))
         answer = None if order is None else answer_of(m, order, wiener_sequence(m, order))
@@ -492,10 +513,14 @@ class _ExactRun:
         cert = {"method": "exact-dp", "lower_bound": lb, "upper_bound": ub, "gap": gap,
                 "states": L.states, "pruned": L.pruned, "layer_peak": L.peak,
                 "root_bound": self.root_bound}
+        if closed_by:
+            cert["closed_by"] = closed_by
         stats: dict[str, Any] = {"states": L.states, "pruned": L.pruned, "layer_peak": L.peak,
                                  "peak_rss_mb": round(_peak_rss_mb(), 1)}
         if reason:
             stats["reason"] = reason
+        if stopped:
+            stats["stopped"] = stopped
         stats.update(self.extra)
         stats["layers"] = L.trace
         return Result("cityclose", status, answer, cert, solver="exact-dp",
@@ -503,14 +528,14 @@ class _ExactRun:
                       wall_time=time.monotonic() - self.t0, stats=stats, instance=m.name)
 
 
-def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
-          deadline: Deadline | None = None, incumbent: Incumbent = None,
+def solve(m: CityMap, rules: Rules | None = None, *, deadline: Deadline | None = None,
+          incumbent: Incumbent = None,
           max_states: int = 12_000_000, minima: bool = True, bound: str = "dist",
           engine: str = "auto", seed: int = 0) -> Result:
     """The proved optimal order of ``m`` under ``rules`` (see the module docstring).
 
-    ``time_limit`` (seconds) or ``deadline`` (a :class:`~puzzleproof.clock.Deadline` made
-    when the task started) bounds everything the run does. ``incumbent`` is the first upper
+    ``deadline`` (a :class:`~puzzleproof.clock.Deadline` made when the task started; None:
+    no limit) bounds everything the run does. ``incumbent`` is the first upper
     bound: an order (city indices), or a callable that returns one (the caller's heuristic,
     given the deadline of its share: half the time left); without one, or when it
     fails, the compiled greedy order. ``max_states`` caps the states of one layer (divided by
@@ -526,7 +551,7 @@ def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = 
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
     if engine == "word" and m.n > MAX_WORD_CITIES:
         raise ValueError(f"the word-set kernels take at most {MAX_WORD_CITIES} cities")
-    dl = deadline if deadline is not None else Deadline(time_limit)
+    dl = deadline if deadline is not None else Deadline(None)
     run = _ExactRun(m, rules or Rules(), dl, max_states, minima, bound, engine)
     run.incumbent(incumbent)
     run.bound_tables()

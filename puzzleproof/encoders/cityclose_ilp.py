@@ -206,9 +206,10 @@ class _CpSatModel:
         return {"variables": len(self.model.proto.variables),
                 "constraints": len(self.model.proto.constraints)}
 
-    def solve(self, limit: float | None, workers: int, seed: int) -> _Outcome:
+    def solve(self, deadline: Deadline, workers: int, seed: int) -> _Outcome:
         from ortools.sat.python import cp_model
 
+        limit = deadline.left()
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = workers
         solver.parameters.random_seed = seed
@@ -288,19 +289,18 @@ class _MathOptModel:
     def size(self) -> dict[str, int]:
         return {"variables": self.model.get_num_variables(), "constraints": self.constraints}
 
-    def solve(self, limit: float | None, workers: int, seed: int) -> _Outcome:
+    def solve(self, deadline: Deadline, workers: int, seed: int) -> _Outcome:
         """Solve; under a time limit in a forked process that is killed at the limit: the
         solvers' own limit is passed by a second on 14-city maps (HiGHS in its root LP, SCIP
         with a warm start), and neither honours an interrupter here (HiGHS ignores it,
         SCIP's logs an error on every solve)."""
-        if limit is None:
-            return self._solve(None, workers, seed)
+        if deadline.at is None:
+            return self._solve(deadline, workers, seed)
         # a bare fork, not multiprocessing: a daemonic worker (a Dask worker) may not have
         # multiprocessing children
         import pickle
         import select
 
-        t0 = time.monotonic()
         parent = os.getpid()
         rfd, wfd = os.pipe()
         pid = os.fork()
@@ -311,7 +311,7 @@ class _MathOptModel:
                 from puzzleproof import processes
 
                 processes.die_with_parent(parent)  # a judge killed outright takes it along
-                out = self._solve(limit, workers, seed)
+                out = self._solve(deadline, workers, seed)
                 values = None
                 if out.value is not None:
                     values = {v.id: 1.0 for v in self.model.variables() if out.value(v)}
@@ -325,7 +325,7 @@ class _MathOptModel:
         chunks: list[bytes] = []
         try:
             while True:
-                left = limit - (time.monotonic() - t0)
+                left = deadline.left() or 0.0
                 if left <= 0 or not select.select([rfd], [], [], left)[0]:
                     break
                 chunk = os.read(rfd, 1 << 16)
@@ -351,7 +351,7 @@ class _MathOptModel:
             os.close(rfd)
         return _Outcome("none", None, None, {"mathopt_termination": "stopped at the limit"})
 
-    def _solve(self, limit: float | None, workers: int, seed: int) -> _Outcome:
+    def _solve(self, deadline: Deadline, workers: int, seed: int) -> _Outcome:
         import datetime
 
         mo = self.mathopt
@@ -362,6 +362,7 @@ class _MathOptModel:
                                     random_seed=seed)
         if self.backend == "scip":
             params.threads = workers  # HiGHS takes no thread count through MathOpt
+        limit = deadline.left()
         if limit is not None:
             # a share of the limit, so that the solver's own answer (and its bound) usually
             # comes before the kill
@@ -410,14 +411,15 @@ class Built(NamedTuple):
 
 
 def build_model(m: CityMap, rules: Rules, ub: int | None = None,
-                deadline: float | None = None, backend: str = "cp-sat") -> Built:
+                deadline: Deadline | None = None, backend: str = "cp-sat") -> Built:
     """The formulation of the module docstring for ``backend`` (``"cp-sat"``, ``"scip"`` or
-    ``"highs"``); raises ``_OutOfTime`` past ``deadline`` (a ``time.monotonic()`` value)."""
+    ``"highs"``); raises ``_OutOfTime`` once ``deadline`` passes (None: no limit)."""
     n = m.n
     closings = n - rules.final_size
     sizes = [n - t for t in range(closings + 1)]
     dist = _full_distances(m)
     dbound = _distance_bounds(n, closings, ub)
+    deadline = deadline if deadline is not None else Deadline(None)
     model = _new_model(backend)
     x = _order_vars(model, m, rules, closings)
     p: dict[tuple[int, int, int], Any] = {}
@@ -466,7 +468,7 @@ def _pair_vars(model, m: CityMap, x, p, y, dist, D: int, t: int, deadline) -> No
     distance in the full map to ``D - 1``."""
     n = m.n
     for u in range(n):
-        if deadline is not None and time.monotonic() > deadline:
+        if deadline.expired():
             raise _OutOfTime
         for v in range(u + 1, n):
             puv = model.new_bool(f"p{u}_{v}_{t}")
@@ -499,7 +501,7 @@ def _distance_recursion(model, m: CityMap, x, p, y, dist, D: int, t: int, deadli
     objective: list[Any] = []
     n = m.n
     for u in range(n):
-        if deadline is not None and time.monotonic() > deadline:
+        if deadline.expired():
             raise _OutOfTime
         for v in range(u + 1, n):
             if dist[u][v] > D:
@@ -559,7 +561,7 @@ def _open_distances(m: CityMap, mk: int) -> dict[int, dict[int, int]]:
     return d
 
 
-def _hint(built: Built, m: CityMap, order: list[int], deadline: float | None = None) -> None:
+def _hint(built: Built, m: CityMap, order: list[int], deadline: Deadline) -> None:
     """The order as a complete solution hint: ``x``, ``p``, ``y`` at their true values and the
     path-rule Booleans at what the maps satisfy; raises ``_OutOfTime`` past ``deadline``
     (the clock is read every few thousand variables)."""
@@ -571,7 +573,7 @@ def _hint(built: Built, m: CityMap, order: list[int], deadline: float | None = N
         masks.append(mask)
 
     def tick(i: int) -> None:
-        if i % 4096 == 0 and deadline is not None and time.monotonic() > deadline:
+        if i % 4096 == 0 and deadline.expired():
             raise _OutOfTime
 
     for t, mk in enumerate(masks):
@@ -598,16 +600,25 @@ def _hint(built: Built, m: CityMap, order: list[int], deadline: float | None = N
         model.hint(var, both and dists[t][u].get(v, 10**9) <= lv)
 
 
+#: how the result names the proof of an optimum, by the bound that closed it
+TRIVIAL_BOUND = "trivial bound (a map of s cities has a Wiener number of at least s(s-1)/2)"
+SOLVER_BOUND = "the solver's bound"
+
+
 class _Finish:
     """Makes the result of one solve: the answer re-scored by the model, both bounds, the
-    gap."""
+    gap. An order whose total meets the proved bound is OPTIMAL whatever stopped the solve
+    (the clock, the model's size), with the bound that closed it named (``closed_by``)."""
 
     def __init__(self, m: CityMap, rules: Rules, method: str, params: dict, seed: int,
                  t0: float) -> None:
         self.m, self.rules, self.method = m, rules, method
         self.params, self.seed, self.t0 = params, seed, t0
+        #: the trivial bound, once computed: a bound no higher is that one
+        self.trivial: int | None = None
 
-    def __call__(self, status: Status, order, lb, stats, reason=None) -> Result:
+    def __call__(self, status: Status, order, lb, stats, reason=None,
+                 closed_by: str | None = None) -> Result:
         import ortools
 
         m = self.m
@@ -617,8 +628,17 @@ class _Finish:
             chk = score_order(m, order, self.rules)
             answer = answer_of(m, order, [int(w) for w in chk.wiener])  # type: ignore[misc]
             total = answer["total"]
+        meets = total is not None and lb is not None and lb >= total
+        if closed_by is None and status in (Status.UNKNOWN, Status.OPTIMAL) and meets:
+            trivial = self.trivial is not None and lb <= self.trivial
+            closed_by = TRIVIAL_BOUND if trivial else SOLVER_BOUND
+            if status == Status.UNKNOWN and reason:
+                stats = {**stats, "stopped": reason}
+            status, lb, reason = Status.OPTIMAL, total, None
         gap = None if total is None or lb is None or total == 0 else (total - lb) / total
         cert = {"method": self.method, "lower_bound": lb, "upper_bound": total, "gap": gap}
+        if closed_by:
+            cert["closed_by"] = closed_by
         if reason:
             stats = {**stats, "reason": reason}
         return Result("cityclose", status, answer, cert, solver=self.method,
@@ -644,61 +664,70 @@ def _read_solution(m: CityMap, rules: Rules, built: Built, out: _Outcome, ub_ord
     if not chk.ok or (ub is not None and chk.total > ub):
         order = ub_order
     total = None if order is None else score_order(m, order, rules).total
-    if total is not None and lb >= total:
-        return finish(Status.OPTIMAL, order, total, stats)
+    if total is not None and lb >= total:  # the solver's proof (or the trivial bound)
+        return finish(Status.OPTIMAL, order, lb, stats)
     return finish(Status.UNKNOWN, order, lb, stats, "time limit")
 
 
-def solve(m: CityMap, rules: Rules | None = None, *, time_limit: float | None = None,
-          deadline: Deadline | None = None, seed: int = 0, workers: int = 1,
-          incumbent: Any = None, backend: str = "cp-sat") -> Result:
+def _brought_forward(dl: Deadline, keep: float, margin: float) -> Deadline:
+    """``dl`` brought forward to ``keep`` of the time left less ``margin`` seconds: the time
+    after it is kept for what follows (the solver after building, the answer after
+    solving)."""
+    left = dl.left()
+    if left is None:
+        return dl
+    return Deadline(dl.limit, at=time.monotonic() + max(0.0, keep * left - margin))
+
+
+def solve(m: CityMap, rules: Rules | None = None, *, deadline: Deadline | None = None,
+          seed: int = 0, workers: int = 1, incumbent: Any = None,
+          backend: str = "cp-sat") -> Result:
     """Solve by the integer program (see the module docstring) with ``backend``: ``"cp-sat"``
     (the default), or a MIP solver through MathOpt, ``"scip"`` or ``"highs"``. ``incumbent``
-    is the warm start: an order (city indices), or a callable given the ``time.monotonic()``
-    deadline of its share of the limit (half) that returns one; the compiled greedy
-    order otherwise. ``time_limit`` (seconds) or ``deadline`` (made when the task started)
-    bounds everything: the warm start, model building and the hint are counted, and the
-    solver gets what is left."""
+    is the warm start: an order (city indices), or a callable given the deadline of its
+    share (half the time left) that returns one; the compiled greedy order otherwise.
+    ``deadline`` (made when the task started; None: no limit) bounds everything: the warm
+    start, model building and the hint are counted, and the solver gets what is left. An
+    order whose total meets a proved bound (the solver's, or the trivial one) is OPTIMAL
+    whenever the clock stops the solve."""
     from puzzleproof.encoders.cityclose_exact import first_order, wiener_sequence
 
     t0 = time.monotonic()
-    dl = deadline if deadline is not None else Deadline(time_limit)
-    time_limit = dl.limit
+    dl = deadline if deadline is not None else Deadline(None)
     method = _method(backend)  # refused before any work
     rules = rules or Rules()
     keep, closings = prepare(m, rules)
-    params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": time_limit,
+    params: dict[str, Any] = {"rules": rules.to_dict(), "time_limit": dl.limit,
                               "workers": workers, "seed": seed, "backend": backend}
     finish = _Finish(m, rules, method, params, seed, t0)
     ub_order, ub = first_order(m, rules, incumbent, dl)
     if forbidden_shape(m.adj, m.full_mask, rules, final=closings == 0):
         return finish(Status.INFEASIBLE, None, None, {}, "the full map breaks a shape rule")
     if closings == 0:
-        return finish(Status.OPTIMAL, [], score_order(m, [], rules).total, {})
+        return finish(Status.OPTIMAL, [], score_order(m, [], rules).total, {},
+                      closed_by="the only order (nothing to close)")
     trivial = wiener_sequence(m, [])[0] + sum(
         (m.n - t) * (m.n - t - 1) // 2 for t in range(1, closings + 1))
-    # a share of the limit is kept for what follows building: the solver and the answer
-    until = None if dl.at is None else dl.at - 0.1 - 0.1 * (dl.limit or 0.0)
+    finish.trivial = trivial
     size = model_size(m, rules, ub)
     if size > MAX_VARIABLES:
         return finish(Status.UNKNOWN, ub_order, trivial, {"variables": size},
                       f"the model would have {size:,} Booleans or more (at most "
                       f"{MAX_VARIABLES:,})")
+    building = _brought_forward(dl, 0.9, 0.1)  # the rest is for the solver and the answer
     try:
-        built = build_model(m, rules, ub, until, backend)
+        built = build_model(m, rules, ub, building, backend)
         if ub_order is not None:
-            _hint(built, m, ub_order, until)
+            _hint(built, m, ub_order, building)
     except _OutOfTime:
         return finish(Status.UNKNOWN, ub_order, trivial, {},
                       "the time limit ran out while building the model")
     build = time.monotonic() - t0
-    left = None
-    if dl.at is not None:
-        left = dl.left() - 0.05 - 0.05 * (dl.limit or 0.0)
-        if left <= 0.01:
-            return finish(Status.UNKNOWN, ub_order, trivial, {"build_time": round(build, 3)},
-                          "the time limit ran out while building the model")
-    out = built.model.solve(left, workers, seed)
+    solving = _brought_forward(dl, 0.95, 0.05)
+    if solving.at is not None and (solving.left() or 0.0) <= 0.01:
+        return finish(Status.UNKNOWN, ub_order, trivial, {"build_time": round(build, 3)},
+                      "the time limit ran out while building the model")
+    out = built.model.solve(solving, workers, seed)
     stats = {"build_time": round(build, 3), **built.model.size(),
              "distance_bounds": built.dbound, **out.stats}
     if out.kind == "solution":

@@ -176,7 +176,7 @@ def _improve(half: np.ndarray, i: int, m: np.ndarray, target: float | None, step
 
 
 def pair_sum_bounds(dist: np.ndarray, sizes, upper: np.ndarray | None = None, *,
-                    steps: int = 400, deadline: Deadline | float | None = None
+                    steps: int = 400, deadline: Deadline | None = None
                     ) -> tuple[np.ndarray, dict]:
     """For each size in ``sizes`` (taken from the largest down), a lower bound on the least
     Wiener number of a connected set of that many cities (index = size; 0 where the deadline
@@ -184,7 +184,7 @@ def pair_sum_bounds(dist: np.ndarray, sizes, upper: np.ndarray | None = None, *,
     (index = size, negative = unknown) gives Wiener numbers of sets known, which the steps aim
     at and stop at. Returns the table and ``{"sizes": how many were bounded}``."""
     n = dist.shape[0]
-    dl = Deadline.of(deadline)
+    dl = deadline if deadline is not None else Deadline(None)
     out = np.zeros(n + 1, dtype=np.int64)
     half = dist.astype(np.float64) / 2.0
     m = np.zeros((n, n))

@@ -302,7 +302,7 @@ _FIRST_PASS = 60_000
 
 
 def min_wiener_by_size_wide(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
-                            deadline: Deadline | float | None = None,
+                            deadline: Deadline | None = None,
                             cap: int = 50_000_000, known: np.ndarray | None = None,
                             only: Collection[int] | None = None, tables: tuple | None = None
                             ) -> tuple[np.ndarray, np.ndarray, dict]:
@@ -317,7 +317,7 @@ def min_wiener_by_size_wide(adj: list[int] | tuple[int, ...], lo: int, hi: int, 
     :func:`search_tables` when the caller made them already.
     """
     n = len(adj)
-    dl = Deadline.of(deadline)
+    dl = deadline if deadline is not None else Deadline(None)
     tables = tables if tables is not None else search_tables(adj)
     exact = np.full(n + 1, -1, dtype=np.int64)
     lower = np.zeros(n + 1, dtype=np.int64)

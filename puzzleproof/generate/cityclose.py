@@ -25,8 +25,10 @@ import json
 import math
 import random
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, Callable
 
+from puzzleproof.clock import Deadline
 from puzzleproof.models.cityclose import CityMap, Rules, is_connected_mask
 from puzzleproof.result import Status
 
@@ -121,28 +123,29 @@ def _grid_connected(cells: set[tuple[int, int]]) -> bool:
     return len(seen) == len(cells)
 
 
-def _optimum(m: CityMap, rules: Rules, time_limit: float | None):
-    from puzzleproof.clock import Deadline
+def _optimum(m: CityMap, rules: Rules, deadline: Deadline):
     from puzzleproof.encoders.cityclose_dp import dp
 
     if m.n <= 18:
-        return dp(m, rules, deadline=Deadline(time_limit))
+        return dp(m, rules, deadline=deadline)
     from puzzleproof.verify.cityclose_methods import run, warm_exact
 
     warm_exact()  # compile outside the time limit (see warm_exact)
-    return run("exact", m, rules, time_limit=time_limit)
+    return run("exact", m, rules, deadline=deadline)
 
 
-def _judge(m: CityMap, rules: Rules, time_limit: float | None) -> dict | None:
+def _judge(m: CityMap, rules: Rules, per_map: Callable[[], Deadline]) -> dict | None:
     """Greedy's and beam's totals against the proved optimum on one drawn map (None when the
-    map is not connected or its optimum is not proved)."""
+    map is not connected or its optimum is not proved); the judging runs against
+    ``per_map()``, a deadline started here."""
     from puzzleproof.players import cityclose_article as H
 
+    deadline = per_map()
     if not is_connected_mask(m.adj, m.full_mask):
         return None
-    g = H.greedy(m, rules)
-    b = H.beam(m, rules)
-    opt = _optimum(m, rules, time_limit)
+    g = H.greedy(m, rules, deadline=deadline)
+    b = H.beam(m, rules, deadline=deadline)
+    opt = _optimum(m, rules, deadline)
     if opt.status != Status.OPTIMAL or g.answer is None or b.answer is None:
         return None
     best = opt.answer["total"]
@@ -152,10 +155,14 @@ def _judge(m: CityMap, rules: Rules, time_limit: float | None) -> dict | None:
 
 def generate(kind: str, n: int, count: int = 1, seed: int = 0, min_gap: float = 0.01,
              rules: Rules | None = None, max_tries: int = 500,
-             time_limit: float | None = 60.0, jobs: Any = 1,
+             per_map: Callable[[], Deadline] = partial(Deadline, 60.0), jobs: Any = 1,
              progress: Any = None) -> list[Generated]:
     """Up to ``count`` maps where greedy or beam ends at least ``min_gap`` above the proved
     optimum (see the module docstring); fewer when ``max_tries`` draws run out.
+
+    Each drawn map is judged against its own deadline, ``per_map()``, started when its
+    judging starts (picklable, for worker processes: ``functools.partial(Deadline, 60.0)``,
+    the default, gives each map 60 s); a map whose optimum is not proved in it is dropped.
 
     Maps are drawn in order from ``seed`` and judged on ``jobs`` (local processes or an
     :class:`~puzzleproof.executor.ExecutorSpec`) a round at a time; the first ``count`` kept
@@ -177,7 +184,7 @@ def generate(kind: str, n: int, count: int = 1, seed: int = 0, min_gap: float = 
                 attempt += 1
             judged = {}
             for (k, m), res in pool.stream(_judge, batch, args=lambda t: (t[1], rules,
-                                                                         time_limit),
+                                                                         per_map),
                                            name=lambda t: f"draw {t[0]}"):
                 if isinstance(res, executor.TaskFailure):
                     raise RuntimeError(res.message)
@@ -215,39 +222,3 @@ def to_json(gen: Generated) -> str:
                            "edges": [[m.names[u], m.names[v]] for u, v in m.links],
                            "evidence": gen.evidence}
     return json.dumps(obj, indent=1) + "\n"
-
-
-def _main(argv: list[str] | None = None) -> int:
-    """``python -m puzzleproof.generate.cityclose OUTDIR [--kinds delaunay,grid,ring] [--n 14]
-    [--count 2] [--seed 1] [--min-gap 0.01]``: write the kept maps as JSON files (never over
-    an existing file)."""
-    import argparse
-    from pathlib import Path
-
-    from puzzleproof.formats import write_atomic
-
-    ap = argparse.ArgumentParser(prog="python -m puzzleproof.generate.cityclose")
-    ap.add_argument("outdir")
-    ap.add_argument("--kinds", default=",".join(KINDS))
-    ap.add_argument("--n", type=int, default=14)
-    ap.add_argument("--count", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--min-gap", type=float, default=0.01)
-    a = ap.parse_args(argv)
-    out = Path(a.outdir)
-    for kind in a.kinds.split(","):
-        for gen in generate(kind, a.n, a.count, a.seed, a.min_gap):
-            path = out / f"{gen.map.name}.json"
-            if path.exists():
-                print(f"{path} exists; not overwritten")
-                continue
-            write_atomic(path, to_json(gen))
-            ev = gen.evidence
-            print(f"{path}: optimum {ev['optimum']}, greedy {ev['greedy']} "
-                  f"(+{100 * ev['greedy_gap']:.2f} %), beam {ev['beam']} "
-                  f"(+{100 * ev['beam_gap']:.2f} %)")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main())

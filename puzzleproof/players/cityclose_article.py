@@ -64,7 +64,7 @@ def greedy(m: CityMap, rules: Rules | None = None, *, tiebreak: str = "last",
     rules = rules or Rules()
     if tiebreak not in TIEBREAKS:
         raise ValueError(f"tiebreak must be one of {TIEBREAKS}, found {tiebreak!r}")
-    dl = Deadline.of(deadline)
+    dl = deadline if deadline is not None else Deadline(None)
     t0 = time.monotonic()
     keep, closings = prepare(m, rules)
     mask = m.full_mask
@@ -259,15 +259,16 @@ def _beam_search(m: CityMap, rules: Rules, width: int, merged: bool, name: str,
 
 
 def beam(m: CityMap, rules: Rules | None = None, *, width: int = 10,
-         time_limit: float | None = None, deadline: Deadline | None = None) -> Result:
-    """The article's beam search (width 10 by default), within ``time_limit`` seconds or
-    ``deadline``."""
-    dl = deadline if deadline is not None else Deadline(time_limit)
+         deadline: Deadline | None = None) -> Result:
+    """The article's beam search (width 10 by default), within ``deadline`` (None: no
+    limit)."""
+    dl = deadline if deadline is not None else Deadline(None)
     return _beam_search(m, rules or Rules(), width, False, "beam", dl)
 
 
 def merged_beam(m: CityMap, rules: Rules | None = None, *, width: int = 10,
-                time_limit: float | None = None, deadline: Deadline | None = None) -> Result:
-    """Beam search with sequences that reach the same open set merged."""
-    dl = deadline if deadline is not None else Deadline(time_limit)
+                deadline: Deadline | None = None) -> Result:
+    """Beam search with sequences that reach the same open set merged, within ``deadline``
+    (None: no limit)."""
+    dl = deadline if deadline is not None else Deadline(None)
     return _beam_search(m, rules or Rules(), width, True, "merged-beam", dl)

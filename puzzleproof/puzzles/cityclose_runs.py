@@ -93,10 +93,11 @@ def crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
 
 
 def _bounds_of(recs: list[dict]) -> dict[str, Any]:
-    """What the exact methods proved of one map: its optimum (and by whom), the best lower
-    bound, the best legal total, a proved INFEASIBLE."""
-    proved = next((rec for rec in recs if rec.get("exact") and rec["status"] == "OPTIMAL"
-                   and rec["check_ok"] and isinstance(rec["answer"], dict)), None)
+    """What the exact methods proved of one map: its optimum (and by whom: an OPTIMAL, or a
+    lower bound that meets a checked order), the best lower bound, the best legal total, a
+    proved INFEASIBLE."""
+    from puzzleproof.verify.cityclose_methods import proved_optimum
+
     infeasible = next((rec for rec in recs if rec.get("exact")
                        and rec["status"] == "INFEASIBLE"), None)
     legal = [rec["answer"]["total"] for rec in recs if isinstance(rec["answer"], dict)
@@ -107,9 +108,9 @@ def _bounds_of(recs: list[dict]) -> dict[str, Any]:
     row = {"optimum": None, "proved_by": None, "lower_bound": max(lbs) if lbs else None,
            "best_known": min(legal) if legal else None,
            "infeasible_by": infeasible["method"] if infeasible else None}
+    proved = proved_optimum(recs)
     if proved is not None:
-        row.update(optimum=proved["answer"]["total"], proved_by=proved["method"],
-                   lower_bound=proved["answer"]["total"])
+        row.update(optimum=proved[0], proved_by=proved[1], lower_bound=proved[0])
     return row
 
 
@@ -173,11 +174,15 @@ def generate_layout(p: Params) -> str:
 
 def generate(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
     """The maps kept, each a city-map JSON file with its evidence (the record)."""
+    from functools import partial
+
+    from puzzleproof.clock import Deadline
     from puzzleproof.generate.cityclose import generate as draw
     from puzzleproof.generate.cityclose import to_json
 
+    per_map = partial(Deadline, p.time_limit)  # each drawn map's proof: its own clock
     kept = draw(p.kind, p.cities, count=p.count, seed=p.seed, min_gap=p.min_gap,
-                rules=p.rules, max_tries=p.max_attempts, time_limit=p.time_limit,
+                rules=p.rules, max_tries=p.max_attempts, per_map=per_map,
                 jobs=executor, progress=lambda k, d: on_attempt(d, k))
     folder = bool(p.output) and Path(p.output).suffix.lower() != ".json"
     for gm in kept:

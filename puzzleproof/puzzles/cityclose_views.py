@@ -199,7 +199,12 @@ def status_line(res: Result, time_limit: float | None) -> str:
     a = res.answer
     lb, _ = bounds(res)
     if res.status is Status.OPTIMAL:
-        return f"OPTIMAL, total {a['total']} (proved by {res.solver}: lower bound {lb})"
+        cert = res.certificate if isinstance(res.certificate, dict) else {}
+        how = f"; {cert['closed_by']}" if cert.get("closed_by") else ""
+        stopped = (res.stats or {}).get("stopped")
+        after = f", though the search stopped early ({stopped})" if stopped else ""
+        return (f"OPTIMAL, total {a['total']} (proved by {res.solver}: lower bound {lb}"
+                f"{how}{after})")
     if res.status is Status.SOLVED:
         return f"SOLVED, total {a['total']} ({res.solver}, a heuristic: no proof of optimality)"
     if res.status is Status.INFEASIBLE:

@@ -13,6 +13,8 @@ Cross-check disagreements (beyond the harness's generic ones):
   score that (the claim is false);
 - ``optimal-above-order``: an exact method claims OPTIMAL with a total above another
   method's checked order (the proof is wrong);
+- ``bound-above-order``: an exact method's proved lower bound (OPTIMAL or UNKNOWN) is above
+  a checked order's total (the bound is wrong);
 - ``reference-optimum-mismatch`` / ``below-reference``: an instance shipped with a reference
   optimum (a generated map's evidence) proved under the same rules, and an exact method proves
   another optimum, or a legal order scores below it.
@@ -23,8 +25,10 @@ rules ask for (an order always exists when any method found one; what is asked i
 one). The kind's ``open_unknown`` says so, and the harness does not call it a missed
 solution; a heuristic stuck at a dead end (``stuck_at_step``) still is one.
 
-Each record's ``stats["gap_to_optimum"]`` is filled by :func:`gaps` from the records of an
-instance once an optimum is proved.
+An instance's optimum is proved by an exact method's OPTIMAL, or by an exact method's lower
+bound that meets any method's checked order (:func:`proved_optimum`): the cross-check's
+table then shows the optimum, not an open gap, beside an exact method stopped by its limit.
+Each method's gap to it comes from :func:`gaps`.
 
 Example:
     >>> from puzzleproof.models.cityclose import CityMap, Rules
@@ -50,7 +54,7 @@ from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 __all__ = ["METHODS", "NAMES", "EXACT_METHODS", "OPTIONS", "method", "run", "run_checked",
            "check_answer", "check_order", "OrderVerdict", "crosscheck_kind",
            "cityclose_disagreements", "gaps", "open_unknown", "reference_rules_match",
-           "DP_REVERIFY_MAX", "warm_exact", "warm_all", "merged_beam_incumbent"]
+           "DP_REVERIFY_MAX", "warm_exact", "warm_all", "merged_beam_incumbent", "proved_optimum"]
 
 #: ``check_order`` re-proves optimality with the independent DP up to this many cities.
 DP_REVERIFY_MAX = 20
@@ -160,7 +164,7 @@ _WIDEN_MAX = 100
 def merged_beam_incumbent(m: CityMap, rules: Rules, width: int) -> Callable[..., Any]:
     """The incumbent the exact encoders start from: the merged beam of ``width``, then
     wider beams (x3 each time, up to 100 times the first) while a beam improves on the last
-    and takes at most 1.5 s of CPU (or 2 % of a longer time limit), all until the deadline
+    and takes at most 1.5 s of CPU (or 2 % of the longer time left), all until the deadline
     the encoder gives; the best order
     as city indices, or None when none was found in time. (On Africa's 49 countries width
     300 finds the optimum 63562 in about a second, width 10 stops 0.5 % above it; the exact
@@ -169,7 +173,7 @@ def merged_beam_incumbent(m: CityMap, rules: Rules, width: int) -> Callable[...,
         import time
 
         best: tuple[int, list[int]] | None = None
-        cap = max(_WIDEN_CPU, _WIDEN_SHARE * (deadline.limit or 0.0))
+        cap = max(_WIDEN_CPU, _WIDEN_SHARE * (deadline.left() or 0.0))
         w = width
         while w <= width * _WIDEN_MAX and not deadline.expired():
             cpu = time.process_time()
@@ -187,9 +191,9 @@ def merged_beam_incumbent(m: CityMap, rules: Rules, width: int) -> Callable[...,
     return incumbent
 
 
-def _exact(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
-           ) -> Result:
-    clock = Deadline.of(deadline)  # started at the call: loading counts against it
+def _exact(m: CityMap, rules: Rules, *, deadline: Deadline, seed=0, width=None,
+           tiebreak="last") -> Result:
+    clock = deadline  # started with the task: loading counts against it
     from puzzleproof.encoders import cityclose_exact
 
     warm = warm_exact("wide" if m.n > cityclose_exact.MAX_WORD_CITIES else "word")
@@ -201,9 +205,9 @@ def _exact(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebr
 
 
 def _ilp_with(backend: str) -> Callable[..., Result]:
-    def solve(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None,
+    def solve(m: CityMap, rules: Rules, *, deadline: Deadline, seed=0, width=None,
               tiebreak="last") -> Result:
-        dl = Deadline.of(deadline)  # started at the call: loading counts against it
+        dl = deadline  # started with the task: loading counts against it
         from puzzleproof.encoders import cityclose_ilp
 
         warm_exact()  # the compiled greedy order is the fallback warm start
@@ -213,26 +217,24 @@ def _ilp_with(backend: str) -> Callable[..., Result]:
     return solve
 
 
-def _dp(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
-        ) -> Result:
-    return dp(m, rules, deadline=Deadline.of(deadline))
+def _dp(m: CityMap, rules: Rules, *, deadline: Deadline, seed=0, width=None,
+        tiebreak="last") -> Result:
+    return dp(m, rules, deadline=deadline)
 
 
-def _merged(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
-            ) -> Result:
-    clock = Deadline.of(deadline)
-    return _heuristics().merged_beam(m, rules, width=width or 10, deadline=clock)
+def _merged(m: CityMap, rules: Rules, *, deadline: Deadline, seed=0, width=None,
+            tiebreak="last") -> Result:
+    return _heuristics().merged_beam(m, rules, width=width or 10, deadline=deadline)
 
 
-def _beam(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
-          ) -> Result:
-    clock = Deadline.of(deadline)
-    return _heuristics().beam(m, rules, width=width or 10, deadline=clock)
+def _beam(m: CityMap, rules: Rules, *, deadline: Deadline, seed=0, width=None,
+          tiebreak="last") -> Result:
+    return _heuristics().beam(m, rules, width=width or 10, deadline=deadline)
 
 
-def _greedy(m: CityMap, rules: Rules, *, deadline=None, seed=0, width=None, tiebreak="last"
-            ) -> Result:
-    return _heuristics().greedy(m, rules, tiebreak=tiebreak, deadline=Deadline.of(deadline))
+def _greedy(m: CityMap, rules: Rules, *, deadline: Deadline, seed=0, width=None,
+            tiebreak="last") -> Result:
+    return _heuristics().greedy(m, rules, tiebreak=tiebreak, deadline=deadline)
 
 
 def _ilp(backend: str, m: CityMap, rules: Rules, **kwargs: Any) -> Result:
@@ -277,6 +279,7 @@ def run_checked(solver: Callable[..., Result], m: CityMap, *, deadline: Deadline
     res = solver(m, rules, deadline=deadline, seed=seed, width=width, tiebreak=tiebreak)
     if res.answer is not None:
         res.check = check_answer(m, res.answer, rules)
+        _closed_by_bound(res)
         if res.status == Status.OPTIMAL and res.certificate:
             lb = res.certificate.get("lower_bound")
             if lb is not None and lb != res.answer["total"]:
@@ -286,6 +289,27 @@ def run_checked(solver: Callable[..., Result], m: CityMap, *, deadline: Deadline
                      "message": f"OPTIMAL with lower bound {lb} below total "
                                 f"{res.answer['total']}"})
     return res
+
+
+#: the proof named when a method's own lower bound meets its checked order
+BOUND_MEETS_ORDER = "the method's proved lower bound meets its checked order's total"
+
+
+def _closed_by_bound(res: Result) -> None:
+    """An UNKNOWN whose proved lower bound equals its checked order's total is OPTIMAL,
+    whatever stopped the method (the clock, a cap): the order is re-scored by the model and
+    no order can score below the bound. The methods say so themselves; this holds it for
+    every method the harness runs."""
+    cert = res.certificate if isinstance(res.certificate, dict) else None
+    if res.status != Status.UNKNOWN or cert is None or not (res.check or {}).get("ok"):
+        return
+    lb, total = cert.get("lower_bound"), res.check.get("total")
+    if isinstance(lb, int) and lb == total:
+        res.status = Status.OPTIMAL
+        cert.setdefault("closed_by", BOUND_MEETS_ORDER)
+        cert["gap"] = 0.0
+        if res.stats and "reason" in res.stats:
+            res.stats["stopped"] = res.stats.pop("reason")
 
 
 #: the options every city-closing method takes (``Method.bind`` fixes them)
@@ -347,10 +371,10 @@ def check_answer(m: CityMap, answer: Any, rules: Rules) -> dict[str, Any]:
 
 
 def run(name: str, m: CityMap, rules: Rules | None = None, *,
-        time_limit: float | None = None, **options: Any) -> Result:
-    """Run the method called ``name`` (``options``: ``width``, ``tiebreak``, ``seed``) with
-    the independent check of its answer attached."""
-    return method(name).bind(dict(options, rules=rules or Rules()))(m, deadline=time_limit)
+        deadline: Deadline | None = None, **options: Any) -> Result:
+    """Run the method called ``name`` (``options``: ``width``, ``tiebreak``, ``seed``) within
+    ``deadline`` (None: no limit) with the independent check of its answer attached."""
+    return method(name).bind(dict(options, rules=rules or Rules()))(m, deadline=deadline)
 
 
 class OrderVerdict(dict):
@@ -457,12 +481,26 @@ def _canon(answer: Any) -> Any:
     return tuple(answer.get("order", [])) if isinstance(answer, dict) else answer
 
 
-def _proved(recs: Sequence[dict], exact: set[str]) -> dict | None:
-    for r in recs:
-        if r["method"] in exact and r["status"] == "OPTIMAL" and r["check_ok"] \
-                and r["answer"] is not None:
-            return r
-    return None
+def proved_optimum(recs: Sequence[dict]) -> tuple[int, str] | None:
+    """The optimum the records of one instance prove, and by what: an exact method's checked
+    OPTIMAL, or else an exact method's proved lower bound that meets some method's checked
+    order (the order is optimal whichever method found it, whatever stopped the exact one);
+    None when neither."""
+    checked = [r for r in recs if isinstance(r["answer"], dict) and r["check_ok"]
+               and isinstance(r["answer"].get("total"), int)]
+    for r in checked:
+        if r.get("exact") and r["status"] == "OPTIMAL":
+            return r["answer"]["total"], r["method"]
+    bounds = [(r["certificate"]["lower_bound"], r["method"]) for r in recs if r.get("exact")
+              and isinstance(r.get("certificate"), dict)
+              and isinstance(r["certificate"].get("lower_bound"), int)]
+    if not bounds or not checked:
+        return None
+    lb, by = max(bounds, key=lambda b: b[0])
+    best = min(checked, key=lambda r: r["answer"]["total"])
+    if best["answer"]["total"] != lb:
+        return None
+    return lb, f"{by}'s lower bound meets {best['method']}'s order"
 
 
 def reference_rules_match(ref: Any, rules: Rules | None) -> bool:
@@ -511,6 +549,15 @@ def cityclose_disagreements(exact: tuple[str, ...], inst: Instance, recs: Sequen
         if r["answer"] is not None and not r["check_ok"]:
             out.append(("illegal-order", [r["method"]], {"violations": r["violations"],
                                                         "order": r["answer"].get("order")}))
+    for r in recs:
+        lb = (r.get("certificate") or {}).get("lower_bound") if r["method"] in ex else None
+        if not isinstance(lb, int):
+            continue
+        for o in checked:
+            if o["answer"].get("total", lb) < lb:
+                out.append(("bound-above-order", [r["method"], o["method"]],
+                            {"lower_bound": lb, "better_total": o["answer"]["total"],
+                             "better_order": o["answer"]["order"]}))
     proved = [r for r in checked if r["method"] in ex and r["status"] == "OPTIMAL"]
     for p in proved:
         opt = p["answer"]["total"]
@@ -534,11 +581,10 @@ def cityclose_disagreements(exact: tuple[str, ...], inst: Instance, recs: Sequen
 def gaps(recs: Sequence[dict]) -> dict[str, float | None]:
     """Each method's gap to the proved optimum among ``recs`` (one instance), as a fraction;
     empty when no exact method proved one."""
-    exact = {r["method"] for r in recs if r.get("exact")}
-    p = _proved(recs, exact)
+    p = proved_optimum(recs)
     if p is None:
         return {}
-    opt = p["answer"]["total"]
+    opt = p[0]
     out: dict[str, float | None] = {}
     for r in recs:
         if r["answer"] is not None and r["check_ok"] and opt:
