@@ -328,6 +328,46 @@ def limits() -> None:
                   f"{'met' if walls[1] <= bound else 'MISSED'}")
 
 
+def kernels() -> None:
+    """The layered DP's kernels, written once and compiled for one-word sets and for rows of
+    words: europe30 and europe41 solved with each (``engine="word"`` and ``"wide"``, the
+    latter on rows of one word), CPU seconds in this process (the median of three runs after
+    one that loads the compiled code); then the Wiener number's BFS alone, per call."""
+    import statistics
+
+    import numpy as np
+
+    from puzzleproof.encoders import cityclose_bits as B
+    from puzzleproof.encoders import cityclose_exact, cityclose_rows as R
+
+    print(f"\n== kernels: one-word sets against rows of one word  [{_load_note()}]")
+    for name in ("europe30.json", "europe41-land-borders.json"):
+        m = read_map((SHARED / name).read_text(), name)
+        cpu = {}
+        for engine in ("word", "wide"):
+            cityclose_exact.solve(m, engine=engine)
+            runs = []
+            for _ in range(3):
+                c0 = time.process_time()
+                r = cityclose_exact.solve(m, engine=engine)
+                runs.append(time.process_time() - c0)
+            cpu[engine] = statistics.median(runs)
+            assert r.status.value == "OPTIMAL"
+        print(f"   {Path(name).stem:22} word {cpu['word']:.2f} s, rows {cpu['wide']:.2f} s CPU "
+              f"(rows/word {cpu['wide'] / cpu['word']:.2f})")
+    m = read_map((SHARED / "europe30.json").read_text(), "europe30")
+    adj, rows = np.array(m.adj, dtype=np.uint64), R.to_rows(m.adj, 1)
+    pref = np.empty((m.n, m.n), dtype=np.int64)
+    full, row = np.uint64(m.full_mask), R.row_of(m.full_mask, 1)
+    for label, fn, a, s_ in (("word", B._wiener_pref, adj, full), ("rows", R.wiener_pref, rows, row)):
+        fn(a, s_, B._DEBRUIJN, pref)
+        t0 = time.perf_counter()
+        for _ in range(20_000):
+            fn(a, s_, B._DEBRUIJN, pref)
+        print(f"   Wiener number of europe30's full map, {label}: "
+              f"{(time.perf_counter() - t0) / 20_000 * 1e6:.1f} us a call")
+
+
 def main() -> int:
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
         import json
@@ -335,6 +375,8 @@ def main() -> int:
         print(json.dumps(_child(json.loads(sys.argv[2]))))
         return 0
     ap = argparse.ArgumentParser()
+    ap.add_argument("--kernels", action="store_true",
+                    help="only the layered DP's kernels on one-word sets against rows")
     ap.add_argument("--scale", action="store_true",
                     help="only the sections of issue 32 (exact at scale) and issue 29 (limits)")
     ap.add_argument("--sections",
@@ -356,6 +398,9 @@ def main() -> int:
     ap.add_argument("--skip-shipped", action="store_true",
                     help="leave the shipped maps out of the ILP reach")
     a = ap.parse_args()
+    if a.kernels:
+        kernels()
+        return 0
     if a.scale:
         scale(a)
         return 0

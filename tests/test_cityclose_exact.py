@@ -11,6 +11,8 @@ import pytest
 
 from puzzleproof.clock import Deadline
 from puzzleproof.encoders import cityclose_exact, cityclose_ilp
+from puzzleproof.encoders.cityclose_bits import _DEBRUIJN
+from puzzleproof.encoders.cityclose_layers import root_h
 from puzzleproof.formats.cityclose import read_map
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.result import Status
@@ -263,8 +265,8 @@ class TestBounds:
             if size < final_size:
                 continue
             for use_dist in (True, False):
-                h = E._root_h(adj, np.uint64(s), size, final_size, emax, p2max, lbmin,
-                              E._DEBRUIJN, use_dist)
+                h = root_h(adj, np.uint64(s), size, final_size, emax, p2max, lbmin,
+                           _DEBRUIJN, use_dist)
                 assert h <= g, (m.links, bin(s), final_size, use_dist, h, g)
             checked += 1
         return checked
@@ -291,12 +293,12 @@ class TestBounds:
         E = cityclose_exact
         ring = CityMap(tuple("abcdefgh"), tuple((i, (i + 1) % 8) for i in range(8)))
         emax, p2max, lbmin, _ = E._bound_tables(ring, Rules(final_size=7), True, None)
-        h = E._root_h(np.array(ring.adj, dtype=np.uint64), np.uint64(ring.full_mask), 8, 7,
-                      emax, p2max, lbmin, E._DEBRUIJN, True)
+        h = root_h(np.array(ring.adj, dtype=np.uint64), np.uint64(ring.full_mask), 8, 7,
+                   emax, p2max, lbmin, _DEBRUIJN, True)
         assert h == 56  # the path of 7: 1*6 + 2*5 + 3*4 + 4*3 + 5*2 + 6*1
 
     def test_min_wiener_by_size_against_enumeration(self):
-        from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
+        from puzzleproof.encoders.cityclose_minima import min_wiener_by_size
         from puzzleproof.models.cityclose import wiener_mask
 
         maps = _random_maps(10, 9, 13) + [m for m in atlas_maps(7) if m.n == 7][::50]
@@ -306,20 +308,20 @@ class TestBounds:
                 k = bin(s).count("1")
                 w = wiener_mask(m.adj, s)
                 best[k] = min(best.get(k, w), w)
-            table, stats = min_wiener_by_size(m.adj, 1, m.n)
+            table, lower, stats = min_wiener_by_size(m.adj, 1, m.n)
             for k in range(1, m.n + 1):
-                assert table[k] == best[k], (m.links, k)
-                assert stats[k][2]
+                assert table[k] == lower[k] == best[k], (m.links, k)
+                assert k <= 2 or stats[k][2]
 
     def test_min_wiener_by_size_out_of_nodes_says_so(self):
-        from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
+        from puzzleproof.encoders.cityclose_minima import min_wiener_by_size
 
         p = shared_path("instances/cityclose/europe30.json")
         m = read_map(p.read_text(), str(p))
-        table, stats = min_wiener_by_size(m.adj, 20, 20, cap=100)
-        assert table[20] == -1 and not stats[20][2]
-        table, stats = min_wiener_by_size(m.adj, 20, 20)
-        assert table[20] == 526 and stats[20][2]
+        table, lower, stats = min_wiener_by_size(m.adj, 20, 20, cap=100)
+        assert table[20] == -1 and not stats[20][2] and 0 < lower[20] <= 526
+        table, lower, stats = min_wiener_by_size(m.adj, 20, 20)
+        assert table[20] == lower[20] == 526 and stats[20][2]
 
     @pytest.mark.slow
     def test_both_bounds_prove_europe30(self):

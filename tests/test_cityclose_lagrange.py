@@ -12,7 +12,8 @@ import pytest
 
 from puzzleproof.clock import Deadline
 from puzzleproof.encoders import cityclose_exact
-from puzzleproof.encoders.cityclose_bounds import distance_matrix, min_wiener_by_size
+from puzzleproof.encoders.cityclose_bounds import distance_matrix
+from puzzleproof.encoders.cityclose_minima import min_wiener_by_size
 from puzzleproof.encoders.cityclose_lagrange import pair_sum_bound, pair_sum_bounds
 from puzzleproof.formats.cityclose import read_map
 from puzzleproof.models.cityclose import CityMap, Rules
@@ -148,7 +149,7 @@ def test_below_the_exact_minima_of_europe30():
     # the branch and bound finishes every size of europe30: an independent exact value
     p = shared_path("instances/cityclose/europe30.json")
     m = read_map(p.read_text(), str(p))
-    exact, _ = min_wiener_by_size(m.adj, 2, m.n)
+    exact, _, _ = min_wiener_by_size(m.adj, 2, m.n)
     bounds, _ = pair_sum_bounds(distance_matrix(m.adj), range(2, m.n + 1), exact)
     for k in range(2, m.n + 1):
         assert bounds[k] <= exact[k], k

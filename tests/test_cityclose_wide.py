@@ -298,33 +298,39 @@ class TestMinimaUnderLimits:
     unfinished still gives a true lower bound."""
 
     def test_sliced_search_gives_the_same_minima(self, monkeypatch):
-        from puzzleproof.encoders import cityclose_bounds as B
+        from puzzleproof.encoders import cityclose_minima as M
         from tests.test_cityclose_exact import _random_maps
 
         maps = _random_maps(6, 10, 14)
-        whole = [B.min_wiener_by_size(m.adj, 1, m.n)[0] for m in maps]
-        monkeypatch.setattr(B, "_CHUNK", 7)
-        monkeypatch.setattr(B, "_FIRST_PASS", 40)
+        whole = [M.min_wiener_by_size(m.adj, 1, m.n)[0] for m in maps]
+        monkeypatch.setattr(M, "_CHUNK", 7)
+        monkeypatch.setattr(M, "_FIRST_PASS", 40)
         for m, ref in zip(maps, whole):
-            table, stats = B.min_wiener_by_size(m.adj, 1, m.n)
+            table, _, _ = M.min_wiener_by_size(m.adj, 1, m.n)
             assert (table[1:] == ref[1:]).all()
 
-    def test_wide_minima_equal_word_minima_and_bound_them_when_cut(self):
-        from puzzleproof.encoders.cityclose_bounds import min_wiener_by_size
-        from puzzleproof.encoders.cityclose_wide_minima import min_wiener_by_size_wide
+    def test_minima_on_several_words_and_their_bounds_when_cut(self):
+        """On a map wider than a word (a ring of 70) the search finds the known minima, and
+        every size it leaves unfinished keeps a true lower bound (checked on maps of one word
+        against the finished search)."""
+        from puzzleproof.encoders.cityclose_minima import min_wiener_by_size
         from puzzleproof.formats.cityclose import read_map
+        from puzzleproof.models.cityclose import wiener_mask
         from tests.conftest import shared_path
         from tests.test_cityclose_exact import _random_maps
 
         p = shared_path("instances/cityclose/europe30.json")
-        maps = _random_maps(4, 9, 13) + [read_map(p.read_text(), str(p))]
-        for m in maps:
-            ref, _ = min_wiener_by_size(m.adj, 1, m.n)
-            exact, lower, stats = min_wiener_by_size_wide(m.adj, 1, m.n)
-            assert (exact[1:] == ref[1:]).all() and (lower[1:] == ref[1:]).all()
-            exact, lower, stats = min_wiener_by_size_wide(m.adj, 1, m.n, cap=30)
+        for m in _random_maps(4, 9, 13) + [read_map(p.read_text(), str(p))]:
+            ref, _, _ = min_wiener_by_size(m.adj, 1, m.n)
+            exact, lower, stats = min_wiener_by_size(m.adj, 1, m.n, cap=30)
             assert all(lower[k] <= ref[k] for k in range(1, m.n + 1)), m.links
             assert all(exact[k] in (-1, ref[k]) for k in range(1, m.n + 1))
+        n = 70  # a ring of 70: the least connected set of k cities is a path, W = C(k+1, 3)
+        ring = CityMap(tuple(f"c{i}" for i in range(n)), tuple((i, (i + 1) % n) for i in range(n)))
+        exact, lower, _ = min_wiener_by_size(ring.adj, 2, 12)
+        for k in range(2, 13):
+            assert exact[k] == lower[k] == math.comb(k + 1, 3) == wiener_mask(ring.adj,
+                                                                             (1 << k) - 1)
 
 
 def test_first_order_takes_an_order_a_callable_or_falls_back_to_greedy():

@@ -1,10 +1,10 @@
-"""City closing: the bit-set kernels the compiled engines share (one set of cities = one
-64-bit word, city ``i`` = bit ``i``): the lowest set bit's index, popcount, the neighbours of a
-set, connectivity, the Wiener number, the path test and the link count.
+"""City closing: sets of cities as one 64-bit word (city ``i`` = bit ``i``, maps of up to 63
+cities): the lowest set bit's index, popcount, the neighbours of a set, connectivity, the
+Wiener number (with each city's sorted distances), the path test, the link count, hashing.
 
-They sit in a module of their own so that the exact DP
-(:mod:`puzzleproof.encoders.cityclose_exact`) and the per-size minima
-(:mod:`puzzleproof.encoders.cityclose_bounds`) both import them, one way.
+:mod:`puzzleproof.encoders.cityclose_rows` has the same primitives for rows of several words;
+the layered DP's kernels (:mod:`puzzleproof.encoders.cityclose_layers`) are written once over
+either kind of set, and this module is their fast path on maps that fit a word.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["njit", "prange", "HAVE_NUMBA", "U1", "_DEBRUIJN", "_ctz", "_popcount", "_reach",
-           "_connected", "_wiener", "_is_path", "_edges", "sort_by_key"]
+           "_connected", "_degree_stats", "_wiener_pref", "_hash", "sort_by_key"]
 
 try:  # numba is a declared dependency; the pure-numpy fallback would be far too slow
     from numba import njit, prange
@@ -74,48 +74,56 @@ def _connected(adj, mask, db):
 
 
 @njit(cache=True)
-def _wiener(adj, mask, db):
-    # Wiener number of a connected mask (sum over ordered pairs / 2)
-    total = np.int64(0)
-    rest = mask
-    while rest != np.uint64(0):
-        low = rest & (~rest + np.uint64(1))
-        rest ^= low
-        seen = low
-        frontier = low
-        d = np.int64(0)
-        while frontier != np.uint64(0):
-            d += 1
-            frontier = _reach(adj, frontier, db) & mask & ~seen
-            seen |= frontier
-            total += d * _popcount(frontier)
-    return total // 2
-
-
-@njit(cache=True)
-def _is_path(adj, mask, db):
-    size = _popcount(mask)
+def _degree_stats(adj, mask, db):
+    """(links within ``mask``, whether ``mask`` is a path given it is connected)."""
     degsum = np.int64(0)
+    over = False
     rest = mask
     while rest != np.uint64(0):
         low = rest & (~rest + np.uint64(1))
         rest ^= low
         d = _popcount(adj[_ctz(low, db)] & mask)
         if d > 2:
-            return False
+            over = True
         degsum += d
-    return degsum // 2 == size - 1
+    links = degsum // 2
+    return links, (not over) and links == _popcount(mask) - 1
 
 
 @njit(cache=True)
-def _edges(adj, mask, db):
-    s = np.int64(0)
+def _wiener_pref(adj, mask, db, pref):
+    """Wiener number of a connected mask by BFS from every city; fills ``pref[a, j]``, the
+    sum of the ``j`` smallest distances from the ``a``-th city of ``mask`` (in bit order) to
+    the other cities of ``mask`` (``j`` = 0 .. size - 1)."""
+    total = np.int64(0)
     rest = mask
+    a = 0
     while rest != np.uint64(0):
         low = rest & (~rest + np.uint64(1))
         rest ^= low
-        s += _popcount(adj[_ctz(low, db)] & mask)
-    return s // 2
+        seen = low
+        frontier = low
+        d = np.int64(0)
+        j = 0
+        acc = np.int64(0)
+        pref[a, 0] = 0
+        while frontier != np.uint64(0):
+            d += 1
+            frontier = _reach(adj, frontier, db) & mask & ~seen
+            seen |= frontier
+            c = _popcount(frontier)
+            for _ in range(c):
+                j += 1
+                acc += d
+                pref[a, j] = acc
+        total += acc
+        a += 1
+    return total // 2
+
+
+@njit(cache=True)
+def _hash(key, shift):
+    return np.int64((key * np.uint64(0x9E3779B97F4A7C15)) >> shift)
 
 
 @njit(cache=True)

@@ -9,32 +9,29 @@ The method (``--method exact``, the default of ``solve``):
   shape); a child keeps the least ``f`` of its parents, then adds its own Wiener number. Only
   the layer being made and the one it is made from are hash tables; earlier layers are kept
   as sorted arrays of ``(set, f)`` to trace the optimal order back at the end.
-- A set is one 64-bit word on maps of up to 63 cities
-  (:mod:`puzzleproof.encoders.cityclose_word`) and a row of ``ceil(n / 64)`` words beyond
-  (:mod:`puzzleproof.encoders.cityclose_wide`): no ceiling on the map's size. Both kernel sets
-  do the same steps behind one interface (``engine="word"`` or ``"wide"`` forces one; the
-  tests check them against each other). Connectivity and Wiener numbers are bit-set BFS in
-  numba-compiled loops, in parallel over the states of a large layer.
+- A set is one 64-bit word on maps of up to 63 cities and a row of ``ceil(n / 64)`` words
+  beyond: no ceiling on the map's size. The kernels
+  (:mod:`puzzleproof.encoders.cityclose_layers`) are written once and compiled for both
+  (``engine="word"`` or ``"wide"`` forces one; the tests check them against each other).
+  Connectivity and Wiener numbers are bit-set BFS in numba-compiled loops, in parallel over
+  the states of a large layer.
 - Symmetry: twins (cities with the same neighbours besides each other) are closed in index
   order (:func:`twin_blocks`): swapping twins maps every sequence onto one as good.
 - Pruning (admissible, so the result stays exact): a state is dropped when
   ``f(S) + h(S) >= UB``, ties included (only a strictly better order matters), where ``UB``
   is the total of the incumbent order (the caller's: the command passes its merged beam,
   widened while it improves; without one the compiled greedy order) and ``h(S)`` is a lower
-  bound on the Wiener numbers still to come, a sum over every later size ``i`` of the largest
-  of these bounds on the least Wiener number of a connected ``T`` of ``i`` cities inside
-  ``S``:
+  bound on the Wiener numbers still to come (:mod:`puzzleproof.encoders.cityclose_bounds`),
+  a sum over every later size ``i`` of the largest of these bounds on the least Wiener number
+  of a connected ``T`` of ``i`` cities inside ``S``:
 
-  * the least Wiener number of a connected set of ``i`` cities of the whole map, found once
-    by branch and bound (:mod:`puzzleproof.encoders.cityclose_bounds`; on wide maps
-    :mod:`puzzleproof.encoders.cityclose_wide_minima`, where a size left unfinished still
-    gives the least bound of its open nodes), or bounded from below, for the sizes the
-    search does not finish, by a Lagrangian relaxation of the pair sum
-    (:mod:`puzzleproof.encoders.cityclose_lagrange`; see :func:`_bound_tables`). This is
-    the bound that matters: the sum over the sizes is within 0.45 % of the optimum on
-    europe30 (13149 against 13208), 0.06 % on europe41 (32514 against 32534), 0.15 % on
-    Africa (63465 against 63562) and 0.05 % of the best order known on the world's 157
-    countries (3,563,059 against 3,564,685; the branch and bound alone: 4.2 %);
+  * the least Wiener number of a connected set of ``i`` cities of the whole map, by branch
+    and bound (:mod:`puzzleproof.encoders.cityclose_minima`, exact where it finishes, the
+    least bound of its open nodes where not), raised for the sizes it does not finish by a
+    Lagrangian relaxation of the pair sum (:mod:`puzzleproof.encoders.cityclose_lagrange`;
+    see :func:`_bound_tables`). This is the bound that matters on large maps: summed over
+    the sizes it is the root's bound, a fraction of a per cent below the optimum on the
+    shipped maps (``benchmarks/cityclose.py --scale`` prints it beside the totals);
   * distances (``bound="dist"``, the default): ``d_T >= d_S``, so each city of ``T`` is at
     total distance at least the sum of its ``i - 1`` nearest cities of ``S``, and ``W(T)`` is
     at least half the sum of the ``i`` least of these; and from the other side ``T`` is ``S``
@@ -48,12 +45,14 @@ The method (``--method exact``, the default of ``solve``):
   Every bound is checked against the true cost still to come on every connected set of
   every connected graph of up to 7 cities and of random maps up to 11 (the tests).
 - Proof data: ``{"method": "exact-dp", "lower_bound", "upper_bound", "states",
-  "pruned", "layer_peak", "root_bound"}``; OPTIMAL only when every layer was completed (the
-  optimum is then the least ``f`` of the last layer, or the incumbent when everything better
-  was pruned). A time limit or a state cap gives UNKNOWN with the incumbent order and the
-  proved lower bound ``min(UB, min over the last complete layer of f(S) + h(S))``. The
-  statistics carry the set-up times, the branch and bound's nodes and, per layer, the states
-  kept, the seconds and the bound.
+  "pruned", "layer_peak", "root_bound", "closed_by"}``. OPTIMAL when every layer was made
+  (the optimum is the least ``f`` of the last layer), when everything better than the
+  incumbent was pruned, or when the proved lower bound ``min(UB, min over the last complete
+  layer of f(S) + h(S))`` (the root's bound before any layer) meets the incumbent, however
+  the search stopped: ``closed_by`` names which (:data:`CLOSED_BY`). Otherwise a time limit
+  or a state cap gives UNKNOWN with the incumbent order and that bound. The statistics
+  carry the set-up times, the branch and bound's nodes and, per layer, the states kept,
+  the seconds and the bound.
 - Time: one :class:`~puzzleproof.clock.Deadline` bounds the whole run. The incumbent gets
   half of the time left, the compiled greedy fallback a quarter of what is left then, the
   bound tables half of what is left after that (their branch and bound reads the clock every
@@ -61,18 +60,6 @@ The method (``--method exact``, the default of ``solve``):
   read between them. A map proved in half a limit without one is therefore proved within the
   limit (each step gets at least what it took), and the search never stops while time is
   left.
-
-Measured (2 cores shared with other work, ``benchmarks/cityclose.py --scale``; CPU seconds,
-since the load average was 9 to 11 while measuring and wall times were about 2.5 times the
-CPU): Africa's 49 countries OPTIMAL 63562 in 3.7 s CPU, 153 MB, 16,365 states (before: 252 s,
-475 MB, 6.8 million states, with the merged beam of width 10 at 63896 as the incumbent; the
-widened beam reaches 63562 at width 300); europe41 OPTIMAL 32534 in about 1 s; the star and
-the complete map of 30 cities OPTIMAL with one state (the greedy order meets the root bound,
-and ties are pruned). On the world's 157 countries the per-size branch and bound finishes
-only the sizes up to 17 and from about 150; with the Lagrangian bounds (about 5 s) the
-proved gap is 0.044 % at a 60 s limit (3,563,128 against 3,564,685; it was 4.23 % at 600 s
-without them), where the layers, whose states cost about 20 ms each on a map this wide, had
-reached 12 closings.
 """
 
 from __future__ import annotations
@@ -83,14 +70,13 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from puzzleproof.encoders.cityclose_bits import _DEBRUIJN  # noqa: F401 (the tests use it)
-from puzzleproof.encoders.cityclose_bounds import distance_matrix, min_wiener_by_size
+from puzzleproof.clock import Deadline
+from puzzleproof.encoders.cityclose_bounds import distance_matrix
 from puzzleproof.encoders.cityclose_graph import csr, greedy_order, wiener_open
 from puzzleproof.encoders.cityclose_lagrange import pair_sum_bounds
-from puzzleproof.encoders.cityclose_wide import WideKernels, words
-from puzzleproof.encoders.cityclose_wide_minima import min_wiener_by_size_wide, search_tables
-from puzzleproof.encoders.cityclose_word import WordKernels, _root_h  # noqa: F401 (tests)
-from puzzleproof.clock import Deadline
+from puzzleproof.encoders.cityclose_layers import Kernels
+from puzzleproof.encoders.cityclose_minima import min_wiener_by_size, search_tables
+from puzzleproof.encoders.cityclose_rows import words
 from puzzleproof.models.cityclose import (CityMap, Rules, answer_of, forbidden_shape, prepare,
                                           score_order)
 from puzzleproof.result import Result, Status
@@ -186,9 +172,9 @@ def _bound_tables(m: CityMap, rules: Rules, minima: bool, known: np.ndarray | No
     lagrange: dict[str, Any] = {}
     lo = max(1, rules.final_size)
     if minima and 2 <= n <= MAX_WORD_CITIES:
-        exact, stats = min_wiener_by_size(m.adj, lo, n - 1, deadline=dl.share(0.5),
-                                          known=known)
-        lbmin = np.maximum(exact, 0)
+        exact, lbmin, stats = min_wiener_by_size(m.adj, lo, n - 1, deadline=dl.share(0.5),
+                                                 known=known)
+        lbmin = np.maximum(lbmin, 0)
         unfinished = [s for s in range(max(lo, 2), n) if exact[s] < 0]
         if unfinished and not dl.expired():
             lag, lagrange = _lagrange(distance_matrix(m.adj), unfinished, known, dl)
@@ -215,7 +201,7 @@ def _wide_minima(m: CityMap, lo: int, known: np.ndarray | None, dl: Deadline
     if searched:
         tables = search_tables(m.adj)  # once, for both searches and the Lagrangian bound
         dist = tables[1]
-        exact, lower, stats = min_wiener_by_size_wide(
+        exact, lower, stats = min_wiener_by_size(
             m.adj, lo, n - 1, known=known, deadline=dl.share(0.25), cap=_QUICK_NODES,
             tables=tables)
     else:
@@ -227,8 +213,8 @@ def _wide_minima(m: CityMap, lo: int, known: np.ndarray | None, dl: Deadline
         lower = np.maximum(lower, lag)
     left = {s for s in open_sizes if known is None or not 0 <= known[s] <= lower[s]}
     if left and searched and not dl.expired():
-        _, more, more_stats = min_wiener_by_size_wide(m.adj, lo, n - 1, deadline=dl,
-                                                      known=known, only=left, tables=tables)
+        _, more, more_stats = min_wiener_by_size(m.adj, lo, n - 1, deadline=dl, known=known,
+                                                 only=left, tables=tables)
         lower = np.maximum(lower, more)
         stats.update(more_stats)
     return lower, stats, lagrange
@@ -346,8 +332,7 @@ class _ExactRun:
         self.live_lb: int | None = None
         self.expand, self.finish = _Slicer(), _Slicer()
         wide = engine == "wide" or (engine == "auto" and m.n > MAX_WORD_CITIES)
-        kernels = WideKernels if wide else WordKernels
-        self.k = kernels(m, rules, self.keep_mask, twin_blocks(m, self.keep_mask))
+        self.k = Kernels(m, rules, self.keep_mask, twin_blocks(m, self.keep_mask), rows=wide)
         #: keep only this many states a layer (the best by f + h): a heuristic, not a proof
         self.beam: int | None = None
         #: the layers kept, once the root is made

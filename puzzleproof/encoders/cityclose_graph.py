@@ -2,7 +2,7 @@
 flag per open city: the Wiener number, the path test, and one step of the greedy closing.
 
 The exact engines keep their states as bit sets (:mod:`puzzleproof.encoders.cityclose_bits`
-for maps of up to 63 cities, :mod:`puzzleproof.encoders.cityclose_wide` beyond); what they
+for maps of up to 63 cities, :mod:`puzzleproof.encoders.cityclose_rows` beyond); what they
 compute on one map at a time (their own incumbent, a trace back) goes through these loops,
 which do not care how many words a set would take.
 """

@@ -39,31 +39,26 @@ hint; ``_CpSatModel`` and ``_MathOptModel`` implement it. ``solve(backend=...)``
 limit (the solvers' own limit was passed by up to a second on 14-city maps; the solver's
 bound is then lost and the trivial one reported).
 
-Why CP-SAT stays the default, measured in November 2026 on 2 cores shared with other work
-(``benchmarks/cityclose.py``, ILP section; 60 s per map, 2 workers where the solver takes
-them): on all 853 connected graphs of 7 cities CP-SAT takes 35.9 s in all (at most 0.28 s a
-graph), SCIP 387 s (at most 1.8 s) and HiGHS 424 s (at most 1.8 s), every answer equal to the
-DP's. CP-SAT proves the generated grids and rings up to 14 cities (ring14 in 40 s), SCIP and
-HiGHS grid14 (12 s, 17 s) but not ring14 (gap 7.4 % and 9.1 %). The MIP solvers win where the
-bound matters: the 11-city roundabout (optimum 372) is OPTIMAL with SCIP in 16 s and HiGHS in
-42 s, while CP-SAT's bound stays at the trivial ``sum s(s-1)/2`` (269) for the whole 60 s
-(gap 27.7 %); on the 16-city grid and ring, where no back end proves the optimum, the gap is
-4.0 % / 12.4 % with SCIP, 5.8 % / 13.2 % with HiGHS and 52 % / 55 % with CP-SAT. The LP
-relaxation with the solvers' cuts is strong where CP-SAT's bound search gets nowhere, but
-it costs ten times more on the small maps the cross-checks run in bulk: neither back end is
-better everywhere, so CP-SAT stays the default and ``backend="scip"`` (``--method
-ilp-scip``) is the one to use for a bound, or a proof on maps like the roundabout. Building
-the model is Python and grows as ``n^2 * T * D``: about 16 s for the 30-city map, so a short
-time limit on a large map ends while building (UNKNOWN with the warm start and the trivial bound).
+Why CP-SAT stays the default: it is an order of magnitude quicker on the small maps the
+cross-checks run in bulk, while the MIP solvers' linear relaxation with their cuts gives a
+bound where CP-SAT's bound search gets nowhere (on maps like the 11-city roundabout its bound
+stays at the trivial ``sum s(s-1)/2``). Neither back end is better everywhere, so
+``backend="scip"`` (``--method ilp-scip``) is the one to use for a bound, or a proof on maps
+like the roundabout; ``benchmarks/cityclose.py`` (ILP section) compares them. Building the
+model is Python and grows as ``n^2 * T * D`` (seconds on a map of 30 cities), so a short
+time limit on a large map ends while building (UNKNOWN with the warm start and the trivial
+bound, or OPTIMAL when the trivial bound meets the warm start).
 
-A map whose model would exceed :data:`MAX_VARIABLES` Booleans (counted before building:
-europe41 has 0.57 million, the world's 157 countries 137 million) is refused at once with
-UNKNOWN, the warm start and the trivial bound: the formulation does not reach that far.
+A map whose model would exceed :data:`MAX_VARIABLES` Booleans (counted before building) is
+refused at once with UNKNOWN, the warm start and the trivial bound: the formulation does not
+reach that far (europe41 is within it, the world's 157 countries a hundred times over).
 
-Statuses, the same for every back end: OPTIMAL only when the solver's bound (rounded up with
-a 1e-6 tolerance, never below the trivial one) meets the order, re-scored by the model; a
-time limit gives UNKNOWN with the best order (the solver's, or the warm start) and both
-bounds and the gap; INFEASIBLE only when there was no warm start.
+Statuses, the same for every back end: OPTIMAL when the proved bound (the solver's, rounded
+up with a 1e-6 tolerance, never below the trivial one) meets the order, re-scored by the
+model, whatever stopped the solve; the certificate's ``closed_by`` names the bound
+(:data:`SOLVER_BOUND` or :data:`TRIVIAL_BOUND`). Otherwise a time limit gives UNKNOWN with
+the best order (the solver's, or the warm start) and both bounds and the gap; INFEASIBLE
+only when there was no warm start.
 """
 
 from __future__ import annotations

@@ -28,12 +28,11 @@ integers: ``M`` is rounded to multiples of ``1 / 2^21`` and mirrored exactly, so
 used is the bound of that rounded ``M``, rounded up only because Wiener numbers are
 integers. A poor ``M`` gives a weak bound, never a wrong one.
 
-Measured (``benchmarks/cityclose.py --scale``): on the world's 157 countries the sum of these
-bounds over every size is 3,563,059 against the best order found, 3,564,685 (0.05 %), in
-about 5 s (0.14 ms a step); the per-size branch and bound's was 4.2 % below it (no size
-between 18 and 149 finishes there). On europe30 the same sum is 3.3 % below the branch and
-bound's exact one (12,725 against 13,149): that is why it only fills the sizes the branch and
-bound leaves.
+Where it is used: the sizes that the branch and bound
+(:mod:`puzzleproof.encoders.cityclose_minima`) does not finish. Where that search finishes,
+its exact minimum is the stronger (on small dense maps the relaxation stays a few per cent
+below it); on large road-like maps it finishes only the smallest and largest sizes, and this
+bound is what makes them provable (``benchmarks/cityclose.py --scale`` prints both sums).
 """
 
 from __future__ import annotations

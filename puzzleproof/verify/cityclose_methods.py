@@ -113,8 +113,10 @@ def _cache_cold(engine: str) -> bool:
 
     if engine in _CACHED:
         return False
-    names = ["cityclose_graph", "cityclose_word" if engine == "word" else "cityclose_wide",
-             "cityclose_lagrange"]
+    # the modules whose loops are entered from Python (the one-word primitives of
+    # cityclose_bits are compiled into their callers, with no cache entry of their own)
+    names = ["cityclose_graph", "cityclose_rows", "cityclose_bounds", "cityclose_layers",
+             "cityclose_minima", "cityclose_lagrange"]
     try:
         for name in names:
             mod = importlib.import_module(f"puzzleproof.encoders.{name}")

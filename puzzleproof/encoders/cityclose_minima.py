@@ -1,14 +1,28 @@
-"""City closing on maps of any size: the least Wiener number of a connected set of each size,
-by the branch and bound of :mod:`puzzleproof.encoders.cityclose_bounds` on sets of several
-words.
+"""City closing: the least Wiener number of a connected set of each size, by branch and bound.
 
-The search and its bound are the word-set ones (grow a connected set from its lowest city,
-ban the cities passed over, cut a set ``F`` that must grow by ``q`` cities when the pairs
-within ``F`` plus the ``q`` least terms ``d(x, F) + half the distances to x's q - 1 nearest
-allowed cities`` reach the best value known). One thing is added for maps too large to
-finish every size: a size that runs out of time still gives a lower bound, the least bound
-over the nodes left open (the stack and the roots not started), since every set of that size
-lies below one of them.
+For sizes ``lo .. hi``, :func:`min_wiener_by_size` gives the exact least Wiener number of a
+connected set of that many cities where its search finishes, and a lower bound on it where
+the search runs out of nodes or time. The exact layered DP
+(:mod:`puzzleproof.encoders.cityclose_exact`) takes these as per-size lower bounds: every map
+of the closing sequence is such a set.
+
+The search grows connected sets from their lowest city (each set once: a city passed over
+is banned below that branch). A grown set ``F`` that must reach ``i`` cities ``T`` (``F``
+inside ``T``, the rest ``X`` among the cities not banned) is cut when a lower bound on
+``W(T)`` reaches the best Wiener number known. The bound uses the distances ``d`` of the full
+map (``d_T >= d``): ``W(T) >= d(F, F) + sum over x in X of (d(x, F) + half the sum of the
+``|X| - 1`` least distances from ``x`` to the other cities that may still join)``, and the
+``|X|`` least such terms are taken. ``d(x, F)`` is kept up to date city by city as ``F``
+grows; the least distances to the cities that may still join (neither banned nor in ``F``)
+are counted ring by ring from precomputed masks of the cities at each distance from ``x``.
+The first best value is the Wiener number of a set grown greedily from every city (the city
+that adds least), or a known set's (the incumbent order's maps) when lower. A size that runs
+out of nodes or time still gives a lower bound: the least bound over the nodes left open
+(the stack and the roots not started), since every set of that size lies below one of them.
+
+Sets are rows of 64-bit words (:mod:`puzzleproof.encoders.cityclose_rows`), one word on maps
+of up to 63 cities: the search's time goes to the bound's distance sums, which do not care
+how a set is stored, so one version serves every map.
 """
 
 from __future__ import annotations
@@ -18,12 +32,12 @@ from typing import Collection
 
 import numpy as np
 
-from puzzleproof.encoders.cityclose_bits import _DEBRUIJN, _ctz, _popcount, njit
-from puzzleproof.encoders.cityclose_bounds import _least_sum, distance_matrix
-from puzzleproof.encoders.cityclose_wide import to_rows, wiener_pref, words
 from puzzleproof.clock import Deadline
+from puzzleproof.encoders.cityclose_bits import _DEBRUIJN, _ctz, _popcount, njit
+from puzzleproof.encoders.cityclose_bounds import distance_matrix
+from puzzleproof.encoders.cityclose_rows import to_rows, wiener_pref, words
 
-__all__ = ["min_wiener_by_size_wide", "search_tables"]
+__all__ = ["min_wiener_by_size", "search_tables"]
 
 _HUGE = np.int64(1) << 60
 
@@ -70,6 +84,37 @@ def _greedy_upper(adj, dist, n, size, db):
 
 
 @njit(cache=True)
+def _least_sum(keys, cnt, q):
+    """The sum of the ``q`` least of ``keys[:cnt]`` (which it reorders): a quickselect,
+    cheaper to compile than a sort and linear on average."""
+    lo = 0
+    hi = cnt - 1
+    while lo < hi:
+        pivot = keys[(lo + hi) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while keys[i] < pivot:
+                i += 1
+            while keys[j] > pivot:
+                j -= 1
+            if i <= j:
+                keys[i], keys[j] = keys[j], keys[i]
+                i += 1
+                j -= 1
+        if q - 1 <= j:
+            hi = j
+        elif q - 1 >= i:
+            lo = i
+        else:
+            break
+    total = np.int64(0)
+    for a in range(q):
+        total += keys[a]
+    return total
+
+
+@njit(cache=True)
 def _grown_bound(sumf, rings, maxd, allowed, q, pairs, keys, db):
     """The word-set ``_grown_bound`` on rows: a lower bound on ``W(T)`` for ``T`` grown from
     ``F`` by ``q`` cities among ``allowed`` (``sumf[x] = d(x, F)``); huge when fewer than
@@ -87,8 +132,9 @@ def _grown_bound(sumf, rings, maxd, allowed, q, pairs, keys, db):
             d = 1
             while need > 0 and d <= maxd:
                 c = np.int64(0)
+                ring = rings[x, d]
                 for k in range(w):
-                    c += _popcount(rings[x, d, k] & allowed[k])
+                    c += _popcount(ring[k] & allowed[k])
                 if c > need:
                     c = need
                 part += c * d
@@ -131,6 +177,8 @@ def _bnb(adj, dist, rings, maxd, n, size, best, cap, db, stu, sti, sumf, keys, c
     r = ctl[0]
     sp = ctl[1]
     allowed = np.zeros(w, dtype=np.uint64)
+    scratch = np.zeros((3, w), dtype=np.uint64)  # _branch's copy of a node's set rows
+    pref = np.empty((size, size), dtype=np.int64)
     while True:
         if sp == 0:
             if r >= n:
@@ -157,7 +205,6 @@ def _bnb(adj, dist, rings, maxd, n, size, best, cap, db, stu, sti, sumf, keys, c
                 sumf[dep, x] = sumf[dep - 1, x] + dist[x, v]
         f = dep + 1
         if f == size:
-            pref = np.empty((size, size), dtype=np.int64)
             wv = wiener_pref(adj, stu[0, sp], db, pref)
             if wv < best:
                 best = wv
@@ -168,16 +215,18 @@ def _bnb(adj, dist, rings, maxd, n, size, best, cap, db, stu, sti, sumf, keys, c
             allowed[w - 1] &= (np.uint64(1) << np.uint64(n % 64)) - np.uint64(1)
         if _grown_bound(sumf[dep], rings, maxd, allowed, size - f, pairs, keys, db) >= best:
             continue
-        sp = _branch(adj, stu, sti, sumf, sp, dep, pairs, w, db)
+        sp = _branch(adj, stu, sti, sumf, sp, dep, pairs, w, db, scratch)
 
 
 @njit(cache=True)
-def _branch(adj, stu, sti, sumf, sp, dep, pairs, w, db):
+def _branch(adj, stu, sti, sumf, sp, dep, pairs, w, db, scratch):
     """Push the children of the node at ``sp`` (each extension city in turn, the earlier
-    ones banned); returns the new stack height."""
-    s = stu[0, sp].copy()
-    e = stu[1, sp].copy()
-    banned = stu[2, sp].copy()
+    ones banned); returns the new stack height. ``scratch`` holds three rows."""
+    s, e, banned = scratch[0], scratch[1], scratch[2]
+    for k in range(w):
+        s[k] = stu[0, sp, k]
+        e[k] = stu[1, sp, k]
+        banned[k] = stu[2, sp, k]
     for j in range(w):
         while e[j] != np.uint64(0):
             low = e[j] & (~e[j] + np.uint64(1))
@@ -281,7 +330,7 @@ class _SizeSearch:
 def search_tables(adj: list[int] | tuple[int, ...]) -> tuple:
     """What the search reads: the neighbour rows, the distance matrix (``[1]``), each city's
     rings of cities by distance, the diameter and the size; made once for several calls of
-    :func:`min_wiener_by_size_wide`."""
+    :func:`min_wiener_by_size`."""
     n = len(adj)
     w = words(n)
     a = to_rows(adj, w)
@@ -301,7 +350,7 @@ _CHUNK = 5_000
 _FIRST_PASS = 60_000
 
 
-def min_wiener_by_size_wide(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
+def min_wiener_by_size(adj: list[int] | tuple[int, ...], lo: int, hi: int, *,
                             deadline: Deadline | None = None,
                             cap: int = 50_000_000, known: np.ndarray | None = None,
                             only: Collection[int] | None = None, tables: tuple | None = None
@@ -309,11 +358,15 @@ def min_wiener_by_size_wide(adj: list[int] | tuple[int, ...], lo: int, hi: int, 
     """For each size in ``lo .. hi``: the least Wiener number of a connected set of that
     many cities when its search finished, and always a lower bound on it (index = size).
 
-    As :func:`puzzleproof.encoders.cityclose_bounds.min_wiener_by_size` (``known``: upper
-    bounds already known; every size a first small share of nodes, then the rest), for maps
-    of any size. Returns ``(exact, lower, stats)``: ``exact[size]`` is -1 where the search
-    did not finish, ``lower[size]`` a lower bound in every case. ``only`` restricts the
-    search to those sizes (the others get -1 and 0); ``tables`` are the map's
+    ``adj`` holds the neighbour masks of a connected map; ``cap`` bounds the nodes of each
+    size's search, ``deadline`` (None: no limit) all of them: the clock is read every few
+    thousand nodes. ``known`` (index = size) gives upper bounds already known (for example
+    a heuristic order's Wiener numbers). Each size first gets a small share of nodes, and
+    only the sizes left unfinished go on (where they stopped) with the rest, so that under a
+    deadline one dear size does not starve the cheap ones. Returns ``(exact, lower,
+    stats)``: ``exact[size]`` is -1 where the search did not finish, ``lower[size]`` a lower
+    bound in every case, ``stats`` per size ``(nodes, seconds, finished)``. ``only``
+    restricts the search to those sizes (the others get -1 and 0); ``tables`` are the map's
     :func:`search_tables` when the caller made them already.
     """
     n = len(adj)
