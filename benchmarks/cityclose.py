@@ -28,6 +28,42 @@ MathOpt) on the same instances: every connected graph of 7 cities from networkx'
 shipped maps of up to 12 cities (the 11-city roundabout among them) and generated grids and
 rings, one fresh process per run. Within a family (grid, ring) a back end that fails to prove
 one size is not run on the larger ones.
+
+``--kernels`` times the layered DP's kernels compiled for one-word sets against the same
+kernels on rows of one word (europe30, europe41, and one Wiener number's BFS).
+
+Figures recorded from earlier runs (the sections print today's beside the targets):
+
+The ILP section, measured on 2 cores shared with other work (60 s per map, 2 workers where the
+solver takes them): on all 853 connected graphs of 7 cities CP-SAT takes 35.9 s in all (at most
+0.28 s a graph), SCIP 387 s (at most 1.8 s) and HiGHS 424 s (at most 1.8 s), every answer equal
+to the DP's. CP-SAT proves the generated grids and rings up to 14 cities (ring14 in 40 s), SCIP
+and HiGHS grid14 (12 s, 17 s) but not ring14 (gap 7.4 % and 9.1 %). The MIP solvers win where
+the bound matters: the 11-city roundabout (optimum 372) is OPTIMAL with SCIP in 16 s and HiGHS
+in 42 s, while CP-SAT's bound stays at the trivial ``sum s(s-1)/2`` (269) for the whole 60 s
+(gap 27.7 %); on the 16-city grid and ring, where no back end proves the optimum, the gap is
+4.0 % / 12.4 % with SCIP, 5.8 % / 13.2 % with HiGHS and 52 % / 55 % with CP-SAT. The LP
+relaxation with the solvers' cuts is strong where CP-SAT's bound search gets nowhere, but it
+costs ten times more on the small maps the cross-checks run in bulk: neither back end is better
+everywhere, so CP-SAT stays the default and ``backend="scip"`` (``--method ilp-scip``) is the
+one to use for a bound, or a proof on maps like the roundabout. Building the model is Python
+and grows as ``n^2 * T * D``: about 16 s for the 30-city map, so a short time limit on a large
+map ends while building (UNKNOWN with the warm start and the trivial bound).
+
+The Lagrangian per-size bound (``--scale``, world section): on the world's 157 countries the
+sum of these bounds over every size is 3,563,059 against the best order found, 3,564,685 (0.05
+%), in about 5 s (0.14 ms a step); the per-size branch and bound's was 4.2 % below it (no size
+between 18 and 149 finishes there). On europe30 the same sum is 3.3 % below the branch and
+bound's exact one (12,725 against 13,149): that is why it only fills the sizes the branch and
+bound leaves.
+
+The exact method at scale (``--scale``; CPU seconds at a load average of 9 to 11): Africa's 49
+countries OPTIMAL 63562 in 3.7 s CPU, 153 MB, 16,365 states (before the per-size bounds and
+the widened incumbent: 252 s, 475 MB, 6.8 million states); europe41 OPTIMAL 32534 in about
+1 s; the star and the complete map of 30 cities OPTIMAL with one state. On the world's 157
+countries the per-size branch and bound finishes only the sizes up to 17 and from about 150;
+with the Lagrangian bounds the proved gap is 0.044 % at a 60 s limit (3,563,128 against
+3,564,685; 4.23 % at 600 s without them).
 """
 
 from __future__ import annotations
@@ -359,7 +395,8 @@ def kernels() -> None:
     adj, rows = np.array(m.adj, dtype=np.uint64), R.to_rows(m.adj, 1)
     pref = np.empty((m.n, m.n), dtype=np.int64)
     full, row = np.uint64(m.full_mask), R.row_of(m.full_mask, 1)
-    for label, fn, a, s_ in (("word", B._wiener_pref, adj, full), ("rows", R.wiener_pref, rows, row)):
+    for label, fn, a, s_ in (("word", B._wiener_pref, adj, full),
+                             ("rows", R.wiener_pref, rows, row)):
         fn(a, s_, B._DEBRUIJN, pref)
         t0 = time.perf_counter()
         for _ in range(20_000):

@@ -141,7 +141,8 @@ class TestExactness:
 
     def test_a_deadline_already_past_bounds_nothing(self):
         m = _random_maps(1, 10, 10)[0]
-        bounds, info = pair_sum_bounds(distance_matrix(m.adj), range(2, 11), deadline=Deadline(0.0))
+        bounds, info = pair_sum_bounds(distance_matrix(m.adj), range(2, 11),
+                                       deadline=Deadline(0.0))
         assert info["sizes"] == 0 and not bounds.any()
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["njit", "prange", "HAVE_NUMBA", "U1", "_DEBRUIJN", "_ctz", "_popcount", "_reach",
-           "_connected", "_degree_stats", "_wiener_pref", "_hash", "sort_by_key"]
+           "_connected", "_degree_stats", "_wiener_pref", "record_ring", "_hash", "sort_by_key"]
 
 try:  # numba is a declared dependency; the pure-numpy fallback would be far too slow
     from numba import njit, prange
@@ -111,14 +111,21 @@ def _wiener_pref(adj, mask, db, pref):
             d += 1
             frontier = _reach(adj, frontier, db) & mask & ~seen
             seen |= frontier
-            c = _popcount(frontier)
-            for _ in range(c):
-                j += 1
-                acc += d
-                pref[a, j] = acc
+            j, acc = record_ring(pref, a, j, acc, d, _popcount(frontier))
         total += acc
         a += 1
     return total // 2
+
+
+@njit(cache=True)
+def record_ring(pref, a, j, acc, d, c):
+    """``c`` more cities at distance ``d`` from the ``a``-th city: its running sums of the
+    least distances (``pref[a, j]``) go on; returns the new ``(j, acc)``."""
+    for _ in range(c):
+        j += 1
+        acc += d
+        pref[a, j] = acc
+    return j, acc
 
 
 @njit(cache=True)

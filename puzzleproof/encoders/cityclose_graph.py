@@ -30,6 +30,32 @@ def csr(m: CityMap) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
+def _bfs(indptr, indices, alive, s, queue, dist):
+    """BFS from ``s`` over the open cities (``alive``): ``(the sum of the distances from s,
+    the cities reached)``; ``queue`` and ``dist`` are scratch arrays of one entry per
+    city."""
+    for v in range(alive.shape[0]):
+        dist[v] = -1
+    dist[s] = 0
+    head = 0
+    tail = 1
+    queue[0] = s
+    acc = np.int64(0)
+    while head < tail:
+        u = queue[head]
+        head += 1
+        du = dist[u]
+        for k in range(indptr[u], indptr[u + 1]):
+            w = indices[k]
+            if alive[w] and dist[w] < 0:
+                dist[w] = du + 1
+                acc += du + 1
+                queue[tail] = w
+                tail += 1
+    return acc, tail
+
+
+@njit(cache=True)
 def wiener_open(indptr, indices, alive, queue, dist):
     """The Wiener number of the map on the open cities (``alive``), or -1 when it is
     disconnected; ``queue`` and ``dist`` are scratch arrays of one entry per city."""
@@ -42,25 +68,10 @@ def wiener_open(indptr, indices, alive, queue, dist):
     for s in range(n):
         if not alive[s]:
             continue
-        for v in range(n):
-            dist[v] = -1
-        dist[s] = 0
-        head = 0
-        tail = 1
-        queue[0] = s
-        while head < tail:
-            u = queue[head]
-            head += 1
-            du = dist[u]
-            for k in range(indptr[u], indptr[u + 1]):
-                w = indices[k]
-                if alive[w] and dist[w] < 0:
-                    dist[w] = du + 1
-                    total += du + 1
-                    queue[tail] = w
-                    tail += 1
-        if tail != size:
+        acc, reached = _bfs(indptr, indices, alive, s, queue, dist)
+        if reached != size:
             return np.int64(-1)
+        total += acc
     return total // 2
 
 
@@ -87,31 +98,12 @@ def _is_path_open(indptr, indices, alive):
 def statuses(indptr, indices, alive, queue, dist, status):
     """Each open city's status (its total distance to the other open cities, in
     ``status``) on a connected map; returns the Wiener number."""
-    n = alive.shape[0]
     total = np.int64(0)
-    for s in range(n):
+    for s in range(alive.shape[0]):
         status[s] = 0
-        if not alive[s]:
-            continue
-        for v in range(n):
-            dist[v] = -1
-        dist[s] = 0
-        head = 0
-        tail = 1
-        queue[0] = s
-        acc = np.int64(0)
-        while head < tail:
-            u = queue[head]
-            head += 1
-            for k in range(indptr[u], indptr[u + 1]):
-                w = indices[k]
-                if alive[w] and dist[w] < 0:
-                    dist[w] = dist[u] + 1
-                    acc += dist[w]
-                    queue[tail] = w
-                    tail += 1
-        status[s] = acc
-        total += acc
+        if alive[s]:
+            status[s] = _bfs(indptr, indices, alive, s, queue, dist)[0]
+            total += status[s]
     return total // 2
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzleproof.encoders.cityclose_bits import _ctz, _popcount, njit
+from puzzleproof.encoders.cityclose_bits import _ctz, _popcount, njit, record_ring
 
 __all__ = ["words", "to_rows", "row_of", "mask_of", "connected", "degree_stats", "wiener_pref",
            "hash_row", "same", "find_row", "sort_rows"]
@@ -156,10 +156,7 @@ def wiener_pref(adj, s, db, pref):
                     seen[k] |= fk
                     c += _popcount(fk)
                 grew = c > 0
-                for _ in range(c):
-                    j += 1
-                    acc += d
-                    pref[a, j] = acc
+                j, acc = record_ring(pref, a, j, acc, d, c)
             total += acc
             a += 1
     return total // 2
