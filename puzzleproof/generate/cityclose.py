@@ -25,10 +25,9 @@ import json
 import math
 import random
 from dataclasses import dataclass
-from functools import partial
-from typing import Any, Callable
+from typing import Any
 
-from puzzleproof.clock import Deadline
+from puzzleproof.clock import Deadline, PerTask
 from puzzleproof.models.cityclose import CityMap, Rules, is_connected_mask
 from puzzleproof.result import Status
 
@@ -134,13 +133,13 @@ def _optimum(m: CityMap, rules: Rules, deadline: Deadline):
     return run("exact", m, rules, deadline=deadline)
 
 
-def _judge(m: CityMap, rules: Rules, per_map: Callable[[], Deadline]) -> dict | None:
+def _judge(m: CityMap, rules: Rules, per_map: PerTask) -> dict | None:
     """Greedy's and beam's totals against the proved optimum on one drawn map (None when the
     map is not connected or its optimum is not proved); the judging runs against
-    ``per_map()``, a deadline started here."""
+    ``per_map``'s deadline, started here."""
     from puzzleproof.players import cityclose_article as H
 
-    deadline = per_map()
+    deadline = per_map.start()
     if not is_connected_mask(m.adj, m.full_mask):
         return None
     g = H.greedy(m, rules, deadline=deadline)
@@ -155,14 +154,14 @@ def _judge(m: CityMap, rules: Rules, per_map: Callable[[], Deadline]) -> dict | 
 
 def generate(kind: str, n: int, count: int = 1, seed: int = 0, min_gap: float = 0.01,
              rules: Rules | None = None, max_tries: int = 500,
-             per_map: Callable[[], Deadline] = partial(Deadline, 60.0), jobs: Any = 1,
+             per_map: PerTask = PerTask(60.0), jobs: Any = 1,
              progress: Any = None) -> list[Generated]:
     """Up to ``count`` maps where greedy or beam ends at least ``min_gap`` above the proved
     optimum (see the module docstring); fewer when ``max_tries`` draws run out.
 
-    Each drawn map is judged against its own deadline, ``per_map()``, started when its
-    judging starts (picklable, for worker processes: ``functools.partial(Deadline, 60.0)``,
-    the default, gives each map 60 s); a map whose optimum is not proved in it is dropped.
+    Each drawn map is judged against its own deadline, started from ``per_map`` when its
+    judging starts (the default gives each map 60 s); a map whose optimum is not proved in
+    it is dropped.
 
     Maps are drawn in order from ``seed`` and judged on ``jobs`` (local processes or an
     :class:`~puzzleproof.executor.ExecutorSpec`) a round at a time; the first ``count`` kept

@@ -174,15 +174,11 @@ def generate_layout(p: Params) -> str:
 
 def generate(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
     """The maps kept, each a city-map JSON file with its evidence (the record)."""
-    from functools import partial
-
-    from puzzleproof.clock import Deadline
     from puzzleproof.generate.cityclose import generate as draw
     from puzzleproof.generate.cityclose import to_json
 
-    per_map = partial(Deadline, p.time_limit)  # each drawn map's proof: its own clock
     kept = draw(p.kind, p.cities, count=p.count, seed=p.seed, min_gap=p.min_gap,
-                rules=p.rules, max_tries=p.max_attempts, per_map=per_map,
+                rules=p.rules, max_tries=p.max_attempts, per_map=PerTask(p.time_limit),
                 jobs=executor, progress=lambda k, d: on_attempt(d, k))
     folder = bool(p.output) and Path(p.output).suffix.lower() != ".json"
     for gm in kept:
