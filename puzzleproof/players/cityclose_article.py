@@ -16,9 +16,9 @@ Greedy and the beams compute Wiener numbers in compiled code
 best: closing ``v`` never shortens a path, so ``W(S - v) >= W(S) - status_S(v)``, and a
 city whose bound exceeds the best value kept (the ``width``-th best for a beam) cannot enter;
 the answers are those of trying every city (the same orders on the shipped and random maps),
-but the world's 157 countries take a merged beam of width 10 about half a second, not
-minutes. Every function honours :class:`~puzzleproof.models.cityclose.Rules` (final size, kept cities,
-no paths of K or more, no path at the end) and returns a
+at a fraction of the cost on maps of hundreds of cities. Every function honours
+:class:`~puzzleproof.models.cityclose.Rules` (final size, kept cities, no paths of K or
+more, no path at the end) and returns a
 :class:`~puzzleproof.result.Result` whose ``answer`` is ``{"order", "left", "wiener",
 "total"}`` (city names) and whose status is SOLVED for heuristics, OPTIMAL or INFEASIBLE
 (proved) for the DP, UNKNOWN when a heuristic is stuck or a limit ran out.
