@@ -35,11 +35,11 @@ from typing import Any, Sequence
 
 from puzzleproof import puzzles as registry
 from puzzleproof.errors import InputError
-from puzzleproof.formats.document import Figure, Report, Section, Table, png, subplots
+from puzzleproof.formats.document import Figure, Report, Section, Table, Text, png, subplots
 from puzzleproof.verify.crosscheck import describe
 from puzzleproof.verify.records import Record
 
-__all__ = ["Figure", "Table", "Section", "Report", "load_run", "build", "to_html",
+__all__ = ["Figure", "Table", "Text", "Section", "Report", "load_run", "build", "to_html",
            "to_markdown"]
 
 #: disagreements drawn at most (the table lists every one)
@@ -248,24 +248,45 @@ def _drawn(draw, *args) -> list[Any]:
         return [f"(the evidence cannot be drawn: {type(exc).__name__}: {str(exc)[:200]})"]
 
 
-def _summary(records: list[dict], disagreements: list[dict], n_instances: int) -> Section:
+#: the per-method columns shown when the run does not name its own (title, summary key)
+_COLUMNS = (("solved", "solved"), ("unique", "unique"), ("multiple", "multiple"),
+            ("infeasible", "infeasible"), ("won", "won"), ("lost", "lost"),
+            ("failed", "failed"), ("unknown", "unknown"), ("not sent", "not_sent"))
+
+
+def _columns(recs: list[dict], rows: list[dict]) -> list[tuple[str, str]]:
+    """The columns of the terminal's table, as the run's summary names them; else every
+    count some method has (``failed`` always)."""
+    last = next((r for r in reversed(recs) if r.get("type") == "run-summary"), None)
+    summary = last.get("summary") if last is not None else None
+    named = summary.get("columns") if isinstance(summary, dict) else None
+    if isinstance(named, list) and all(isinstance(c, list) and len(c) == 2 for c in named):
+        return [(str(t), str(k)) for t, k in named]
+    return [(t, k) for t, k in _COLUMNS if k == "failed" or any(row[k] for row in rows)]
+
+
+def _summary(recs: list[dict], records: list[dict], disagreements: list[dict],
+             n_instances: int) -> Section:
+    """The terminal's table: the same rows (:meth:`CrosscheckReport.summary`), the same
+    columns."""
+    from puzzleproof.verify.crosscheck import CrosscheckReport
+
     methods = list(dict.fromkeys(r["method"] for r in records))
-    statuses = sorted({r["status"] for r in records})
-    rows = []
-    for m in methods:
-        rs = [r for r in records if r["method"] == m]
-        times = [r["wall_time"] for r in rs]
-        eff = [r["effort"] for r in rs if isinstance(r.get("effort"), (int, float))]
-        rows.append([m, "exact" if rs[0].get("exact") else "heuristic", len(rs),
-                     *[sum(r["status"] == s for r in rs) for s in statuses],
-                     sum(not r["check_ok"] for r in rs), f"{sum(times) / len(times):.3f}",
-                     f"{max(times):.3f}", f"{sum(eff) / len(eff):.1f}" if eff else ""])
+    kinds = {r["method"]: "exact" if r.get("exact") else "heuristic" for r in records}
+    rows = CrosscheckReport(records, disagreements, methods).summary()
+    columns = _columns(recs, rows)
+    table = [[row["method"], kinds[row["method"]], row["instances"],
+              *[row.get(k, "") for _, k in columns], f"{row['mean_time']:.3f}",
+              f"{row['max_time']:.3f}",
+              "" if row["mean_effort"] is None else f"{row['mean_effort']:.1f}"]
+             for row in rows]
     return Section("Summary", [
         f"{n_instances} instance(s), {len(methods)} method(s), {len(records)} record(s), "
         f"{len(disagreements)} disagreement(s).",
-        Table(["method", "kind", "records", *statuses, "failed check", "mean s", "max s",
-               "mean effort"], rows, "Verdicts per method (failed check: the answer breaks "
-                                     "a rule of the puzzle)")])
+        Table(["method", "kind", "records", *[t for t, _ in columns], "mean s", "max s",
+               "mean effort"], table, "Verdicts per method, as the command's table gives "
+                                      "them (failed: an answer that breaks a rule of the "
+                                      "puzzle, a crash or garbage)")])
 
 
 def _plots(plugin: Any, records: list[dict], by_inst: dict, found: _Instances) -> Section:
@@ -317,7 +338,7 @@ def _crosscheck(recs: list[dict], plugin: Any, found: _Instances) -> list[Sectio
     by_inst: dict[str, list[dict]] = defaultdict(list)
     for r in records:
         by_inst[r["instance"]].append(r)
-    sections = [_summary(records, disagreements, len(by_inst)),
+    sections = [_summary(recs, records, disagreements, len(by_inst)),
                 _disagreements(plugin, disagreements, by_inst, found)]
     if plugin.report is not None and plugin.report.sections is not None:
         sections += _drawn(plugin.report.sections, recs, found)
@@ -394,6 +415,7 @@ caption{caption-side:top;text-align:left;font-style:italic;padding:.3em 0}
 figure{display:inline-block;margin:.6em 1em .6em 0;vertical-align:top}
 figure svg,figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555;max-width:640px}
+pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow-x:auto;font-size:.85em}
 """
 
 
@@ -434,6 +456,9 @@ def to_html(report: Report) -> str:
                             f'{base64.b64encode(b.data).decode()}">')
                 out.append(f'<figure class="{b.kind}">{body}<figcaption>'
                            f"{html.escape(b.caption)}</figcaption></figure>")
+            elif isinstance(b, Text):
+                out.append((f"<p><em>{html.escape(b.caption)}</em></p>" if b.caption else "")
+                           + f"<pre>{html.escape(b.text)}</pre>")
             elif isinstance(b, str) and b.startswith("### "):
                 out.append(f"<h3>{html.escape(b[4:])}</h3>")
             else:
@@ -465,6 +490,10 @@ def to_markdown(report: Report, stem: str) -> tuple[str, dict[str, bytes]]:
                 name = f"{stem}-files/{b.name}.{b.kind}"
                 files[name] = b.data.encode() if isinstance(b.data, str) else b.data
                 out += [f"![{_md_cell(b.caption)}]({name})", "", f"*{b.caption}*", ""]
+            elif isinstance(b, Text):
+                fence = "~~~~" if "```" in b.text else "```"
+                out += ([f"*{b.caption}*", ""] if b.caption else []) \
+                    + [fence + "text", b.text, fence, ""]
             else:
                 out += [str(b), ""]
     return "\n".join(out), files

@@ -8,7 +8,7 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Figure", "Table", "Section", "Report", "png", "subplots"]
+__all__ = ["Figure", "Table", "Text", "Section", "Report", "png", "subplots"]
 
 
 @dataclass
@@ -27,9 +27,17 @@ class Table:
 
 
 @dataclass
+class Text:
+    """Text shown as it is, line for line (a program's stderr, a map file)."""
+
+    text: str
+    caption: str = ""
+
+
+@dataclass
 class Section:
     title: str
-    blocks: list[Any] = field(default_factory=list)  # str (a paragraph), Table, Figure
+    blocks: list[Any] = field(default_factory=list)  # str (a paragraph), Table, Text, Figure
 
 
 @dataclass

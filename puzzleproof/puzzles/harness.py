@@ -46,7 +46,8 @@ def run_harness(puzzle: str, kind: Any, instances: Sequence[Any], chosen: list[s
               "instances": len(instances), "methods": chosen, "summary": report.summary(),
               "disagreements": new, "confirmed_findings": confirmed,
               "broken_findings": broken, "unchecked_findings": unchecked,
-              "interrupted": report.interrupted}
+              "interrupted": report.interrupted,
+              "columns": [list(c) for c in table.columns]}
     record["counts"] = harness_counts(record)
     page = summary_page(report, len(instances), table)
     page.extend(findings_page(confirmed, broken, unchecked))
@@ -100,12 +101,6 @@ def summary_page(report: Any, n_instances: int, table: Table) -> Page:
     for title in ("mean s", "max s", "effort mean", "effort max"):
         t.add_column(title, justify="right")
     for row in report.summary():
-        recs = [r for r in report.records if r["method"] == row["method"]]
-        row = dict(row)
-        row["multiple"] = sum(r["status"] == "MULTIPLE" for r in recs)
-        row["failed"] = row["failed"] + sum(1 for r in recs if not r["check_ok"]
-                                            and r["status"] not in ("SOLVED", "UNIQUE",
-                                                                    "MULTIPLE", "OPTIMAL"))
         eff = row["mean_effort"]
         t.add_row(row["method"], *[str(row.get(key, "")) for _, key in table.columns],
                   f"{row['mean_time']:.3f}", f"{row['max_time']:.3f}",

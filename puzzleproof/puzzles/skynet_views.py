@@ -451,22 +451,50 @@ def draw_disagreement(d: dict, recs: list[dict], inst: Any, k: int) -> list[Any]
     return draw_game(d, k)
 
 
+#: how a judged lost game reads in the report, in the order the games are drawn
+_LOSS_ORDER = {"lost-proved-winnable": (0, "a start proved winnable: the bot could have won"),
+               "lost-unproved": (2, "the start's value is not proved (the solver's limit "
+                                    "ran out)"),
+               "lost-proved-lost": (3, "a start proved lost against every strategy")}
+
+
+def _loss_rank(judged: dict | None) -> tuple[int, str]:
+    """Where a lost game comes in the report, and what its heading says of it: losses on
+    starts proved winnable first, then the program's own failures (a crash, an illegal
+    cut), then the unproved, then the starts no strategy wins."""
+    if judged is None:
+        return 4, "not judged"
+    rank, words = _LOSS_ORDER.get(judged.get("verdict"), (4, "not judged"))
+    if judged.get("defect") and rank > 0:
+        return 1, f"the program's own failure ({judged.get('reason')})"
+    return rank, words
+
+
 def lost_games(recs: list[dict], found: Any) -> list[Any]:
     """Referee batches and bots against the agent: the games lost, drawn (those a
-    disagreement already draws left out)."""
+    disagreement already draws left out), losses on starts proved winnable first and
+    marked, as the referee's verdicts (its ``lost-game`` lines) say."""
     records = [r for r in recs if r["type"] == "record"]
     disagreements = [r for r in recs if r["type"] == "disagreement"]
+    judged = {(j.get("game"), j.get("method")): j for j in recs if j["type"] == "lost-game"}
     drawn = {(d["instance"], d["methods"][0]) for d in disagreements[:24] if d["methods"]}
-    lost = [(r, g) for r in records for g in [game_of(r.get("answer"))]
+    lost = [(_loss_rank(judged.get((r["instance"], r["method"]))), r, g) for r in records
+            for g in [game_of(r.get("answer"))]
             if g is not None and g.get("result") == "LOSS"
             and (r["instance"], r["method"]) not in drawn]
     if not lost:
         return []
+    lost.sort(key=lambda x: x[0][0])  # stable: file order within a rank
+    winnable = sum(rank == 0 for (rank, _), _, _ in lost)
     sec = Section("Lost games", [f"{len(lost)} more game(s) lost by a bot"
+                                 + (f", {winnable} of them on starts proved winnable "
+                                    "(drawn first)" if judged else "")
                                  + (f"; the first {MAX_DRAWN} drawn"
                                     if len(lost) > MAX_DRAWN else "") + "."])
-    for k, (r, g) in enumerate(lost[:MAX_DRAWN]):
-        sec.blocks.append(f"### {r['instance']}: {r['method']}")
+    for k, ((rank, words), r, g) in enumerate(lost[:MAX_DRAWN]):
+        mark = "LOST A WINNABLE GAME" if rank == 0 else "lost"
+        sec.blocks.append(f"### {r['instance']}: {r['method']} {mark}"
+                          + (f" ({words})" if judged else ""))
         try:
             sec.blocks += draw_game({"evidence": {"record": g}, "methods": [r["method"]]},
                                     f"lost-{k}")

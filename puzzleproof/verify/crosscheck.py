@@ -84,7 +84,10 @@ class CrosscheckReport:
         return 1 if self.disagreements else 0
 
     def summary(self) -> list[dict]:
-        """Per method: counts by outcome, mean and max time, mean and max effort."""
+        """Per method: counts by outcome, mean and max time, mean and max effort. ``failed``
+        counts every record whose answer breaks a rule and every ERROR (a crash, a program's
+        garbage); ``solved``, ``won`` and ``lost`` only answers that passed the check. The
+        terminal's table, the ``--json`` summary and the report all show these rows."""
         out = []
         for m in self.methods:
             recs = [r for r in self.records if r["method"] == m]
@@ -92,10 +95,10 @@ class CrosscheckReport:
             efforts = [r["effort"] for r in recs if isinstance(r.get("effort"), (int, float))]
             row = {"method": m, "instances": len(recs),
                    "solved": sum(r["status"] in SOLVED_STATUSES and r["check_ok"] for r in recs),
-                   "unique": sum(r["status"] == "UNIQUE" for r in recs),
+                   "unique": sum(r["status"] == "UNIQUE" and r["check_ok"] for r in recs),
+                   "multiple": sum(r["status"] == "MULTIPLE" and r["check_ok"] for r in recs),
                    "infeasible": sum(r["status"] == "INFEASIBLE" for r in recs),
-                   "failed": sum((r["status"] in SOLVED_STATUSES and not r["check_ok"])
-                                 or r["status"] == "ERROR" for r in recs),
+                   "failed": sum(not r["check_ok"] or r["status"] == "ERROR" for r in recs),
                    "unknown": sum(r["status"] == "UNKNOWN" for r in recs),
                    "not_sent": sum(r["status"] == "NOT-SENT" for r in recs),
                    "won": sum(r["status"] == "WIN" and r["check_ok"] for r in recs),
