@@ -215,3 +215,64 @@ def test_generate_codingame_limits_cli(tmp_path, capsys):
     g = codingame_limits_map(7)
     assert (set(m.links), m.gateways, m.start) == (set(g.links), g.gateways, g.start)
     capsys.readouterr()
+
+
+def test_fork_search_agrees_with_exhaustive_search_and_its_policy_replays():
+    """Where the fork search says the agent wins, the exhaustive search says the start is
+    lost and the written policy (replies only where a cut breaks the agent's plan, an
+    "otherwise" reply for the rest) replays against every cut; where it says the player's
+    invariant holds, the start is won. Without its "otherwise" replies a policy that has
+    them fails the replay."""
+    from puzzleproof.clock import Deadline
+    from puzzleproof.encoders.skynet_forks import ForkSearch
+    from puzzleproof.encoders.skynet_reduced import Reduced
+
+    rng = random.Random(41)
+    seen = Counter()
+    for _ in range(120):
+        m = _random_map(rng, rng.randint(6, 12))
+        ex = ExplicitSolver(m, "ep2", max_nodes=None)
+        for s in [v for v in range(m.n) if v not in m.gateways][:4]:
+            red = Reduced(m, "ep2", s)
+            if not red.threat:
+                continue
+            fs = ForkSearch(red)
+            got = fs.decide(s, Deadline(None), 4, 100_000)
+            won = ex.win(s, (1 << len(ex.g.cuttable)) - 1)
+            if got is None:
+                continue
+            seen[got] += 1
+            assert got is (not won), (m, s)
+            if got:
+                cert = fs.certificate(s, Deadline(None))
+                assert check_agent_strategy(m, "ep2", s, cert) == [], (m, s)
+                other = [n for n in cert["nodes"].values() if "otherwise" in n]
+                seen["otherwise"] += bool(other)
+                if other and len(m.gateway_links) > len(other[0]["replies"]):
+                    del other[0]["otherwise"]
+                    assert check_agent_strategy(m, "ep2", s, cert), (m, s)
+    assert seen[True] > 20 and seen[False] > 20 and seen["otherwise"] >= 5, seen
+
+
+def test_compact_agent_tables_still_replay():
+    """Merging the path leaves and moving the most shared reply into "otherwise" keeps
+    every lost start's table valid, and it gets no bigger."""
+    from puzzleproof.encoders.skynet_certify import agent_certificate
+    from puzzleproof.encoders.skynet_reduced import Reduced
+    from puzzleproof.encoders.skynet_table import compact_agent_table
+
+    rng = random.Random(38)
+    done = 0
+    for _ in range(80):
+        m = _random_map(rng, rng.randint(6, 11))
+        red = Reduced(m, "ep2", 0)
+        if not red.threat:
+            continue
+        cert = agent_certificate(red, None)
+        if cert is None:
+            continue
+        small = compact_agent_table(json.loads(json.dumps(cert)))
+        assert check_agent_strategy(m, "ep2", 0, small) == [], m
+        assert len(json.dumps(small)) <= len(json.dumps(cert))
+        done += 1
+    assert done > 10

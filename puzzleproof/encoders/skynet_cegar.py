@@ -18,6 +18,7 @@ from pysat.solvers import Solver
 
 from puzzleproof.encoders.cegar import (LIMIT, SAT, UNSAT, Budget, CegarOutcome, cegar_loop,
                                         limited_solve)
+from puzzleproof.encoders.skynet_forks import ForkSearch
 from puzzleproof.encoders.skynet_policy import PolicyCheck
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.encoders.skynet_table import TableSearch
@@ -514,6 +515,7 @@ class SolverCache:
         self.reduced: dict[tuple, Reduced] = {}
         self.refuters: dict[tuple, Refuter] = {}
         self.tables: dict[tuple, TableSearch] = {}
+        self.fork_searches: dict[tuple, ForkSearch] = {}
 
     def reduce(self, m: SkynetMap, rule: str, start: int) -> Reduced:
         for (mid, r, _), red in self.reduced.items():
@@ -538,8 +540,17 @@ class SolverCache:
             self.tables[key] = TableSearch(red)
         return self.tables[key]
 
+    def forks(self, red: Reduced) -> ForkSearch:
+        """The Episode 2 fork search of ``red``'s region (:mod:`.skynet_forks`), what it
+        learnt shared by every start in the region."""
+        key = (_map_key(red.m), red.rule, tuple(red.region))
+        if key not in self.fork_searches:
+            self.fork_searches[key] = ForkSearch(red)
+        return self.fork_searches[key]
+
     def close(self) -> None:
         self.tables.clear()
+        self.fork_searches.clear()
         for b in self.refuters.values():
             b.s.delete()
         self.refuters.clear()

@@ -26,6 +26,8 @@ from puzzleproof.encoders.skynet_cegar import DEFAULT_SOLVER, Decision, SolverCa
 from puzzleproof.encoders.skynet_certify import (NoCertificate, TooLarge, agent_certificate,
                                                  agent_certificate_from_tree,
                                                  player_certificate)
+from puzzleproof.encoders.skynet_forks import ForkSearch
+from puzzleproof.encoders.skynet_forks import OutOfBudget as ForksOutOfBudget
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.encoders.skynet_table import OutOfBudget, TableSearch
 from puzzleproof.clock import Deadline
@@ -37,6 +39,9 @@ __all__ = ["Question", "TABLE_MAX_POSITIONS", "ESCAPE_MAX_NODES"]
 
 TABLE_MAX_POSITIONS = 20_000  # the table search's positions per start before the CEGAR
 ESCAPE_MAX_NODES = 5_000  # escape strategies answer every cut: they grow fast with H
+FORK_SHARE = 1 / 4  # of the time left, for the fork search of an Episode 2 verdict
+FORK_MAX = 8  # forks before a fixed path takes over
+FORK_MAX_POSITIONS = 20_000
 
 
 class Question:
@@ -191,9 +196,33 @@ class Question:
             return won, None, None
         return won, cert, self.check(cert, won)
 
+    def _fork_verdict(self) -> tuple[bool, dict | None] | None:
+        """An Episode 2 loss by the fork search (:mod:`.skynet_forks`) in a quarter of the
+        time left, with the agent's policy (None when it finds none)."""
+        t1 = time.monotonic()
+        s, cache = self.s, self.cache
+        forks = cache.forks(self.red) if cache is not None else ForkSearch(self.red)
+        before = forks.positions
+        lost = forks.decide(s, self.clock.share(FORK_SHARE), FORK_MAX, FORK_MAX_POSITIONS)
+        self.stats["fork_search"] = {"decided": lost is True,
+                                     "positions": forks.positions - before,
+                                     "seconds": round(time.monotonic() - t1, 4)}
+        if lost is not True:
+            return None
+        self.stats["decided_by"] = "fork search"
+        if not self.certificate:
+            return False, None
+        try:
+            return False, forks.certificate(s, self.clock)
+        except ForksOutOfBudget:
+            raise NoCertificate from None
+
     def _table_verdict(self) -> tuple[bool, dict | None] | None:
-        """The Episode 2 verdict by the table search in half the time left, with the
-        winner's table (None when the search ran out first)."""
+        """The Episode 2 verdict by the fork search, then the table search in half the time
+        left, with the winner's table (None when the searches ran out first)."""
+        got = self._fork_verdict()
+        if got is not None:
+            return got
         t1 = time.monotonic()
         s, cache = self.s, self.cache
         table = cache.table(self.red) if cache is not None else TableSearch(self.red)

@@ -69,6 +69,14 @@ class Reduced:
         # each agent node the nodes that can hold two gateway links, nearest first
         self.own: dict[int, list[int]] = {u: sorted(k for _, k in self.gate_links[u])
                                           for u in self.region}
+        #: per region node with gateway links, the bits of those links; and the bits of
+        #: the links between region nodes (cuttable under ep1 only)
+        self.own_mask = {u: sum(1 << k for k in self.own[u]) for u in self.region}
+        self.own_bits = [b for b in self.own_mask.values() if b]
+        self.move_bits = sum(1 << k for u in self.region for _, k in self.moves[u]
+                             if k is not None)
+        #: what searches over this region keep between calls (shared by every start)
+        self.scratch: dict[str, dict] = {}
         doubles = self.doubles = [u for u in self.region if len(self.own[u]) >= 2]
         self.order: dict[int, tuple[int, ...]] = {}
         to = {d: self._free_turns_to(d) for d in doubles}  # one search per double

@@ -12,8 +12,10 @@ A strategy is a JSON object ``{"type": ..., "root": node id, "nodes": {id: node}
   gateway links need are never more than the free turns the player gets before the agent
   can stand on them, earliest deadline first).
 - ``skynet-agent-strategy``: a node is ``{"agent": a, "replies": {"u-v": {"move": w,
-  "next": id | null}}}``: the agent's answer to every legal cut (``next`` null: the move
-  reaches a gateway). A node may instead be ``{"agent": a, "path": [a, p1, ...]}`` (Episode
+  "next": id | null}}, "otherwise": {"move": w, "next": id | null}}``: the agent's answer
+  to every legal cut (``next`` null: the move reaches a gateway); ``"otherwise"``
+  (optional) answers every cut not named in ``replies``, so a policy that changes its
+  move only for the few cuts that break its plan stays small. A node may instead be ``{"agent": a, "path": [a, p1, ...]}`` (Episode
   2 only): from this position the agent walks the path whatever is cut, stepping onto a
   gateway whenever its node keeps a gateway link; the checker proves it wins by counting
   (:meth:`_Board.path_wins`: some prefix of the path has more gateway links than turns).
@@ -354,7 +356,7 @@ def _replay_agent(m: SkynetMap, rule: str, start: int, nodes: dict, root: Any,
                 continue
             if horizon is not None and len(path) + 1 >= horizon:
                 continue
-            reply = replies.get(key2) or replies.get(f"{v}-{u}")
+            reply = replies.get(key2) or replies.get(f"{v}-{u}") or node.get("otherwise")
             if not isinstance(reply, dict):
                 problems.append(f"{where}: no reply to cut {key2}")
                 continue
