@@ -38,6 +38,7 @@ import sys
 import time
 from pathlib import Path
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders.skynet_fewest import FewestCuts, pocket_nodes, without
 from puzzleproof.encoders.skynet_sat import Reduced, SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map
@@ -94,7 +95,7 @@ from puzzleproof.encoders.skynet_sat import solve
 from puzzleproof.generate.skynet_large import codingame_limits_map
 m = codingame_limits_map(int(sys.argv[1]))
 t0 = time.monotonic()
-r = solve(m, "ep2", time_limit=float(sys.argv[2]))
+r = solve(m, "ep2", deadline=Deadline(float(sys.argv[2])))
 print(json.dumps({"status": r.status.value, "wall": r.wall_time,
                   "total": time.monotonic() - t0,
                   "kind": (r.check or {}).get("certificate"),
@@ -178,7 +179,7 @@ def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60, 120
           f"limit {max(times):.0f} s), before -> after")
     for f in files:
         m = read_map(f.read_text(), f.name)
-        r = sat_solve(m, "ep1", value=True, time_limit=max(times))
+        r = sat_solve(m, "ep1", value=True, deadline=Deadline(max(times)))
         a = r.answer or {}
         lb = a.get("lower_bound") or {}
         lower_by = ("escape replayed" if "escape" in lb else
@@ -197,7 +198,7 @@ def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60, 120
           "before: 7..15 at 60 s, 8..15 at 120 s; 26 Nov 2026 before the witnesses and the "
           "pocket bound: 8..15 at 60 s)")
     for t in times:
-        r = sat_solve(m, "ep1", value=True, time_limit=t)
+        r = sat_solve(m, "ep1", value=True, deadline=Deadline(t))
         a = r.answer or {}
         value = a.get("value", f"{a.get('value_lower')}..{a.get('value_upper')}")
         if "value_lower" not in a and "lower_bound" in a:  # no verdict yet: a lower bound
@@ -211,7 +212,7 @@ def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60, 120
     fc = FewestCuts(Reduced(m, "ep1", m.start))
     t0 = time.monotonic()
     log: list[str] = []
-    lower, val = fc.value(m.start, deadline=t0 + max(times), on_bound=lambda r, won: log.append(
+    lower, val = fc.value(m.start, deadline=Deadline(max(times)), on_bound=lambda r, won: log.append(
         f"r={r} {'won' if won else 'refuted'} at {time.monotonic() - t0:.2f} s"))
     print("   ", "; ".join(log), f"| stopped: value {'>= ' + str(lower) if val is None else val}"
           f" after {time.monotonic() - t0:.1f} s, {fc.positions} positions")
@@ -232,7 +233,7 @@ def restricted_lower_bounds(m: SkynetMap, limit: float) -> None:
         fc = FewestCuts(Reduced(sm, "ep1", m.start))
         t0 = time.monotonic()
         log: list[str] = []
-        lower, val = fc.value(m.start, deadline=t0 + limit, on_bound=lambda r, won: log.append(
+        lower, val = fc.value(m.start, deadline=Deadline(limit), on_bound=lambda r, won: log.append(
             f"{r} {'won' if won else 'refuted'} at {time.monotonic() - t0:.1f} s"))
         print(f"  without {sorted(drop)} ({len(sm.links)} of {len(m.links)} links): "
               + "; ".join(log) + f" | the full map's value is at least "
@@ -268,11 +269,11 @@ def main() -> None:
     for f in files:
         m = read_map(f.read_text(), f.name)
         with SolverCache() as cache:  # one refuter per region, reused across starts
-            ts, cs = all_starts(m, lambda m, s, t: sat_solve(m, "ep2", s, time_limit=t,
+            ts, cs = all_starts(m, lambda m, s, t: sat_solve(m, "ep2", s, deadline=Deadline(t),
                                                              certificate=False, cache=cache),
                                 args.limit)
         te, ce = all_starts(m, lambda m, s, t: ex_solve(m, "ep2", s, max_nodes=None,
-                                                        time_limit=t, certificate=False),
+                                                        deadline=Deadline(t), certificate=False),
                             args.limit)
         print(f"{f.name:34s} {m.n - len(m.gateways):6d} | {ts:8.2f} {str(cs):24s} | "
               f"{te:10.2f} {str(ce):24s} | {ts / max(te, 1e-9):6.1f}x", flush=True)
@@ -282,8 +283,8 @@ def main() -> None:
               f"minimax), certificate replayed")
         for f in files:
             m = read_map(f.read_text(), f.name)
-            a = sat_solve(m, rule, value=True, time_limit=args.limit)
-            b = ex_solve(m, rule, value=True, max_nodes=None, time_limit=args.limit)
+            a = sat_solve(m, rule, value=True, deadline=Deadline(args.limit))
+            b = ex_solve(m, rule, value=True, max_nodes=None, deadline=Deadline(args.limit))
             ok = a.check is None or a.check["ok"]
             print(f"{f.name:34s} sat {fmt(a)} check {'ok' if ok else 'FAILED'} | explicit "
                   f"{fmt(b)} | ratio {a.wall_time / max(b.wall_time, 1e-9):6.1f}x", flush=True)
@@ -321,10 +322,10 @@ def main() -> None:
         verdicts = {"sat": {}, "explicit": {}}
         for _ in range(args.random):
             m = random_map(rng, n, min(1000, 2 * n), 20)
-            for name, fn in (("sat", lambda: sat_solve(m, "ep2", time_limit=args.limit,
+            for name, fn in (("sat", lambda: sat_solve(m, "ep2", deadline=Deadline(args.limit),
                                                        certificate=False)),
                              ("explicit", lambda: ex_solve(m, "ep2", max_nodes=None,
-                                                           time_limit=args.limit,
+                                                           deadline=Deadline(args.limit),
                                                            certificate=False))):
                 r = fn()
                 rows[name].append(r.wall_time)
@@ -334,7 +335,7 @@ def main() -> None:
             red = Reduced(m, "ep2", 0)
             far = max(red.region, key=lambda u: (min((red._free_turns(u).get(d, 1 << 20)
                                                       for d in red.doubles), default=0), -u))
-            r = sat_solve(m, "ep2", far, time_limit=args.limit, certificate=False)
+            r = sat_solve(m, "ep2", far, deadline=Deadline(args.limit), certificate=False)
             rows.setdefault("sat far", []).append(r.wall_time)
             far_v = verdicts.setdefault("sat far", {})
             far_v[r.status.value] = far_v.get(r.status.value, 0) + 1

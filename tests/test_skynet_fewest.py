@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import pytest
 
+from puzzleproof.clock import Deadline
 from puzzleproof.cli import main
 from puzzleproof.encoders.skynet_cegar import Reduced
 from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime
@@ -185,9 +186,9 @@ def test_limits_raise_and_keep_what_was_learnt():
         fc.contains(m.start, fc.full, 9, max_positions=50)
     t0 = time.monotonic()
     with pytest.raises(OutOfTime):  # "within 9" takes seconds even after those positions
-        fc.contains(m.start, fc.full, 9, deadline=time.monotonic() + 0.2)
+        fc.contains(m.start, fc.full, 9, deadline=Deadline(0.2))
     assert time.monotonic() - t0 < 2
-    lower, val = fc.value(m.start, deadline=time.monotonic() + 0.2)
+    lower, val = fc.value(m.start, deadline=Deadline(0.2))
     assert val is None and lower >= 1
 
 
@@ -201,7 +202,7 @@ def test_solve_min_cuts_uses_it_and_proves_both_sides():
     """``solve`` under ep1: the exact search settles map 03 (3 cuts) at once, with the
     player's strategy and the agent's escape from 2 cuts, both replayed."""
     m = official("03")
-    r = sat_solve(m, "ep1", value=True, time_limit=30)
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(30))
     assert r.status.value == "WIN" and r.answer["value"] == 3 and r.check["ok"]
     assert r.answer["upper_bound"]["by"].startswith("exact search")
     lb = r.answer["lower_bound"]
@@ -217,7 +218,7 @@ def test_solve_min_cuts_honours_the_time_limit_on_the_complex_mesh(capsys):
     """Map 05 under ep1 is open: a short limit gives UNKNOWN with proved bounds, on time."""
     m = official("05")
     t0 = time.monotonic()
-    r = sat_solve(m, "ep1", value=True, time_limit=4)
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(4))
     assert time.monotonic() - t0 < 4 * 1.1 + 2  # (the limit is checked in steps)
     assert r.status.value == "UNKNOWN" and "limit" in r.answer["note"]
     if "value_lower" not in r.answer:  # no strategy written in time: the verdict is open
@@ -298,7 +299,7 @@ def test_solve_raises_the_lower_bound_without_the_pockets(monkeypatch):
     monkeypatch.setattr(skynet_value, "EXACT_GROWTH", 0)
     monkeypatch.setattr(skynet_value, "EXACT_SLACK", 0)
     m = official("04")
-    r = sat_solve(m, "ep1", value=True, time_limit=120)
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(120))
     assert r.status.value == "WIN" and r.answer["value"] == 8 and r.check["ok"]
     st = r.stats["pocket_search"]
     assert [s["contained"] for s in st["settled"]][-2:] == [False, True]
@@ -327,7 +328,7 @@ def test_a_fence_not_checked_in_time_leaves_the_bounds_proved_before(monkeypatch
         return real(*args, **kw)
 
     monkeypatch.setattr(skynet_certify, "check", check)
-    r = sat_solve(official("04"), "ep1", value=True, time_limit=120)
+    r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
     assert r.stats["fence_search"]["note"].startswith("the limit came")
     assert r.answer["verdict"] == "WIN" and r.check["ok"]  # by another strategy
     assert r.answer["value"] == 8 and "fence" not in r.answer["upper_bound"]["by"]
@@ -348,7 +349,7 @@ def test_a_verdict_not_checked_in_time_keeps_the_lower_bound(monkeypatch):
         return real(*args, **kw)
 
     monkeypatch.setattr(skynet_certify, "check", check)
-    r = sat_solve(official("04"), "ep1", value=True, time_limit=120)
+    r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
     a = r.answer
     assert r.status == Status.UNKNOWN and "verdict" not in a and "value" not in a
     assert "verdict WIN is not reported unchecked" in a["note"]
@@ -367,7 +368,7 @@ def test_no_fence_certificate_when_the_invariant_bounds_as_well():
 
     path = Path(__file__).parents[1] / "instances/skynet/ep1/04-double-star-ring.txt"
     m = read_map(path.read_text(), path.name)
-    r = sat_solve(m, "ep1", value=True, time_limit=8)
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(8))
     assert r.stats["fence_search"]["note"] == "no better than the invariant at the start (20 cuts)"
     a = r.answer
     assert a["verdict"] == "WIN" and r.check["ok"] and a["upper_bound"]["cuts"] == 20

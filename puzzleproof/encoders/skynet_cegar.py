@@ -16,6 +16,7 @@ from typing import Callable
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders.cegar import (LIMIT, SAT, UNSAT, Budget, CegarOutcome, cegar_loop,
                                         limited_solve)
 from puzzleproof.encoders.skynet_forks import ForkSearch
@@ -71,11 +72,11 @@ class Proposer:
         self.TRUE = self.v.new()
         self.s.add_clause([self.TRUE])
         self.nodes: list[TNode] = []
-        self.deadline: float | None = None  # new nodes past it raise BuildLimit
+        self.deadline: Deadline | None = None  # new nodes past it raise BuildLimit
         self.root = self._node(red.start, None)
 
     def _node(self, pos: int, parent: TNode | None) -> TNode:
-        if self.deadline is not None and time.monotonic() > self.deadline:
+        if self.deadline is not None and self.deadline.expired():
             raise BuildLimit  # a node costs milliseconds when many links matter
         red, v, s = self.red, self.v, self.s
         x = TNode(len(self.nodes), 0 if parent is None else parent.depth + 1, pos, parent)
@@ -220,7 +221,7 @@ class Refuter:
     it, so a horizon costs only the turns built in time."""
 
     def __init__(self, red: Reduced, horizon: int, value: bool, solver: str,
-                 deadline: float | None = None) -> None:
+                 deadline: Deadline | None = None) -> None:
         self.red, self.H = red, horizon
         v = self.v = _Vars()
         self.s = Solver(name=solver)
@@ -243,7 +244,7 @@ class Refuter:
         self.lemma = v.new()
         self.gate_k = [(u, k) for u in red.region for _, k in red.gate_links[u]]
         for t in range(horizon + 1):
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 self.s.delete()
                 raise BuildLimit
             self._turn(t)
@@ -419,7 +420,7 @@ class Refuter:
                 self.act[x.id] = a
                 self.nchild[x.id] = len(x.children)
 
-    def _abstract_wins(self, nodes: list[TNode], cand: dict, deadline: float | None) -> bool:
+    def _abstract_wins(self, nodes: list[TNode], cand: dict, deadline: Deadline) -> bool:
         won = self.check is not None and self.check.holds(nodes[0], cand, deadline)
         self.quick_proofs += won
         return won
@@ -449,7 +450,7 @@ class Refuter:
             self.wait -= 1
         elif pending:
             pending = False
-            if self._abstract_wins(nodes, cand, budget.deadline):
+            if self._abstract_wins(nodes, cand, budget_clock(budget)):
                 self.skip = 0
                 return UNSAT, None
             self.skip = self.wait = min(16, max(1, 2 * self.skip))
@@ -463,7 +464,7 @@ class Refuter:
             budget.calls += quick.calls
             if res is None and pending:
                 pending = False
-                if self._abstract_wins(nodes, cand, budget.deadline):
+                if self._abstract_wins(nodes, cand, budget_clock(budget)):
                     return UNSAT, None
             if res is None and not budget.spent():
                 res = limited_solve(self.s, assume + extra + [self.lemma], budget)
@@ -500,6 +501,11 @@ class Decision:
     seconds: float
 
 
+def budget_clock(budget: Budget) -> Deadline:
+    """The SAT budget's deadline as a clock for the work around the SAT calls."""
+    return Deadline(None, at=budget.deadline)
+
+
 def _map_key(m: SkynetMap) -> tuple:
     return (m.n, tuple(m.links), tuple(sorted(m.gateways)))
 
@@ -526,7 +532,7 @@ class SolverCache:
         return red
 
     def refuter(self, red: Reduced, horizon: int, value: bool, solver: str,
-                deadline: float | None = None) -> Refuter:
+                deadline: Deadline | None = None) -> Refuter:
         key = (_map_key(red.m), red.rule, tuple(red.region), horizon, value, solver)
         if key not in self.refuters:
             self.refuters[key] = Refuter(red, horizon, value, solver, deadline)
@@ -574,7 +580,7 @@ def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
     if budget.spent():  # nothing is built once the limit has come
         return Decision(LIMIT, horizon, None, None, 0, 0.0)
     A = Proposer(red, horizon, value, solver, min_cuts, VALUE_EXPAND if value else 0)
-    A.deadline = budget.deadline
+    A.deadline = budget_clock(budget)
     B: Refuter | None = None
     sequences: list[list[int]] = []
 
@@ -584,8 +590,8 @@ def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
             raise AssertionError(f"CEGAR: counterexample {seq} is already in the tree")
 
     try:
-        B = (cache.refuter(red, horizon, value, solver, budget.deadline) if cache is not None
-             else Refuter(red, horizon, value, solver, budget.deadline))
+        B = (cache.refuter(red, horizon, value, solver, A.deadline) if cache is not None
+             else Refuter(red, horizon, value, solver, A.deadline))
         for seq in seeds or []:
             A.add_sequence(seq)
         out = cegar_loop(lambda: A.propose(budget),

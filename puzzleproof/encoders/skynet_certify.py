@@ -15,6 +15,7 @@ import time
 from collections import deque
 from typing import Any
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders.skynet_cegar import Proposer
 from puzzleproof.encoders.skynet_contain import contained as _contained
 from puzzleproof.encoders.skynet_leaves import chain_path, edf_holds, fixed_path
@@ -118,7 +119,7 @@ class PlayerStrategy:
         return f"t{x.id}:{rmask:x}" if x is not None else f"{a}:{vmask:x}:{rmask:x}"
 
 
-def quick_certificate(red: Reduced, deadline: float | None = None
+def quick_certificate(red: Reduced, deadline: Deadline | None = None
                       ) -> tuple[bool, dict] | None:
     """A verdict without search, when the start decides it: (True, a one-node player
     strategy) when the invariant holds there, (False, a one-node agent path) when a
@@ -137,7 +138,7 @@ def quick_certificate(red: Reduced, deadline: float | None = None
 
 
 def player_certificate(red: Reduced, A: Proposer, cand: dict,
-                        deadline: float | None = None, invariant: bool = True) -> dict:
+                        deadline: Deadline | None = None, invariant: bool = True) -> dict:
     """The :class:`PlayerStrategy` of a HOLDS decision written out as a table keyed by
     position (agent node, links left): one node per position, whatever line reaches it
     (every line that reaches a position is won by the strategy from there, so the first
@@ -161,7 +162,7 @@ def player_certificate(red: Reduced, A: Proposer, cand: dict,
         if nid in nodes:
             continue
         count += 1
-        if deadline is not None and count % 16 == 0 and time.monotonic() > deadline:
+        if deadline is not None and count % 16 == 0 and deadline.expired():
             raise NoCertificate
         a = pos[0]
         if use_inv and edf_holds(red, a, pos[2]):
@@ -186,7 +187,7 @@ def player_certificate(red: Reduced, A: Proposer, cand: dict,
 
 
 def agent_certificate_from_tree(red: Reduced, A: Proposer,
-                                 deadline: float | None = None,
+                                 deadline: Deadline | None = None,
                                  horizon: int | None = None,
                                  max_nodes: int | None = None) -> dict | None:
     """The agent's strategy read off the refuted proposer's tree. No proposal means no
@@ -220,7 +221,7 @@ class _TreeGame:
     (:func:`fixed_path`) is a leaf: the agent walks it whatever is cut, so the search and
     the table stop there."""
 
-    def __init__(self, red: Reduced, deadline: float | None, horizon: int | None,
+    def __init__(self, red: Reduced, deadline: Deadline | None, horizon: int | None,
                  max_nodes: int | None) -> None:
         self.red, self.deadline, self.horizon, self.max_nodes = red, deadline, horizon, max_nodes
         self.win: dict[tuple[int, int], bool] = {}
@@ -250,7 +251,7 @@ class _TreeGame:
         if key in win:
             return win[key]
         if (self.deadline is not None and len(win) % 16 == 0
-                and time.monotonic() > self.deadline):
+                and self.deadline.expired()):
             raise NoCertificate
         if self.max_nodes is not None and len(win) > 4 * self.max_nodes:
             raise TooLarge
@@ -309,7 +310,7 @@ class _TreeGame:
                 else self.build(y, after)}
 
 
-def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
+def agent_certificate(red: Reduced, deadline: Deadline | None) -> dict | None:
     """The agent's strategy for a lost game: a memoised search over (agent, links left) in
     the region. A cut that does not matter is answered like a pass: the reply to some cut
     that matters, then the search goes on with the links unchanged (passing never helps the
@@ -329,7 +330,7 @@ def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
         if key in lost:
             return lost[key]
         count[0] += 1
-        if deadline is not None and count[0] % 16 == 0 and time.monotonic() > deadline:
+        if deadline is not None and count[0] % 16 == 0 and deadline.expired():
             raise TimeoutError
         result = not _contained(red, a, mask)
         for k in [j for j in range(K) if result and mask >> j & 1]:
@@ -379,7 +380,7 @@ def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
 
 
 def check(m: SkynetMap, rule: str, start: int, cert: dict, win: bool,
-           deadline: float | None = None) -> dict:
+           deadline: Deadline | None = None) -> dict:
     """The rules replay of a certificate; a replay that passes ``deadline`` raises
     :class:`NoCertificate` (the limit covers the check: no verdict is reported unchecked)."""
     try:

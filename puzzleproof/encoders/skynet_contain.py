@@ -28,6 +28,8 @@ import time
 from collections import deque
 from typing import Any
 
+from puzzleproof.clock import Deadline
+
 __all__ = ["ContainSearch", "contained"]
 
 SINK = -1
@@ -65,7 +67,7 @@ class ContainSearch:
         self.bad: dict[tuple[int, int], int] = {}  # -> largest h known to fail
         # (agent, links left) -> (flow, the cuts' links, the limit it was computed under)
         self.flow_memo: dict[tuple[int, int], tuple[int, tuple[int, ...], int]] = {}
-        self.deadline: float | None = None  # of the running search
+        self.deadline: Deadline | None = None  # of the running search
         self.max_positions = 0
         self.positions = 0
         # arcs: node -> [(other end, link index or None when it cannot be cut)]
@@ -204,7 +206,7 @@ class ContainSearch:
         self.positions += 1
         # the clock at every position: one can cost milliseconds on a 500-node map
         if self.positions >= self.max_positions or (
-                self.deadline is not None and time.monotonic() > self.deadline):
+                self.deadline is not None and self.deadline.expired()):
             raise _OutOfBudget
         red = self.red
         own = [k for k in red.own[a] if mask >> k & 1]
@@ -251,7 +253,7 @@ class ContainSearch:
         self.bad[key] = max(self.bad.get(key, -1), h)
         return False
 
-    def search(self, h: int, deadline: float | None = None,
+    def search(self, h: int, deadline: Deadline | None = None,
                max_positions: int = 200_000) -> bool | None:
         """True: a strategy containing the agent within ``h`` cuts was found (see
         :meth:`certificate`); False: none found (which proves nothing: the search prunes);
@@ -262,7 +264,7 @@ class ContainSearch:
         except _OutOfBudget:
             return None
 
-    def certificate(self, deadline: float | None = None) -> dict | None:
+    def certificate(self, deadline: Deadline | None = None) -> dict | None:
         """The strategy found by the last successful :meth:`search` as a player certificate
         (``skynet-player-strategy``), one node per (agent, links left) it reaches; None
         when ``deadline`` passes first."""
@@ -275,7 +277,7 @@ class ContainSearch:
             nid = f"c{a}:{mask:x}"
             if nid in nodes:
                 continue
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 return None
             _, k = self.good[(a, mask)]
             after = mask & ~(1 << k)

@@ -33,6 +33,8 @@ from typing import Callable
 
 from puzzleproof.models.skynet import SkynetMap
 
+from puzzleproof.clock import Deadline
+
 __all__ = ["fenced_map", "boundary", "FenceSearch", "source_side"]
 
 _SINK = -1  # every gateway, merged
@@ -163,7 +165,7 @@ class FenceSearch:
             got = self.memo[fence] = (won, size)
         return got
 
-    def run(self, deadline: float | None, max_evaluations: int = 2000,
+    def run(self, deadline: Deadline | None, max_evaluations: int = 2000,
             patience: int = 400, floor: int = 0) -> tuple[int, frozenset[int]] | None:
         """Search until ``deadline``, ``max_evaluations`` new fences decided, ``patience``
         moves tried (new fences or seen ones) without a smaller boundary, or a boundary of
@@ -184,7 +186,7 @@ class FenceSearch:
         start_evals = self.evaluations
         while (self.evaluations - start_evals < max_evaluations and since < patience
                and self.best[0] > floor
-               and (deadline is None or time.monotonic() < deadline)):
+               and (deadline is None or not deadline.expired())):
             pool = sorted((cur - {self.start})
                           | {v for u in cur for v in self.adj[u]
                              if v not in cur and v not in self.m.gateways})

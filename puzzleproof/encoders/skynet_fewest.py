@@ -76,6 +76,8 @@ from typing import Any
 
 from puzzleproof.models.skynet import SkynetMap
 
+from puzzleproof.clock import Deadline
+
 __all__ = ["FewestCuts", "OutOfTime", "pocket_nodes", "without"]
 
 
@@ -149,7 +151,7 @@ class FewestCuts:
         # node -> the last RECENT refutations there (horizon, links): a position whose
         # links left include one of them is refuted without a search
         self.recent: dict[int, list[tuple[int, int]]] = {}
-        self.deadline: float | None = None
+        self.deadline: Deadline | None = None
         self.max_positions: int | None = None
 
     # -- graph helpers -----------------------------------------------------------------
@@ -327,7 +329,7 @@ class FewestCuts:
 
     # -- the search --------------------------------------------------------------------
 
-    def contains(self, a: int, mask: int, r: int, deadline: float | None = None,
+    def contains(self, a: int, mask: int, r: int, deadline: Deadline | None = None,
                  max_positions: int | None = None) -> bool:
         """Can the player (to move) contain the agent at ``a`` within ``r`` cuts, links
         ``mask`` left? Raises :class:`OutOfTime` at ``deadline`` / ``max_positions``
@@ -361,7 +363,7 @@ class FewestCuts:
                 return False
         self.positions += 1
         # the clock at every position: one can cost milliseconds on a 500-node map
-        if self.deadline is not None and time.monotonic() > self.deadline:
+        if self.deadline is not None and self.deadline.expired():
             raise OutOfTime
         if self.max_positions is not None and self.positions > self.max_positions:
             raise OutOfTime
@@ -486,7 +488,7 @@ class FewestCuts:
         return [key & 0xFFFFF for key in keyed]
 
     def value(self, a: int, lower: int = 1, upper: int | None = None,
-              deadline: float | None = None,
+              deadline: Deadline | None = None,
               on_bound: Any = None) -> tuple[int, int | None]:
         """Iterative deepening from ``lower`` (a proved lower bound) below ``upper`` (a
         known strategy's cuts; default: one more than the links, as a won game needs at
@@ -512,7 +514,7 @@ class FewestCuts:
     # -- the certificate ---------------------------------------------------------------
 
     def certificate(self, a: int, mask: int | None = None,
-                    deadline: float | None = None) -> dict:
+                    deadline: Deadline | None = None) -> dict:
         """The player's strategy from a won position as a position table (checked by
         :func:`puzzleproof.models.skynet_strategy.check_player_strategy`). Raises
         :class:`OutOfTime` past ``deadline``."""
@@ -524,7 +526,7 @@ class FewestCuts:
             nid = f"{u}:{m:x}"
             if nid in nodes:
                 continue
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 raise OutOfTime
             _, k = self.win[self.key(u, m)]
             after = m & ~(1 << k)
@@ -539,7 +541,7 @@ class FewestCuts:
         return {"type": "skynet-player-strategy", "root": f"{a}:{mask:x}", "nodes": nodes}
 
     def escape(self, a: int, h: int, max_nodes: int | None = None,
-               deadline: float | None = None, links: Any = None) -> dict:
+               deadline: Deadline | None = None, links: Any = None) -> dict:
         """The agent's escape behind a refuted "contain within ``h`` cuts?" from ``a``
         (``skynet-agent-escape``, checked by
         :func:`puzzleproof.models.skynet_strategy.check_agent_escape`): a reply to every

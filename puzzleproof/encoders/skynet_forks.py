@@ -72,7 +72,7 @@ class ForkSearch:
         if key not in self.plans and key not in self.held:
             # at the start only (a search per node with two gateway links): a chain path
             # through up to ROOT_CHAIN_DEPTH of them
-            path = chain_path(self.red, start, self.full, ROOT_CHAIN_DEPTH, deadline=deadline.at)
+            path = chain_path(self.red, start, self.full, ROOT_CHAIN_DEPTH, deadline=deadline)
             if path is not None:
                 self.plans[key] = ("path", path)
         try:
@@ -113,7 +113,7 @@ class ForkSearch:
     def path_leaf(self, a: int, mask: int) -> list[int] | None:
         red = self.red
         return (fixed_path(red, a, mask)
-                or chain_path(red, a, mask, CHAIN_DEPTH, deadline=self.deadline.at, stale=True))
+                or chain_path(red, a, mask, CHAIN_DEPTH, deadline=self.deadline, stale=True))
 
     def _moves(self, a: int, mask: int) -> list[int]:
         """The agent's moves from ``a``, toward the nodes with two or more gateway links

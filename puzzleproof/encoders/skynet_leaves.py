@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders.skynet_reduced import Reduced
 
 __all__ = ["free_turns", "edf_holds", "fixed_path", "path_count", "chain_path"]
@@ -140,13 +141,16 @@ def path_count(red: Reduced, mask: int, path: list[int]) -> bool:
     return False
 
 
-def _stale_legs(red: Reduced) -> dict[int, list[tuple[int, int, list[int]]]]:
-    """The legs of :func:`chain_path` with every link there, kept for the region."""
-    return red.scratch.setdefault("stale_legs", {})
+def _walk(parent: dict[int, int], src: int, dst: int) -> list[int]:
+    """The walk from ``src`` to ``dst`` along a free-turn search's ``parent`` links."""
+    out = [dst]
+    while out[-1] != src:
+        out.append(parent[out[-1]])
+    return out[::-1]
 
 
 def chain_path(red: Reduced, a: int, mask: int, depth: int = 4,
-               deadline: float | None = None, stale: bool = False) -> list[int] | None:
+               deadline: Deadline | None = None, stale: bool = False) -> list[int] | None:
     """A fixed agent path through several nodes with two or more gateway links, each
     reached from the last over the fewest free turns, whose count wins
     (:func:`path_count`); None when no chain of up to ``depth`` such nodes does. A search
@@ -164,32 +168,39 @@ def chain_path(red: Reduced, a: int, mask: int, depth: int = 4,
     needs = _needs(red, dist, mask)
     if not needs:
         return None
-    gain = {d: c for _, c, d in needs}
-    best_gain = max(gain.values())
+    chain = _Chain(red, mask, depth, deadline, stale, {d: c for _, c, d in needs})
+    for f, c, d in needs:
+        got = chain.first(_walk(parent, a, d), d, c - f)
+        if got is not None:
+            return got
+    return None
 
-    def walk(src_parent: dict[int, int], src: int, dst: int) -> list[int]:
-        out = [dst]
-        while out[-1] != src:
-            out.append(src_parent[out[-1]])
-        return out[::-1]
 
-    legs_of = _stale_legs(red) if stale else {}
+class _Chain:
+    """The search of :func:`chain_path`: orders of the nodes with two or more gateway
+    links, the path's count kept as it grows (``seen``: its distinct nodes)."""
 
-    def legs(last: int) -> list[tuple[int, int, list[int]]]:
-        """(free turns, double, the walk there) from ``last`` to every double, nearest
-        first."""
-        if last not in legs_of:
-            dl, pl = free_turns(red, last, (1 << red.K) - 1 if stale else mask)
-            legs_of[last] = sorted((dl[d], d, walk(pl, last, d)[1:]) for d in red.doubles
-                                   if d in dl and d != last)
-        return legs_of[last]
+    def __init__(self, red: Reduced, mask: int, depth: int, deadline: Deadline | None,
+                 stale: bool, gain: dict[int, int]) -> None:
+        self.red, self.mask, self.depth, self.deadline = red, mask, depth, deadline
+        self.gain, self.best = gain, max(gain.values())
+        self.at = (1 << red.K) - 1 if stale else mask
+        self.legs_of = red.scratch.setdefault("stale_legs", {}) if stale else {}
+        self.seen: set[int] = set()
 
-    own = red.own_mask
-    seen: set[int] = set()
+    def legs(self, last: int) -> list[tuple[int, int, list[int]]]:
+        """(free turns, node, the walk there) from ``last`` to every node with two or more
+        gateway links, nearest first."""
+        if last not in self.legs_of:
+            dl, pl = free_turns(self.red, last, self.at)
+            self.legs_of[last] = sorted((dl[d], d, _walk(pl, last, d)[1:])
+                                        for d in self.red.doubles if d in dl and d != last)
+        return self.legs_of[last]
 
-    def count(leg: list[int], start: int, total: int) -> tuple[int, bool, list[int]]:
+    def count(self, leg: list[int], start: int, total: int) -> tuple[int, bool, list[int]]:
         """The path's count after ``leg`` (its nodes from index ``start`` on), whether
         some prefix won, and the nodes newly seen (to forget on the way back)."""
+        own, mask, seen = self.red.own_mask, self.mask, self.seen
         new = []
         for i, v in enumerate(leg, start):
             if v not in seen:
@@ -200,29 +211,28 @@ def chain_path(red: Reduced, a: int, mask: int, depth: int = 4,
                     return total, True, new
         return total, False, new
 
-    def extend(seq: list[int], path: list[int], score: int, total: int) -> list[int] | None:
-        if len(seq) >= depth or score + (depth - len(seq)) * best_gain <= 0:
+    def first(self, walk: list[int], d: int, score: int) -> list[int] | None:
+        total, won, new = self.count(walk, 0, 0)
+        got = walk if won else self.extend([d], walk, score, total)
+        self.seen.difference_update(new)
+        return got
+
+    def extend(self, seq: list[int], path: list[int], score: int, total: int
+               ) -> list[int] | None:
+        depth, gain, best = self.depth, self.gain, self.best
+        if len(seq) >= depth or score + (depth - len(seq)) * best <= 0:
             return None
-        if deadline is not None and time.monotonic() > deadline:
+        if self.deadline is not None and self.deadline.expired():
             return None
-        for f, d, leg in legs(seq[-1]):
+        for f, d, leg in self.legs(seq[-1]):
             if d in seq or d not in gain:
                 continue
             nxt = score - f + gain[d]
-            if nxt + (depth - len(seq) - 1) * best_gain <= 0:
+            if nxt + (depth - len(seq) - 1) * best <= 0:
                 break  # sorted by free turns: the rest cost more
-            t2, won, new = count(leg, len(path), total)
-            got = path + leg if won else extend(seq + [d], path + leg, nxt, t2)
-            seen.difference_update(new)
+            t2, won, new = self.count(leg, len(path), total)
+            got = path + leg if won else self.extend(seq + [d], path + leg, nxt, t2)
+            self.seen.difference_update(new)
             if got is not None:
                 return got
         return None
-
-    for f, c, d in needs:
-        first = walk(parent, a, d)
-        total, won, new = count(first, 0, 0)
-        got = first if won else extend([d], first, c - f, total)
-        seen.difference_update(new)
-        if got is not None:
-            return got
-    return None

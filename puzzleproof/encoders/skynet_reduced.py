@@ -19,6 +19,7 @@ import copy
 import time
 from collections import deque
 
+from puzzleproof.clock import Deadline
 from puzzleproof.models.skynet import SkynetMap, norm
 
 __all__ = ["Reduced"]
@@ -145,10 +146,10 @@ class Reduced:
         return len(self.cuttable)
 
 
-    def min_cuts(self, deadline: float | None = None) -> dict[int, int] | None:
+    def min_cuts(self, deadline: Deadline | None = None) -> dict[int, int] | None:
         """For each region node v, the fewest links whose removal separates v from every
         gateway (a lower bound on the cuts to contain an agent standing on v). Computed
-        once per region; None when ``deadline`` (a ``time.monotonic()`` instant) passes
+        once per region; None when ``deadline`` passes
         first (nothing is kept then)."""
         if getattr(self, "_min_cuts", None) is None:
             if self.rule == "ep2":  # only gateway links can be cut: all of them, always
@@ -184,10 +185,10 @@ class _MinCuts:
         # region node -> its links to gateways (the capacity of its edge to the sink)
         self.gates = {u: len(red.gate_links[u]) for u in red.region}
 
-    def all(self, deadline: float | None) -> dict[int, int] | None:
+    def all(self, deadline: Deadline | None) -> dict[int, int] | None:
         out: dict[int, int] = {}
         for v in self.region:
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 return None
             out[v] = self.max_flow(v)
         return out

@@ -103,10 +103,9 @@ __all__ = ["Reduced", "Proposer", "Refuter", "PolicyCheck", "TNode", "SolverCach
 
 
 def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: bool = False,
-          horizon: int | None = None, time_limit: float | None = None,
-          deadline: Deadline | None = None, conflicts: int | None = None,
-          solver: str = DEFAULT_SOLVER, certificate: bool = True,
-          cache: SolverCache | None = None,
+          horizon: int | None = None, deadline: Deadline | None = None,
+          conflicts: int | None = None, solver: str = DEFAULT_SOLVER,
+          certificate: bool = True, cache: SolverCache | None = None,
           on_progress: Callable[[str], None] | None = None, exact: bool = True) -> Result:
     """Decide the game from ``start`` (default: the map's start).
 
@@ -116,16 +115,15 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     - ``horizon``: only "can the player contain the agent within ``horizon`` cuts?" (WIN
       or LOSS for that bounded game).
 
-    ``time_limit`` (seconds, from this call) or ``deadline`` (a running
-    :class:`~puzzleproof.clock.Deadline`; with both, the earlier counts) bounds
-    everything done for the question. ``exact=False`` leaves out the exact fewest-cuts
-    search (:mod:`.skynet_fewest`) of ``ep1`` values (to see what the fence search, the
-    containment search and SAT do alone). A spent limit gives UNKNOWN with the bounds
-    proved so far in ``answer``. ``cache`` (a :class:`SolverCache`) shares reductions and
-    refuters between calls on the same map, as for every start of a map.
+    ``deadline`` (the task's clock; None: no limit) bounds everything done for the
+    question. ``exact=False`` leaves out the exact fewest-cuts search (:mod:`.skynet_fewest`)
+    of ``ep1`` values (to see what the fence search, the containment search and SAT do
+    alone). A spent limit gives UNKNOWN with the bounds proved so far in ``answer``.
+    ``cache`` (a :class:`SolverCache`) shares reductions and refuters between calls on the
+    same map, as for every start of a map.
     """
     t0 = time.monotonic()
-    clock = _clock(time_limit, deadline)
+    clock = deadline if deadline is not None else Deadline(None)
     s = m.start if start is None else start
     if s is None:
         raise InputError("the map gives no start node; name one")
@@ -133,19 +131,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
         raise InputError(f"horizon {horizon}: expected a number of cuts, 0 or more")
     m.initial_state(s)  # validates the start
     q = Question(m, rule, s, value=value, horizon=horizon, clock=clock,
-                 time_limit=clock.limit if time_limit is None else time_limit,
                  conflicts=conflicts, solver=solver, certificate=certificate, cache=cache,
                  on_progress=on_progress, exact=exact, t0=t0)
     ask = Ep1Value(q).solve if value and rule == "ep1" and horizon is None else q.ask
     return q.guarded(ask)
-
-
-def _clock(time_limit: float | None, deadline: Deadline | None) -> Deadline:
-    """The question's one clock: ``deadline``, or one made now from ``time_limit``; the
-    earlier when both are given."""
-    own = Deadline(time_limit)
-    if deadline is None:
-        return own
-    if own.at is not None and (deadline.at is None or own.at < deadline.at):
-        return own
-    return deadline

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders.skynet_contain import contained
 from puzzleproof.encoders.skynet_leaves import chain_path, edf_holds, fixed_path, free_turns
 from puzzleproof.encoders.skynet_reduced import Reduced
@@ -51,7 +52,7 @@ class TableSearch:
         self.red = red
         self.memo: dict[tuple[int, int], int | None] = {}
         self.paths: dict[tuple[int, int], list[int]] = {}
-        self.deadline: float | None = None
+        self.deadline: Deadline | None = None
         self.limit = 0
         self.visits = 0
 
@@ -83,7 +84,7 @@ class TableSearch:
         self.visits += 1
         if len(self.memo) >= self.limit or (
                 self.deadline is not None
-                and time.monotonic() > self.deadline):
+                and self.deadline.expired()):
             raise OutOfBudget
         red = self.red
         if edf_holds(red, a, mask):
@@ -107,7 +108,7 @@ class TableSearch:
         self.memo[key] = None  # every cut refuted (links only go: no line returns here)
         return False
 
-    def decide(self, start: int, deadline: float | None = None,
+    def decide(self, start: int, deadline: Deadline | None = None,
                max_positions: int = 50_000) -> bool | None:
         """True (the player wins from ``start``), False (the agent wins), None (the budget
         ran out; the memo keeps what was decided)."""
@@ -128,7 +129,7 @@ class TableSearch:
 
     # -- certificates --------------------------------------------------------------------
 
-    def player_certificate(self, start: int, deadline: float | None = None) -> dict:
+    def player_certificate(self, start: int, deadline: Deadline | None = None) -> dict:
         """The player's table from a won ``start``: one node per position, invariant nodes
         at the leaves the invariant proves. Raises :class:`OutOfBudget` past
         ``deadline``."""
@@ -142,7 +143,7 @@ class TableSearch:
             nid = f"{a}:{mask:x}"
             if nid in nodes:
                 continue
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 raise OutOfBudget
             k = self.memo[(a, mask)]
             if k == WIN_LEAF:
@@ -158,7 +159,7 @@ class TableSearch:
                 todo.append((w, after))
         return {"type": "skynet-player-strategy", "root": root, "nodes": nodes}
 
-    def agent_certificate(self, start: int, deadline: float | None = None) -> dict:
+    def agent_certificate(self, start: int, deadline: Deadline | None = None) -> dict:
         """The agent's table from a lost ``start``: a reply to every legal cut at each
         position, path nodes at the leaves a fixed path proves. A cut outside the region
         is answered (``"otherwise"``) like the first cut that matters, from the position
@@ -188,7 +189,7 @@ class TableSearch:
             nid = f"{a}:{mask:x}"
             if nid in nodes:
                 continue
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 raise OutOfBudget
             self._win(a, mask)
             if self.memo.get((a, mask)) == LOST_LEAF:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders import skynet_certify as _certify
 from puzzleproof.encoders.cegar import HOLDS, LIMIT, REFUTED, Budget
 from puzzleproof.encoders.skynet_cegar import Decision, decide
@@ -72,6 +73,13 @@ def _behind_lower(chk: dict | None, lb_chk: dict | None) -> dict | None:
     return chk
 
 
+def _part(clock: Deadline, fraction: float, most: float) -> Deadline:
+    """``fraction`` of the time left on ``clock``, at most ``most`` seconds."""
+    part = clock.share(fraction)
+    cap = time.monotonic() + most
+    return part if part.at is not None and part.at <= cap else Deadline(clock.limit, at=cap)
+
+
 class Ep1Value:
     """The ``ep1`` value of the question ``q`` (asked with ``value``, no horizon).
 
@@ -92,7 +100,7 @@ class Ep1Value:
         self.search: ContainSearch | None = None  # built on first use, memo kept
         self.search_spent = False
         self.pocket: dict[str, Any] = {}  # the exact search on the map without its pockets
-        self.fence_deadline = 0.0
+        self.fence_deadline = Deadline(None)
 
     def solve(self) -> Result:
         q = self.q
@@ -148,7 +156,7 @@ class Ep1Value:
         m, rule, s = q.m, q.rule, q.s
         # the invariant at the start (no search) bounds the value by the gateway links the
         # agent can reach; a fence is worth its certificate only below that
-        inv = _certify.quick_certificate(q.red, q.budget.deadline)
+        inv = _certify.quick_certificate(q.red, q.until)
         ceiling = strategy_depth(m, rule, s, inv[1]) if inv is not None and inv[0] else None
         fence = self.fence_bound(self.lower, ceiling)
         if fence is not None:
@@ -272,7 +280,7 @@ class Ep1Value:
             q.stats["exact_search"] = {"settled": [], "positions": 0, "seconds": 0.0}
         fewest, st = self.fewest, q.stats["exact_search"]
         t1 = time.monotonic()
-        deadline = q.clock.share(1 / 20 if first else 1 / 10).at
+        deadline = q.clock.share(1 / 20 if first else 1 / 10)
         q.say(f"exact search, {h} cuts")
         before = fewest.positions
         try:
@@ -294,7 +302,7 @@ class Ep1Value:
         if not won or not q.certificate:
             return won, None, None
         try:
-            c = fewest.certificate(q.s, deadline=q.budget.deadline)
+            c = fewest.certificate(q.s, deadline=q.until)
         except OutOfTime:
             raise NoCertificate from None
         chk = q.check(c, True)
@@ -316,9 +324,8 @@ class Ep1Value:
             return lower
         fc = FewestCuts(sred)
         t1 = time.monotonic()
-        left = q.clock.left()
-        span = POCKET_MAX_SECONDS if left is None else left * 3 / 4
-        deadline = t1 + min(span, POCKET_MAX_SECONDS * 4)
+        deadline = _part(q.clock, 3 / 4, POCKET_MAX_SECONDS if q.clock.at is None
+                         else POCKET_MAX_SECONDS * 4)
         st = q.stats["pocket_search"] = {"removed": list(drop), "links": len(sub.links),
                                          "settled": []}
         h = 1
@@ -355,7 +362,7 @@ class Ep1Value:
         if not q.certificate or searcher is None or q.budget.spent():
             return out
         try:
-            esc = searcher.escape(q.s, h, ESCAPE_MAX_NODES, q.budget.deadline, q.m.links)
+            esc = searcher.escape(q.s, h, ESCAPE_MAX_NODES, q.until, q.m.links)
             chk = q.check(esc, False)
         except (OutOfTime, NoCertificate):
             out["note"] = (f"the escape answers more than {ESCAPE_MAX_NODES} positions or "
@@ -381,7 +388,7 @@ class Ep1Value:
         search, st = self.search, q.stats["containment_search"]
         q.say(f"containment search, {h} cuts")
         t1 = time.monotonic()
-        got = search.search(h, q.clock.share(1 / 2).at,
+        got = search.search(h, q.clock.share(1 / 2),
                             CONTAIN_MAX_POSITIONS - search.positions)
         st["positions"] = search.positions
         st["seconds"] = round(st["seconds"] + time.monotonic() - t1, 4)
@@ -390,7 +397,7 @@ class Ep1Value:
         if not got:
             return None
         st["found"] = h
-        c = search.certificate(q.budget.deadline)
+        c = search.certificate(q.until)
         if c is None:
             raise NoCertificate
         if not q.certificate:
@@ -410,9 +417,7 @@ class Ep1Value:
         (the exact search's or the minimum cut's bound)."""
         q = self.q
         t1 = time.monotonic()
-        left = q.clock.left()
-        self.fence_deadline = t1 + (FENCE_MAX_SECONDS if left is None
-                                    else min(FENCE_MAX_SECONDS, left / 8))
+        self.fence_deadline = _part(q.clock, 1 / 8, FENCE_MAX_SECONDS)
         q.say("fence search (Episode 2 games inside fences)")
         fs = FenceSearch(q.m, q.s, self._fence_wins, seed=q.s)
         best = fs.run(self.fence_deadline, FENCE_MAX_EVALUATIONS, FENCE_PATIENCE, floor)
@@ -427,7 +432,7 @@ class Ep1Value:
             # it can take the whole limit (double-star ring: 20 cuts both, 24 s of 30)
             st["note"] = f"no better than the invariant at the start ({ceiling} cuts)"
             return None
-        d = self._fence_verdict(fenced_map(q.m, fence, q.s), q.budget.deadline)
+        d = self._fence_verdict(fenced_map(q.m, fence, q.s), q.until)
         if d.status != HOLDS:  # the limit, on a fence already decided once
             return None
         st.update(boundary=size, fence_nodes=len(fence))
@@ -441,11 +446,11 @@ class Ep1Value:
         st["seconds"] = round(time.monotonic() - t1, 4)
         return got[0], got[1], got[2], about
 
-    def _fence_verdict(self, fm: SkynetMap, limit: float | None) -> Decision:
+    def _fence_verdict(self, fm: SkynetMap, limit: Deadline) -> Decision:
         """The fenced map's Episode 2 verdict, its conflicts charged to the budget."""
         budget = self.q.budget
         left = None if budget.conflicts is None else max(0, budget.conflicts - budget.used)
-        sub = Budget(limit, left)
+        sub = Budget(limit.at, left)
         fred = Reduced(fm, "ep2", self.q.s)
         d = decide(fred, fred.K, False, sub, self.q.solver)
         budget.used += sub.used
@@ -454,9 +459,9 @@ class Ep1Value:
 
     def _fence_wins(self, fm: SkynetMap) -> bool | None:
         """Whether the player wins the game inside the fence (None: out of time)."""
-        if self.q.budget.spent() or time.monotonic() > self.fence_deadline:
+        if self.q.budget.spent() or self.fence_deadline.expired():
             return None
-        limit = min(self.fence_deadline, time.monotonic() + FENCE_DECIDE_SECONDS)
+        limit = _part(self.fence_deadline, 1.0, FENCE_DECIDE_SECONDS)
         return {HOLDS: True, REFUTED: False}.get(self._fence_verdict(fm, limit).status)
 
     def _fence_strategy(self, d: Decision, st: dict) -> tuple[dict, dict, int] | None:
@@ -468,7 +473,7 @@ class Ep1Value:
         try:
             # no invariant node: the fenced map's gateways are not the real map's
             cert = player_certificate(d.proposer.red, d.proposer, d.candidate or {},
-                                      q.budget.deadline, invariant=False)
+                                      q.until, invariant=False)
             chk = q.check(cert, True)
         except NoCertificate:
             st["note"] = "the limit came while its strategy was written or checked"

@@ -34,10 +34,10 @@ before the invariant node existed read and check as before.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import Any
 
+from puzzleproof.clock import Deadline
 from puzzleproof.models.skynet import SkynetMap, check_cut, norm
 
 __all__ = ["check_player_strategy", "check_agent_strategy", "check_agent_escape",
@@ -208,15 +208,15 @@ def _strategy_nodes(strategy: Any, kind: str) -> tuple[dict, Any] | str:
     return nodes, strategy["root"]
 
 
-def _walk(stack: list, problems: list[str], deadline: float | None = None):
+def _walk(stack: list, problems: list[str], deadline: Deadline | None = None):
     """Pop (agent, links, node id, path) from ``stack`` (the caller pushes onto it) until
     it is empty or five problems are found, each (node, position) once: strategies are
-    DAGs. Raises :class:`CheckLimit` once ``time.monotonic()`` passes ``deadline``."""
+    DAGs. Raises :class:`CheckLimit` once ``deadline`` has passed."""
     done: set = set()
     popped = 0
     while stack and len(problems) < 5:
         popped += 1
-        if deadline is not None and popped % 32 == 0 and time.monotonic() > deadline:
+        if deadline is not None and popped % 32 == 0 and deadline.expired():
             raise CheckLimit("the time limit ran out during the replay")
         item = stack.pop()
         if not isinstance(item[2], (str, int)):  # a malformed id: the caller reports it
@@ -233,7 +233,7 @@ def _path(path: tuple) -> str:
 
 
 def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
-                          deadline: float | None = None) -> list[str]:
+                          deadline: Deadline | None = None) -> list[str]:
     """Replay a player strategy against every agent move; return the problems (empty: it
     contains the agent whatever it does). Uses only the rules; memoised on (node,
     position), so linear in the positions covered. An invariant node is proved by checking
@@ -291,7 +291,7 @@ def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
 
 
 def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
-                         deadline: float | None = None) -> list[str]:
+                         deadline: Deadline | None = None) -> list[str]:
     """Replay an agent strategy against every legal cut; return the problems (empty: the
     agent reaches a gateway whatever the player does)."""
     got = _strategy_nodes(strategy, "skynet-agent-strategy")
@@ -301,7 +301,7 @@ def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
 
 
 def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any, *,
-                       deadline: float | None = None) -> list[str]:
+                       deadline: Deadline | None = None) -> list[str]:
     """Replay an agent escape strategy against every sequence of legal cuts; return the
     problems (empty: after each of the first ``horizon`` cuts the agent is not contained,
     or it has reached a gateway)."""
@@ -319,7 +319,7 @@ def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any, *,
 
 
 def _replay_agent(m: SkynetMap, rule: str, start: int, nodes: dict, root: Any,
-                  horizon: int | None, deadline: float | None = None) -> list[str]:
+                  horizon: int | None, deadline: Deadline | None = None) -> list[str]:
     """Every legal cut at every position the agent strategy reaches: no cut may contain
     the agent, and each reply must be a legal move. A line ends when the agent is on a
     gateway, or (``horizon``) once that many cuts have left it free. Positions are

@@ -5,8 +5,10 @@ CodinGame's limits. Each map is written with its evidence into the -o folder."""
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any, Iterator
 
+from puzzleproof.clock import Deadline
 from puzzleproof.errors import UsageError
 from puzzleproof.puzzles.base import GenerateSpec, Generated, Params
 from puzzleproof.puzzles.options import COUNT, SEED, TIME_LIMIT, WHERE, Opt
@@ -17,6 +19,8 @@ __all__ = ["GENERATE", "EP1_SET_COMMAND"]
 EP1_SET_COMMAND = "puzzleproof generate skynet --ep1-set --seed 1 -o instances/skynet/ep1"
 #: the agent models a hunt for a program's breakers plays
 HUNT_AGENTS = ("article", "nearest", "worst")
+
+EP1_SET_SECONDS = 60.0  # each search of --ep1-set without --time-limit
 
 HELP = """Make maps that break bots or your program.
 
@@ -183,9 +187,10 @@ def _ep1_set(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
     from puzzleproof.generate.skynet_ep1 import ep1_set
     from puzzleproof.verify.skynet_ep1_cuts import EP1_BOTS, cut_report, fewest_text
 
-    limit = p.time_limit if p.time_limit is not None else 60.0
+    limit = p.time_limit if p.time_limit is not None else EP1_SET_SECONDS
     for m in ep1_set(p.seed):
-        rep = cut_report(m, m.start, list(EP1_BOTS), time_limit=limit)
+        # each search (the fewest cuts, each bot's worst case) gets the limit afresh
+        rep = cut_report(m, m.start, list(EP1_BOTS), clock=partial(Deadline, limit))
         rec = _cuts_record(m, rep, {"seed": p.seed, "command": EP1_SET_COMMAND,
                                     "time_limit": limit})
         name = m.name or "map"

@@ -26,8 +26,9 @@ from __future__ import annotations
 import copy
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
+from puzzleproof.clock import Deadline
 from puzzleproof.models.skynet import SkynetMap, agent_moves, check_cut, outcome
 from puzzleproof.players.skynet_agents import make_agent
 from puzzleproof.players.skynet_bots import CUTS_AGENT_GATEWAY_LINK, make_bot
@@ -58,7 +59,7 @@ def article_cuts(m: SkynetMap, rule: str, start: int, bot: str) -> dict:
 
 
 def worst_cuts(m: SkynetMap, rule: str, start: int, bot: str, *,
-               max_positions: int = 200_000, time_limit: float | None = None) -> dict:
+               max_positions: int = 200_000, deadline: Deadline | None = None) -> dict:
     """The most cuts an agent can force on ``bot`` from ``start``.
 
     Returns ``{"cuts": n, "exact": True, "positions": k}`` when the whole game was searched,
@@ -66,7 +67,6 @@ def worst_cuts(m: SkynetMap, rule: str, start: int, bot: str, *,
     the longest game found so far), and ``"lost": reason`` with ``cuts`` None when some
     agent line beats the bot (or the bot crashes or cuts illegally: a defect).
     """
-    deadline = None if time_limit is None else time.monotonic() + time_limit
     memo: dict = {}
     best = [0]
     count = [0]
@@ -84,7 +84,7 @@ def worst_cuts(m: SkynetMap, rule: str, start: int, bot: str, *,
             return memo[key]
         count[0] += 1
         if count[0] > max_positions or (deadline is not None and count[0] % 128 == 0
-                                        and time.monotonic() > deadline):
+                                        and deadline.expired()):
             raise Stop
         try:
             cut = b.cut(state.agent)
@@ -123,15 +123,16 @@ def worst_cuts(m: SkynetMap, rule: str, start: int, bot: str, *,
     return {"cuts": cuts, "exact": True, "positions": count[0]}
 
 
-def fewest_cuts(m: SkynetMap, start: int, time_limit: float | None = 30.0) -> dict:
-    """The proved fewest cuts under ep1 (SAT CEGAR with its certificate replayed):
-    ``{"value": v}`` or ``{"value": None, "lower": a, "upper": b}`` when the limit ran out
-    (``upper`` at worst the gateway links the agent can reach: cutting the agent's gateway
-    link when it has one, else any other, contains it within that many cuts)."""
+def fewest_cuts(m: SkynetMap, start: int, deadline: Deadline) -> dict:
+    """The proved fewest cuts under ep1 (SAT CEGAR with its certificate replayed) within
+    ``deadline``: ``{"value": v}`` or ``{"value": None, "lower": a, "upper": b}`` when the
+    limit ran out (``upper`` at worst the gateway links the agent can reach: cutting the
+    agent's gateway link when it has one, else any other, contains it within that many
+    cuts)."""
     from puzzleproof.encoders.skynet_sat import solve
 
     t0 = time.monotonic()
-    res = solve(m, "ep1", start, value=True, time_limit=time_limit)
+    res = solve(m, "ep1", start, value=True, deadline=deadline)
     ans = res.answer or {}
     seconds = round(time.monotonic() - t0, 3)
     checked = bool(res.check and res.check.get("ok"))
@@ -149,13 +150,12 @@ def fewest_cuts(m: SkynetMap, start: int, time_limit: float | None = 30.0) -> di
                 if ans.get("value_lower") else "a gateway is reachable")
     # lower bounds from bounded games: "contain within H cuts?" refuted (LOSS, the agent's
     # escape replayed) proves the fewest is at least H + 1; tried while the time lasts
-    deadline = None if time_limit is None else time.monotonic() + time_limit
     H = lower
     while H < upper:
-        left = None if deadline is None else deadline - time.monotonic()
+        left = deadline.left()
         if left is not None and left < 1:
             break
-        r = solve(m, "ep1", start, horizon=H, time_limit=left)
+        r = solve(m, "ep1", start, horizon=H, deadline=deadline)
         if r.status.value != "LOSS" or (r.check is not None and not r.check.get("ok")):
             break
         if r.check is not None:  # with no escape written, a later checked one covers it
@@ -185,16 +185,18 @@ def _reachable(m: SkynetMap, start: int) -> set[int]:
 
 
 def cut_report(m: SkynetMap, start: int, bots: list[str], *, fewest: dict | None = None,
-               time_limit: float | None = 30.0, max_positions: int = 200_000) -> dict:
+               clock: Callable[[], Deadline] = lambda: Deadline(None),
+               max_positions: int = 200_000) -> dict:
     """Every bot's cuts (article agent, worst case) next to the fewest cuts (computed unless
-    given), for one map and start, under ep1 rules."""
+    given), for one map and start, under ep1 rules. ``clock()`` gives each search (the
+    fewest cuts, each bot's worst case) its deadline when it starts."""
     if fewest is None:
-        fewest = fewest_cuts(m, start, time_limit)
+        fewest = fewest_cuts(m, start, clock())
     rows: dict[str, Any] = {}
     for b in bots:
         row = {"article": article_cuts(m, "ep1", start, b),
                "worst": worst_cuts(m, "ep1", start, b, max_positions=max_positions,
-                                   time_limit=time_limit)}
+                                   deadline=clock())}
         row["cuts_agent_gateway_link"] = b in CUTS_AGENT_GATEWAY_LINK
         rows[b] = row
     if fewest.get("value") is None:
@@ -262,11 +264,12 @@ def _recorded_report(m: SkynetMap, s: int, rec: dict, names: list[str],
 
 
 def cuts_table(maps: list[SkynetMap], starts: dict, bots: list[str] | None,
-               time_limit: float | None) -> tuple[list[dict], list[str]]:
+               clock: Callable[[], Deadline]) -> tuple[list[dict], list[str]]:
     """For Episode 1 maps: every bot's cuts against the article's agent and in the worst
-    case, next to the fewest cuts (recorded in NAME.cuts.json, or proved now within
-    ``time_limit``): the rows, and the failures (a recorded figure that no longer holds, or
-    a bot that loses a map where every node links to at most one gateway)."""
+    case, next to the fewest cuts (recorded in NAME.cuts.json, or proved now, each search
+    within a deadline from ``clock()``): the rows, and the failures (a recorded figure that
+    no longer holds, or a bot that loses a map where every node links to at most one
+    gateway)."""
     from puzzleproof.formats.skynet_evidence import cuts_record_of
 
     names = list(bots or EP1_BOTS)
@@ -278,8 +281,7 @@ def cuts_table(maps: list[SkynetMap], starts: dict, bots: list[str] | None,
             if rec is not None and rec.get("start") == s:
                 rep = _recorded_report(m, s, rec, names, failures)
             else:
-                rep = cut_report(m, s, names, time_limit=time_limit,
-                                 max_positions=RECHECK_POSITIONS * 4)
+                rep = cut_report(m, s, names, clock=clock, max_positions=RECHECK_POSITIONS * 4)
             if not m.ep1_problems():
                 for b, row in rep["bots"].items():
                     if row["article"]["result"] != "WIN" or row["worst"].get("lost"):
