@@ -15,8 +15,10 @@ from puzzleproof.encoders.skynet_sat import SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.generate.skynet_large import LIMITS, codingame_limits_map
 from puzzleproof.models.skynet import SkynetMap, norm
-from puzzleproof.models.skynet_strategy import (INVARIANT, _Board, check_agent_strategy,
-                                                check_player_strategy)
+from puzzleproof.models.skynet_board import Board
+from puzzleproof.models.skynet_strategy import (INVARIANT, check_agent_strategy,
+                                                check_player_strategy, invariant_holds,
+                                                path_wins)
 from puzzleproof.encoders.skynet_explicit import ExplicitSolver, solve as ex_solve
 from tests.conftest import ROOT, shared_path
 
@@ -63,7 +65,7 @@ def test_invariant_and_fixed_path_agree_with_exhaustive_search():
     for _ in range(150):
         m = _random_map(rng, rng.randint(5, 10))
         ex = ExplicitSolver(m, "ep2", max_nodes=None)
-        bd = _Board(m, "ep2")
+        bd = Board(m, "ep2")
         order = sorted(m.gateway_links)  # the explicit search's bits
         for _ in range(6):
             kept = [l for l in order if rng.random() >= 0.3]
@@ -72,7 +74,7 @@ def test_invariant_and_fixed_path_agree_with_exhaustive_search():
             mask = sum(1 << k for k, l in enumerate(order) if l in kept)
             a = rng.choice([v for v in range(m.n) if v not in m.gateways])
             won = ex.win(a, mask)
-            if bd.invariant_holds(a, links) is None:
+            if invariant_holds(bd, a, links) is None:
                 tried["invariant"] += 1
                 assert won, (m, a, kept)
             parent = {a: None}  # a shortest walk to every node, tried as a fixed path
@@ -87,7 +89,7 @@ def test_invariant_and_fixed_path_agree_with_exhaustive_search():
                 path = [d]
                 while parent[path[-1]] is not None:
                     path.append(parent[path[-1]])
-                if bd.path_wins(a, links, path[::-1]) is None:
+                if path_wins(bd, a, links, path[::-1]) is None:
                     tried["path"] += 1
                     assert not won, (m, a, kept, path)
     assert tried["invariant"] > 50 and tried["path"] > 50, tried
@@ -276,3 +278,31 @@ def test_compact_agent_tables_still_replay():
         assert len(json.dumps(small)) <= len(json.dumps(cert))
         done += 1
     assert done > 10
+
+
+def test_the_checkers_import_no_solver():
+    """The rules and the checkers (``models/``) share nothing with the solvers: no module
+    there imports, directly or by name in a string, anything from the layers above (the
+    solvers in ``encoders/``, the players, games, verify, generate, the plugins)."""
+    import ast
+    import re
+
+    above = ("encoders", "formats", "players", "games", "verify", "generate", "puzzles",
+             "cli", "api", "report", "plugin")
+    found = []
+    for p in sorted((ROOT / "puzzleproof" / "models").glob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text())):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] if not node.level else ["<relative>"]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and re.fullmatch(r"puzzleproof(\.\w+)+(:[\w.]+)?", node.value):
+                names = [node.value.partition(":")[0]]  # a "module:attr" reference
+            for n in names:
+                if n == "<relative>" or any(n == f"puzzleproof.{a}"
+                                            or n.startswith(f"puzzleproof.{a}.")
+                                            for a in above):
+                    found.append(f"{p.name}: {n}")
+    assert not found, found

@@ -11,7 +11,6 @@ unchecked).
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import Any
 

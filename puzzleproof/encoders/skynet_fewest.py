@@ -71,9 +71,9 @@ positions above (a cut changes a minimum cut by at most one).
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from puzzleproof.encoders.maxflow import Network
 from puzzleproof.models.skynet import SkynetMap
 
 from puzzleproof.clock import Deadline
@@ -101,6 +101,7 @@ def without(m: Any, nodes: Any) -> Any:
                      name=f"{m.name} without nodes {sorted(drop)}")
 
 
+SINK = -1  # every gateway, merged, in the flow network
 RECENT = 48  # refutations remembered per node for the subset test (FewestCuts.recent)
 
 
@@ -113,7 +114,8 @@ class FewestCuts:
     :class:`~puzzleproof.encoders.skynet_reduced.Reduced` built with rule ``ep1``).
 
     Example:
-        >>> from puzzleproof.models.skynet import SkynetMap
+        >>> from puzzleproof.encoders.maxflow import Network
+from puzzleproof.models.skynet import SkynetMap
         >>> from puzzleproof.encoders.skynet_reduced import Reduced
         >>> m = SkynetMap(4, ((0, 1), (1, 2), (2, 3), (1, 3)), frozenset({3}), start=0)
         >>> fc = FewestCuts(Reduced(m, "ep1", 0))
@@ -133,6 +135,10 @@ class FewestCuts:
                                          for u in red.region}
         self.gmask = {u: sum(1 << k for k in self.gb[u]) for u in red.region}
         self.ends: list[tuple[int, int]] = list(red.cuttable)
+        gates = red.m.gateways
+        # the flow network of the minimum cuts: link k as in the masks, gateways merged
+        self.net = Network([(SINK if u in gates else u, SINK if v in gates else v)
+                            for u, v in self.ends], sink=SINK)
         self.all_gates = sum(self.gmask.values())
         self.at = {u: self.gmask[u] | sum(1 << k for _, k in self.nb[u]) for u in red.region}
         self.links_at = {u: sorted(set(self.gb[u]) | {k for _, k in self.nb[u]})
@@ -193,45 +199,6 @@ class FewestCuts:
                     queue.append(w)
         return dist
 
-    def _augment(self, x: int, mask: int, flow: dict[int, int]) -> tuple[bool, dict]:
-        """One augmenting path from ``x`` to the gateways in the unit-capacity residual
-        network of the links left (``flow[k]``: +1 along ``ends[k]``, -1 against); returns
-        (found, the nodes reached when not found)."""
-        nb, gb, ends = self.nb, self.gb, self.ends
-        prev: dict[int, tuple[int, int] | None] = {x: None}
-        queue = [x]
-        found = None
-        for u in queue:
-            for k in gb[u]:
-                if mask >> k & 1 and k not in flow:
-                    found = (u, k)
-                    break
-            if found:
-                break
-            for w, k in nb[u]:
-                if not mask >> k & 1 or w in prev:
-                    continue
-                f = flow.get(k, 0)
-                if (f if ends[k][0] == u else -f) < 1:
-                    prev[w] = (u, k)
-                    queue.append(w)
-        if found is None:
-            return False, prev
-        u, k = found
-        flow[k] = 1
-        while True:
-            step = prev[u]
-            if step is None:
-                break
-            p, k = step
-            nf = flow.get(k, 0) + (1 if ends[k][0] == p else -1)
-            if nf:
-                flow[k] = nf
-            else:
-                del flow[k]
-            u = p
-        return True, prev
-
     def cut_at_most(self, x: int, mask: int, r: int) -> bool:
         """Is the minimum cut between ``x`` and the gateways (over links left) at most
         ``r``? Augmenting paths, stopped at the ``r + 1``-th; remembered per (node, links
@@ -260,29 +227,19 @@ class FewestCuts:
         self.flows += 1
         if len(self.cuts) > 2_000_000:
             self.cuts.clear()
-        flow: dict[int, int] = {}
-        for paths in range(r + 1):
-            found, _side = self._augment(x, mask, flow)
-            if not found:
-                self.cuts[(x, mask)] = (paths, True, sum(1 << k for k in flow))
-                return True
-        self.wit = sum(1 << k for k in flow)
+        f = self.net.flow(x, mask, limit=r + 1)
+        if f.value <= r:
+            self.cuts[(x, mask)] = (f.value, True, f.links())
+            return True
+        self.wit = f.links()
         self.cuts[(x, mask)] = (r + 1, False, self.wit)
         return False
 
     def near_cut(self, x: int, mask: int) -> set[int]:
         """The links of the minimum cut nearest ``x`` (the residual side of ``x`` after a
         maximum flow): a move-ordering hint only."""
-        flow: dict[int, int] = {}
-        while True:
-            found, side = self._augment(x, mask, flow)
-            if not found:
-                break
-        out = set()
-        for u in side:
-            out.update(k for k in self.gb[u] if mask >> k & 1)
-            out.update(k for w, k in self.nb[u] if mask >> k & 1 and w not in side)
-        return out
+        f = self.net.flow(x, mask)
+        return set(f.cut(f.source_side()))
 
     def degree(self, x: int, mask: int) -> int:
         return (mask & self.at[x]).bit_count()

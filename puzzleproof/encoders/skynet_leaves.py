@@ -22,7 +22,6 @@ writers (:mod:`.skynet_certify`) write them as leaves.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 
 from puzzleproof.clock import Deadline

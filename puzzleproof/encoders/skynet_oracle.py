@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 
 from puzzleproof.clock import Deadline
 from puzzleproof.models.skynet import SkynetMap
@@ -57,27 +56,6 @@ class Ep2Search:
         self.memo: dict[tuple[int, int], bool] = {}
         self.limit = 0
         self.deadline: Deadline | None = None
-
-    def free_turns(self, a: int, mask: int) -> dict[int, int]:
-        """For each non-gateway node the agent can reach: the fewest turns on which the
-        player is free (the agent's node keeps no gateway link) before the agent stands
-        there (a breadth-first search where leaving such a node costs one)."""
-        b = self.b
-        gates, inc, gb = b.m.gateways, b.inc, b.gate_bits
-        dist = {a: 0}
-        todo = deque([a])
-        while todo:
-            u = todo.popleft()
-            step = 0 if gb[u] & mask else 1
-            du = dist[u] + step
-            for v, bit in inc[u]:
-                if mask & bit and v not in gates and du < dist.get(v, 1 << 30):
-                    dist[v] = du
-                    if step:
-                        todo.append(v)
-                    else:
-                        todo.appendleft(v)
-        return dist
 
     def leaf(self, dist: dict[int, int], mask: int) -> bool | None:
         """True: the invariant holds (the player wins); False: a node needs more cuts than
@@ -125,7 +103,7 @@ class Ep2Search:
         elif own:
             got = self._try(a, mask, [own])
         else:
-            dist = self.free_turns(a, mask)
+            dist = b.free_turns(a, mask)  # the board's count, the checker's too
             got = self.leaf(dist, mask)
             if got is None:
                 got = self._try(a, mask, self._cuts(dist, mask))

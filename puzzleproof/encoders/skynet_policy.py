@@ -3,7 +3,6 @@ refuter's SAT call on verdict questions; see :mod:`puzzleproof.encoders.skynet_c
 
 from __future__ import annotations
 
-import time
 from collections import deque
 
 from puzzleproof.clock import Deadline

@@ -23,7 +23,6 @@ to the SAT CEGAR.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 
 from puzzleproof.clock import Deadline
