@@ -374,3 +374,36 @@ def test_no_fence_certificate_when_the_invariant_bounds_as_well():
     assert a["verdict"] == "WIN" and r.check["ok"] and a["upper_bound"]["cuts"] == 20
     assert 8 <= a["value_lower"] <= a["value_upper"] == 20
     assert a["lower_bound"]["horizon"] == a["value_lower"] - 1
+
+
+def test_bounds_that_meet_are_a_proved_value():
+    """Proved means proved: whatever limit stops a value question (a tiny time limit, a
+    conflict budget of 0 or a few SAT conflicts), an answer whose proved lower and upper
+    bounds meet is WIN with that value, the proof of each side named, and the value is the
+    exhaustive search's; an UNKNOWN never carries two equal bounds."""
+    maps = small_maps(41, 4, 9, 14)
+    proved = unknown = 0
+    for _ in range(40):
+        m = next(maps)
+        ex = ExplicitSolver(m, "ep1", max_nodes=50_000)
+        want = ex.value(0, (1 << len(ex.g.cuttable)) - 1)
+        for limit, conflicts in ((0.0005, None), (0.005, None), (None, 0), (None, 3)):
+            r = sat_solve(m, "ep1", value=True, conflicts=conflicts,
+                          deadline=None if limit is None else Deadline(limit))
+            a = r.answer
+            lo, hi = a.get("value_lower"), a.get("value_upper")
+            if r.status is Status.UNKNOWN:
+                unknown += 1
+                assert lo is None or hi is None or lo < hi, (m, a)
+                continue
+            if want == INF:
+                assert r.status is Status.LOSS, (m, a)
+                continue
+            assert r.status is Status.WIN and a["value"] == want, (m, a, want)
+            assert lo == hi == want, (m, a)
+            if want > 0:
+                assert a["upper_bound"]["by"] and (a["lower_bound"].get("by")
+                                                   or a["lower_bound"].get("escape")), a
+                assert r.check["ok"], r.check
+            proved += 1
+    assert proved > 60 and unknown > 5, (proved, unknown)
