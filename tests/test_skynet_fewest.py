@@ -407,3 +407,63 @@ def test_bounds_that_meet_are_a_proved_value():
                 assert r.check["ok"], r.check
             proved += 1
     assert proved > 60 and unknown > 5, (proved, unknown)
+
+
+def test_refutations_are_written_as_witness_escapes_the_checker_proves():
+    """Every refutation of "contain within value - 1" on random maps becomes an escape in
+    witness form that the rules-only checker proves node by node; claiming one cut more
+    at the root, dropping a link a node rests on, or dropping a reply breaks it."""
+    from puzzleproof.encoders.skynet_refutation import refutation
+
+    maps = small_maps(7, 5, 11, 20)
+    done = broken = 0
+    while done < 80:
+        m = next(maps)
+        fc, val = fewest(m)
+        if val is None or val < 2 or val > fc.K:  # above K: the agent wins outright
+            continue
+        done += 1
+        esc = refutation(fc, 0, val - 1)
+        assert check_agent_escape(m, "ep1", 0, esc) == [], m
+        lie = json.loads(json.dumps(esc))
+        lie["horizon"] = val
+        lie["nodes"][lie["root"]]["h"] = val
+        assert check_agent_escape(m, "ep1", 0, lie), m  # no escape beats the value
+        for nid, node in esc["nodes"].items():
+            w = int(node["links"], 16)
+            if node.get("replies") and w:
+                cut = json.loads(json.dumps(esc))
+                cut["nodes"][nid]["replies"] = node["replies"][:1]
+                low = json.loads(json.dumps(esc))
+                low["nodes"][nid]["links"] = f"{w & (w - 1):x}"
+                broken += bool(check_agent_escape(m, "ep1", 0, cut)) + bool(
+                    check_agent_escape(m, "ep1", 0, low))
+                break
+    assert broken > 40, broken
+
+
+def test_the_checkers_disjoint_paths_are_the_minimum_cut():
+    """The checker's own count of link-disjoint paths equals networkx's maximum flow."""
+    import networkx as nx
+
+    from puzzleproof.models.skynet_board import Board
+    from puzzleproof.models.skynet_escape import disjoint_paths
+
+    rng = random.Random(5)
+    for _ in range(200):
+        m = random_map(rng, rng.randint(4, 12))
+        bd = Board(m, "ep1")
+        links = rng.getrandbits(len(m.links))
+        g = nx.Graph()
+        for i, (u, v) in enumerate(m.links):
+            if links >> i & 1:
+                a, b = (-1 if u in m.gateways else u), (-1 if v in m.gateways else v)
+                if g.has_edge(a, b):
+                    g[a][b]["capacity"] += 1
+                else:
+                    g.add_edge(a, b, capacity=1)
+        for x in range(m.n):
+            if x in m.gateways:
+                continue
+            want = nx.maximum_flow_value(g, x, -1) if x in g and -1 in g else 0
+            assert disjoint_paths(bd, x, links, 99) == want, (m, x, links)

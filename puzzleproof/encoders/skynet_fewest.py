@@ -154,9 +154,14 @@ from puzzleproof.models.skynet import SkynetMap
         self.cuts: dict[tuple[int, int], tuple[int, bool, int]] = {}
         self.fwit: dict[tuple[int, int], int] = {}  # position -> links behind fail[]
         self.wit = 0  # the links behind the last refutation (see _contains)
+        # (position, r) -> (its links, how it was refuted): the proof each refutation
+        # leaves (:meth:`refutation` writes it out); ref: the last refutation's entry
+        self.proofs: dict[tuple[tuple[int, int], int], tuple[int, tuple]] = {}
+        self.spec: tuple = ()
+        self.ref: tuple[tuple[int, int], int] = ((0, 0), 0)
         # node -> the last RECENT refutations there (horizon, links): a position whose
         # links left include one of them is refuted without a search
-        self.recent: dict[int, list[tuple[int, int]]] = {}
+        self.recent: dict[int, list[tuple[int, int, tuple[int, int]]]] = {}
         self.deadline: Deadline | None = None
         self.max_positions: int | None = None
 
@@ -307,16 +312,18 @@ from puzzleproof.models.skynet import SkynetMap
         key = (a, links)
         if r <= self.fail.get(key, -1):
             self.wit = self.fwit[key]
+            self.ref = (key, self.fail[key])
             return False
         won = self.win.get(key)
         if won is not None and won[0] <= r:
             return True
         recent = self.recent.get(a, ())
-        for i, (rr, w) in enumerate(recent):
+        for i, (rr, w, proved) in enumerate(recent):
             if rr >= r and not w & ~links:  # refuted on part of these links: here too
                 if i:
                     recent.insert(0, recent.pop(i))  # the most useful first
                 self.wit = w
+                self.ref = (proved, rr)
                 return False
         self.positions += 1
         # the clock at every position: one can cost milliseconds on a 500-node map
@@ -333,8 +340,10 @@ from puzzleproof.models.skynet import SkynetMap
             if r > self.fail.get(key, -1):
                 self.fail[key] = r
                 self.fwit[key] = self.wit
+            self.proofs[(key, r)] = (self.wit, self.spec)
+            self.ref = (key, r)
             recent = self.recent.setdefault(a, [])
-            recent.insert(0, (r, self.wit))
+            recent.insert(0, (r, self.wit, key))
             del recent[RECENT:]
             return False
         self.win[key] = cut
@@ -345,24 +354,26 @@ from puzzleproof.models.skynet import SkynetMap
         """(r' <= r, the winning cut) or None; the agent at ``a`` is not contained.
         On None, :attr:`wit` holds the links behind the refutation (module docstring)."""
         if r <= 0:
-            self.wit = self.path(a, mask)  # not contained, and no cut left
+            self.wit, self.spec = self.path(a, mask), ("path",)  # no cut left, not contained
             return None
         own = [k for k in self.gb[a] if mask >> k & 1]
         if len(own) >= 2:
-            self.wit = 1 << own[0] | 1 << own[1]
+            self.wit, self.spec = 1 << own[0] | 1 << own[1], ("two",)
             return None  # one cut leaves a gateway link: the agent steps on it
         if not self.feasible(dist, mask, r):
+            self.spec = ("tempo",)
             return None  # the tempo bound (module docstring); it set the witness
         # with a minimum cut of 2 or more at the agent no single cut contains it
         one = self.cut_at_most(a, mask, 1)
         if own:
             cands = own  # forced: any other cut lets the agent onto the gateway
-            base = 1 << own[0]
+            base, kind = 1 << own[0], ("gate", own[0])
         else:
             found = self._second_order(a, mask, r, dist, one)
             if found is None:
-                return None  # it set the witness
-            cands, base = found
+                return None  # it set the witness and the proof's kind
+            cands, base, kind = found
+        searched: list[tuple] = []  # (cut, the agent's answer) for the proof
         # each refuted cut k leaves the links refuting it (the reply's link and the
         # witness below); a cut outside one of those leaves that refutation standing, so
         # it is refuted without a search
@@ -376,10 +387,12 @@ from puzzleproof.models.skynet import SkynetMap
                 return (1, k)  # contained by this cut
             if r == 1:
                 refuted.append(self.path(a, after))  # not contained, and no cut left
+                searched.append((k, ("path", refuted[-1])))
                 continue
             gate = self.gmask[a] & after
             if gate:
                 refuted.append(gate & -gate)  # the agent steps onto a gateway
+                searched.append((k, ("gate", (gate & -gate).bit_length() - 1)))
                 continue
             moves = [(w, j) for w, j in self.nb[a] if after >> j & 1]
             kill = self.killer.get((a, r))
@@ -389,43 +402,45 @@ from puzzleproof.models.skynet import SkynetMap
                 if not self._contains(w, after, r - 1):
                     self.killer[(a, r)] = w
                     refuted.append(self.wit | 1 << j)
+                    searched.append((k, ("move", w, j, self.ref)))
                     break
             else:
                 return (r, k)
         for links in refuted:
             base |= links
-        self.wit = base
+        self.wit, self.spec = base, kind + (tuple(searched),)
         return None
 
     def _second_order(self, a: int, mask: int, r: int, dist: dict[int, int],
-                      one: bool) -> tuple[list[int], int] | None:
+                      one: bool) -> tuple[list[int], int, tuple] | None:
         """The cuts worth trying at ``a`` (no gateway link there) and the links that
         refute every other cut, or None when the bound one move ahead refutes the position
         (its links in :attr:`wit`; ``one``: one cut may contain the agent)."""
         if one:
-            return self._ordered(a, mask, dist), 0  # one cut may contain the agent now
+            return self._ordered(a, mask, dist), 0, ("cuts",)  # one cut may contain it now
         # a neighbour w failing the tempo bound for r - 1 cuts with one cut of slack fails
         # it after any single cut f that leaves the link a-w: the cut lowers a minimum cut
         # by at most one and lengthens distances only; and the agent is not contained
         # after f (the minimum cut at a is 2 or more), so it may move to w
         if r == 1:
             self.cut_at_most(a, mask, 1)
+            self.spec = ("pair",)
             return None  # two disjoint paths: no single cut contains the agent
-        bad = []
+        bad: list[tuple[int, int, int]] = []  # (neighbour, its link, its tempo witness)
         wits = 0
         for w, k in self.nb[a]:
             if not mask >> k & 1:
                 continue
             dw = self.ball(w, mask, r - 2)  # all the bound below looks at
             if not self.feasible(dw, mask, r - 1, 1):
-                bad.append(k)
+                bad.append((w, k, self.wit))
                 wits |= self.wit | 1 << k
             if len(bad) >= 2:
-                self.wit = wits
+                self.wit, self.spec = wits, ("bad", tuple(bad), ())
                 return None  # one cut keeps the agent from one of them only
-        if bad:
-            return bad, wits  # the only cut that keeps the agent from that neighbour
-        return self._ordered(a, mask, dist), 0
+        if bad:  # the only cut that keeps the agent from that neighbour
+            return [bad[0][1]], wits, ("bad", tuple(bad))
+        return self._ordered(a, mask, dist), 0, ("cuts",)
 
     def _ordered(self, a: int, mask: int, dist: dict[int, int]) -> list[int]:
         """Every link left in the agent's component (no other cut matters, module

@@ -24,7 +24,8 @@ from puzzleproof.encoders.skynet_certify import NoCertificate, player_certificat
 from puzzleproof.encoders.skynet_contain import ContainSearch
 from puzzleproof.encoders.skynet_fences import FenceSearch, fenced_map
 from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime, pocket_nodes, without
-from puzzleproof.encoders.skynet_question import ESCAPE_MAX_NODES, Question
+from puzzleproof.encoders.skynet_question import Question
+from puzzleproof.encoders.skynet_refutation import refutation
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import strategy_depth
@@ -52,13 +53,13 @@ EXACT_SLACK = 500
 POCKET_MAX_SECONDS = 60.0
 POCKET_BY = ("exact search (puzzleproof.encoders.skynet_fewest) on the map without its "
              "pockets {nodes} (a node removed never makes the agent harder to contain): no "
-             "strategy contains the agent within {h} cuts there, so none does here; the "
-             "refutation answers every cut and is not written unless an escape is given "
-             "(the search is checked against brute force on small maps in the tests)")
+             "strategy contains the agent within {h} cuts there, so none does here; its "
+             "refutation is the escape, written on the links each step rests on")
 EXACT_BY = ("exact search (puzzleproof.encoders.skynet_fewest): no strategy contains the "
-            "agent within {h} cuts; the refutation answers every cut and is not written "
-            "(the search is checked against brute force on small maps in the tests)")
+            "agent within {h} cuts; its refutation is the escape, written on the links "
+            "each step rests on")
 MIN_CUT_BY = "minimum cut (a maximum flow per node), no agent strategy needed"
+WITNESS_MAX_NODES = 400_000  # nodes of an escape read off the exact search (tens of MB)
 
 Exact = tuple[bool, "dict | None", "dict | None"]  # (contained?, strategy, its check)
 
@@ -349,9 +350,9 @@ class Ep1Value:
 
     def exact_lower(self, h: int) -> dict:
         """``answer["lower_bound"]`` for "contain within ``h``" refuted by the exact search
-        (on the full map, else on the map without its pockets): the agent's escape written
-        from it and replayed when it answers at most ESCAPE_MAX_NODES positions, else the
-        method named."""
+        (on the full map, else on the map without its pockets): the agent's escape read off
+        the refutation (:mod:`.skynet_refutation`, at most WITNESS_MAX_NODES nodes) and
+        replayed, with the method named."""
         q, fewest, pocket = self.q, self.fewest, self.pocket
         searcher = fewest
         out: dict[str, Any] = {"horizon": h, "by": EXACT_BY.format(h=h)}
@@ -362,11 +363,11 @@ class Ep1Value:
         if not q.certificate or searcher is None or q.budget.spent():
             return out
         try:
-            esc = searcher.escape(q.s, h, ESCAPE_MAX_NODES, q.until, q.m.links)
+            esc = refutation(searcher, q.s, h, q.until, WITNESS_MAX_NODES, q.m.links)
             chk = q.check(esc, False)
         except (OutOfTime, NoCertificate):
-            out["note"] = (f"the escape answers more than {ESCAPE_MAX_NODES} positions or "
-                           "the limit came first; not written")
+            out["note"] = (f"the escape has more than {WITNESS_MAX_NODES} nodes or the "
+                           "limit came first; not written")
             return out
         out.update(escape=esc, check=chk)
         return out

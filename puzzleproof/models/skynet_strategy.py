@@ -21,7 +21,9 @@ A strategy is a JSON object ``{"type": ..., "root": node id, "nodes": {id: node}
   (:func:`path_wins`: some prefix of the path has more gateway links than turns).
 - ``skynet-agent-escape`` (with ``"horizon": H``): the same nodes; the agent is still free
   (not contained) after each of the player's first ``H`` cuts, whatever they are - the
-  proof that the value (fewest cuts to contain it) is more than ``H``.
+  proof that the value (fewest cuts to contain it) is more than ``H``. With ``"form":
+  "witness"`` the nodes name the links their claim rests on and are proved once each
+  (:mod:`puzzleproof.models.skynet_escape`).
 
 Ids may be shared (a DAG), so a strategy can be as small as the positions it visits: the
 solvers write tables keyed by position (agent node, links left), one node per position.
@@ -39,6 +41,8 @@ from typing import Any
 from puzzleproof.clock import Deadline
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_board import Board
+from puzzleproof.models.skynet_escape import OutOfTime as WitnessOutOfTime
+from puzzleproof.models.skynet_escape import check_witness_escape
 
 __all__ = ["check_player_strategy", "check_agent_strategy", "check_agent_escape",
            "strategy_depth", "certificate_kind", "CheckLimit", "INVARIANT", "invariant_holds",
@@ -232,6 +236,11 @@ def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any, *,
     m.initial_state(start)
     if bd.contained(start, bd.full):
         return ["the agent is contained before any cut"]
+    if strategy.get("form") == "witness":
+        try:
+            return check_witness_escape(m, rule, start, strategy, deadline=deadline)
+        except WitnessOutOfTime:
+            raise CheckLimit("the time limit ran out during the replay") from None
     return _replay_agent(m, rule, start, *got, horizon, deadline)
 
 
