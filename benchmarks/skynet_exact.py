@@ -241,6 +241,37 @@ def restricted_lower_bounds(m: SkynetMap, limit: float) -> None:
               "refuted 9 without the eight, 10 UNKNOWN at 1500 s)", flush=True)
 
 
+EP1_SET = Path(__file__).resolve().parents[1] / "instances" / "skynet" / "ep1"
+
+
+def ep1_targets(limit: float = 60.0) -> None:
+    """Section 5d (issue 41): the fewest cuts of every shipped Episode 1 map and of the
+    official complex mesh, each within ``limit`` s, beside the target (proved within 60 s
+    on 2 cores, else a gap of at most 1), with what backs each side: the player's strategy
+    (replayed, its depth the upper bound) and the agent's escape (in witness form, replayed
+    node by node) or the minimum cut."""
+    print(f"\n5d. Episode 1 fewest cuts at {limit:.0f} s (target: proved, else gap <= 1; "
+          f"load {os.getloadavg()[0]:.1f})")
+    print(f"{'map':30s} {'fewest':>8s} {'gap':>4s} {'target':6s} {'s':>6s} | upper by / lower by")
+    files = sorted(EP1_SET.glob("*.txt")) + [SHARED / "ep2" / "05-complex-mesh.txt"]
+    for f in files:
+        m = read_map(f.read_text(), f.name)
+        r = sat_solve(m, "ep1", value=True, deadline=Deadline(limit))
+        a = r.answer or {}
+        lo, hi = a.get("value_lower"), a.get("value_upper")
+        shown = str(a["value"]) if a.get("value") is not None else f"{lo}..{hi}"
+        gap = 0 if a.get("value") is not None else (None if lo is None else hi - lo)
+        lb = a.get("lower_bound") or {}
+        esc = lb.get("escape")
+        lower = (f"escape of {len(esc['nodes'])} nodes, replayed "
+                 f"{(lb.get('check') or {}).get('ok')}" if esc else
+                 (lb.get("by") or "-").split(":")[0][:50])
+        upper = (a.get("upper_bound") or {}).get("by", "-")[:40]
+        held = ("proved" if gap == 0 else "gap<=1" if gap is not None and gap <= 1 else "NO")
+        print(f"{f.stem:30s} {shown:>8s} {str(gap):>4s} {held:6s} {r.wall_time:6.1f} | "
+              f"{upper} / {lower}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per question")
@@ -258,6 +289,7 @@ def main() -> None:
     if not files:
         sys.exit(f"no maps under {SHARED}")
     if args.only_ep1:
+        ep1_targets()
         ep1_values([f for f in files if f.parent.name == "ep2"])
         return
     certificates([f for f in files if f.parent.name == "ep2"], args.large, args.large_limit)

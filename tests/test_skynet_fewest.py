@@ -24,8 +24,11 @@ from puzzleproof.models.skynet import (SkynetMap, agent_moves, legal_cuts, norm,
 from puzzleproof.models.skynet_strategy import (check_agent_escape, check_player_strategy,
                                                 strategy_depth)
 from puzzleproof.encoders.skynet_explicit import ExplicitSolver
-from tests.conftest import shared_path
+from puzzleproof.formats.skynet import read_map
+from tests.conftest import ROOT, shared_path
 from tests.test_skynet import OFFICIAL
+
+EP1_SET = ROOT / "instances" / "skynet" / "ep1"
 
 
 def official(prefix: str) -> SkynetMap:
@@ -467,3 +470,58 @@ def test_the_checkers_disjoint_paths_are_the_minimum_cut():
                 continue
             want = nx.maximum_flow_value(g, x, -1) if x in g and -1 in g else 0
             assert disjoint_paths(bd, x, links, 99) == want, (m, x, links)
+
+
+def test_episode1_fewest_cuts_equal_an_independent_search_on_small_ep1_maps():
+    """Episode 1 maps (each node linked to at most one gateway) of 6-9 nodes, drawn as the
+    generator draws them: ``solve --rule ep1 --min-cuts`` (every search it asks, the
+    bounds met) proves the same fewest cuts as the explicit minimax, and both of its
+    certificates replay: the player's strategy needs exactly that many cuts, and the
+    agent's escape survives one fewer."""
+    from puzzleproof.generate.skynet_ep1 import GapParams, _random_ep1
+
+    rng = random.Random(38)
+    done = 0
+    while done < 25:
+        m = _random_ep1(rng, GapParams(nodes=rng.randint(6, 9), gateways=rng.randint(1, 3)))
+        if m is None or m.ep1_problems():
+            continue
+        ex = ExplicitSolver(m, "ep1", max_nodes=100_000)
+        want = ex.value(m.start, (1 << len(ex.g.cuttable)) - 1)
+        r = sat_solve(m, "ep1", value=True)
+        assert r.status is Status.WIN and r.answer["value"] == want, (m, r.answer, want)
+        if want == 0:
+            continue
+        done += 1
+        assert check_player_strategy(m, "ep1", m.start, r.certificate) == []
+        assert strategy_depth(m, "ep1", m.start, r.certificate) == want
+        esc = r.answer["lower_bound"].get("escape")
+        if want >= 2 and esc is not None:
+            assert esc["horizon"] == want - 1
+            assert check_agent_escape(m, "ep1", m.start, esc) == [], m
+
+
+@pytest.mark.parametrize("path", sorted((EP1_SET).glob("*.cuts.json")), ids=lambda p: p.stem)
+def test_every_episode1_certificate_replays(path, capsys):
+    """Every certificate behind a shipped Episode 1 figure replays by the rules alone (the
+    ``check`` verb): the player's strategy contains the agent within the upper bound (its
+    depth is that bound) and the agent's escape survives one cut fewer than the lower
+    bound. A proved value has both."""
+    rec = json.loads(path.read_text())
+    f = rec["fewest"]
+    lower = f["value"] if f.get("value") is not None else f["lower"]
+    upper = f["value"] if f.get("value") is not None else f["upper"]
+    files = f.get("certificates") or []
+    if f.get("value") is not None and upper > 0:
+        assert any(x.endswith(".upper.strategy.json") for x in files), files
+        assert upper == 1 or any(x.endswith(".lower.strategy.json") for x in files), files
+    mpath = path.with_name(f"{rec['map']}.txt")
+    m = read_map(mpath.read_text(), mpath.name)
+    for name in files:
+        cert = json.loads(path.with_name(name).read_text())
+        assert main(["check", "skynet", str(mpath), str(path.with_name(name))]) == 0, name
+        capsys.readouterr()
+        if name.endswith(".upper.strategy.json"):
+            assert strategy_depth(m, "ep1", m.start, cert) == upper, name
+        else:
+            assert cert["horizon"] == lower - 1, name

@@ -59,7 +59,7 @@ class Proposer:
     ``expand``: every node of depth below it that a new line passes through gets all its
     agent replies as children, not only the line's own (value questions use 2: without it
     the proposer tailors its first cuts to the few replies it has seen, and refuting
-    "contain within H" took 10-100 times as many rounds; map 04 at H = 7: 12 s -> 0.4 s).
+    "contain within H" takes one to two orders of magnitude more rounds).
     Any tree of real agent lines is sound: a refutation on it is a refutation."""
 
     def __init__(self, red: Reduced, horizon: int, value: bool, solver: str,
@@ -214,11 +214,10 @@ class Refuter:
     The encoding is unrolled turn by turn (:meth:`_turn`), the clock read before each. The
     variables are numbered as the solver likes them best, every turn's positions first,
     then the gateway flags, the links left, the cuts and the off-tree flags (the numbering
-    orders the solver's first decisions: numbered turn by turn, "contain within 5?" on the
-    triple star took 14 rounds and 3.3 s, not 3 rounds and 0.14 s); above UPFRONT_VARS such
-    variables (a long horizon on a large region: 2.5 million on a 500-node map under ``ep1``,
-    0.3 s and 340 MB in the solver before the first clause) each turn's are numbered with
-    it, so a horizon costs only the turns built in time."""
+    orders the solver's first decisions, and numbered turn by turn they lead it astray);
+    above UPFRONT_VARS such variables (a long horizon on a large region: millions on a
+    500-node map under ``ep1``, hundreds of megabytes before the first clause) each turn's
+    are numbered with it, so a horizon costs only the turns built in time."""
 
     def __init__(self, red: Reduced, horizon: int, value: bool, solver: str,
                  deadline: Deadline | None = None) -> None:

@@ -5,7 +5,7 @@ bracketed by the SAT solver (:mod:`.skynet_sat`): a refuted "contain within H cu
 value > H. The other side needs a player strategy that contains the agent within H cuts;
 the verdict strategy gives one, but it is built to keep the agent off the gateways, not to
 contain it fast, and proving a tight H by CEGAR means covering every agent line with the
-proposer's tree (slow: map 04 at H = 8 is not done in 200 s).
+proposer's tree, which is slow beyond a few cuts.
 
 This module finds such strategies directly: a depth-bounded AND-OR search over
 (agent, links left), asked one horizon at a time (:mod:`.skynet_sat` asks it at each

@@ -33,40 +33,25 @@ why in a comment where it is applied. In short:
   paths behind a tempo bound (with fewer links distances only grow), or, at a player's
   turn, the union over the cuts it answered of the reply's link and the reply's own
   ``W``. A cut outside one of those unions leaves that answer standing, so the search
-  skips it: only cuts that touch every answer found so far are searched (complex mesh
-  without the eight pockets of the benchmark, "within 8" refuted: 1.09 million positions
-  and 105 s without, 7,400 and 0.6 s with; "within 10": 135,000 and 13 s). The last
-  RECENT refutations at each node are kept too: a position whose links left include one
-  of their witnesses is refuted without a search, though its key differs (without the
-  ten pockets, "within 11": 274,000 positions, not 778,000).
+  skips it: only cuts that touch every answer found so far are searched (on the
+  complex mesh this takes the refutations of a horizon from about a million positions to
+  thousands). The last RECENT refutations at each node are kept too: a position whose links
+  left include one of their witnesses is refuted without a search, though its key differs.
 
 What it proves: a "yes" comes with a position table (:meth:`FewestCuts.certificate`),
-replayed by the rules-only checker before it counts; a "no" (value > ``r``) rests on this
-search (its escape tree answers every cut and is not written), and the tests check both
-against an independent brute force (:mod:`puzzleproof.encoders.skynet_explicit`) on many
-small random maps.
+replayed by the rules-only checker before it counts; a "no" (value > ``r``) leaves, for
+each refuted position, how it was refuted and on which links (:attr:`FewestCuts.proofs`),
+which :mod:`.skynet_refutation` writes as an escape the checker proves node by node. The
+tests check both against an independent brute force
+(:mod:`puzzleproof.encoders.skynet_explicit`) on many small random maps.
 
-Measured with the witnesses (``benchmarks/skynet_exact.py --only-ep1``, 2 cores, 26 Nov
-2026; search alone): the complex mesh (05) refutes 6 in 0.5 s and 7 in about 3 s (8 not in
-120 s); without its ten pockets (:func:`pocket_nodes`, 56 of 81 links left) it refutes 10
-in 4.7 s and 11 in 31 s, and contains the agent within 12 (46 s): so the full map's value
-is at least 12. The Episode 1 set's triple star: contained within 14 in 0.1 s, 13 refuted in
-0.2 s (value 14; it was 9..15 before the witnesses).
-
-Measured before the witnesses (2 cores shared with other work, load 4-5, November 2026): the
-official maps under ``ep1``: 01 and 02 value 4, 03 value 3, 06 value 5, each in 0.03 s
-or less (with its escape); 04 refutes "within 7" in 2.3-5 s (SAT: about 7 s; the value,
-8, needs the fence's strategy); the complex mesh (05) refutes 4 at 0.8 s, 5 at 1.2 s and
-6 only at 40 s (93 s at load 5; about 100,000 positions), where SAT takes 0.1-1.3 s a
-horizon: its many nodes of minimum cut 3-4 near the start leave the tempo bound weak.
-The Episode 1 set
-(``instances/skynet/ep1``): 02-star value 11 in 0.03 s (SAT 4.3 s), 03-triple-star
-refutes 7 in 1 s (SAT's record: 6 in 30 s), 04-double-star-ring refutes 6 in 10 s.
 :mod:`.skynet_sat` asks it first and lets it go on only while its cost per horizon grows
-slowly, then falls back to SAT. The table is keyed by the agent's node and the links of
-its component (links it can no longer reach never matter); the reply that refuted the last
-cut is tried first, and minimum cuts are remembered per position and read from the
-positions above (a cut changes a minimum cut by at most one).
+slowly (where many nodes of small minimum cut lie near the start the tempo bound is weak
+and the cost grows fast), then falls back to the fence, containment and SAT searches. The
+table is keyed by the agent's node and the links of its component (links it can no longer
+reach never matter); the reply that refuted the last cut is tried first, and minimum cuts
+are remembered per position and read from the positions above (a cut changes a minimum cut
+by at most one). Figures: ``benchmarks/skynet_exact.py --only-ep1``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ __all__ = ["PolicyCheck"]
 class PolicyCheck:
     """A fast sufficient test that a completed proposal keeps the agent off the gateways
     (verdict questions), tried before the refuter's SAT call, whose "no line" proofs are the
-    slow part on big maps (500 nodes: 10-30 s with a one-node tree).
+    slow part on big maps (seconds each at 500 nodes, even with a one-node tree).
 
     On the tree every line is followed exactly. Off the tree the completed proposal is
     :meth:`Reduced.policy`, and the agent can only win by standing on a node with two

@@ -129,8 +129,35 @@ def refutation(fc: FewestCuts, a: int, h: int, deadline: Deadline | None = None,
     while out.todo:
         ref = out.todo.pop()
         _write(out, ref)
-    return {"type": "skynet-agent-escape", "form": "witness", "horizon": h, "root": root,
-            "nodes": out.nodes}
+    return _short_ids({"type": "skynet-agent-escape", "form": "witness", "horizon": h,
+                       "root": root, "nodes": out.nodes})
+
+
+def _short_ids(esc: dict) -> dict:
+    """The escape with its node ids numbered (base 36) in place of the positions they were
+    named after: the same nodes, a fraction of the text."""
+    names: dict[str, str] = {}
+
+    def short(nid: str) -> str:
+        got = names.get(nid)
+        if got is None:
+            n, digits = len(names), ""
+            while True:
+                n, d = divmod(n, 36)
+                digits = "0123456789abcdefghijklmnopqrstuvwxyz"[d] + digits
+                if not n:
+                    break
+            got = names[nid] = digits
+        return got
+
+    nodes = {}
+    for nid, node in esc["nodes"].items():
+        if "replies" in node:
+            node = {**node, "replies": [r if r.get("next") is None
+                                        else {**r, "next": short(r["next"])}
+                                        for r in node["replies"]]}
+        nodes[short(nid)] = node
+    return {**esc, "root": short(esc["root"]), "nodes": nodes}
 
 
 def _write(out: _Writer, ref: tuple[tuple[int, int], int]) -> None:

@@ -36,15 +36,14 @@ __all__ = ["Ep1Value"]
 CONTAIN_MAX_POSITIONS = 200_000  # the containment search's positions (about 1-2 minutes)
 FENCE_MAX_EVALUATIONS = 1500  # fences decided by the fence search (30-60 ms each on 05)
 FENCE_MAX_SECONDS = 20.0  # the fence search's share, with no time limit or a long one
-FENCE_DECIDE_SECONDS = 2.0  # at most per fence (most take 10-60 ms; a few 0.5-1 s on 06)
+FENCE_DECIDE_SECONDS = 2.0  # at most per fence (most are decided in tens of milliseconds)
 FENCE_PATIENCE = 300  # moves tried without a smaller boundary before it stops
 # the exact fewest-cuts search (:mod:`.skynet_fewest`) at each ep1 horizon, first: at most
 # EXACT_GROWTH times the positions of the last horizon (plus EXACT_SLACK, and never more
 # than a tenth of the time left, a twentieth before the fence search); once it runs out
-# after the fence search it is not asked again. Its cost grows
-# about 15-20x a horizon where its tempo bound bites (map 04: 532 positions at 6 cuts,
-# 8,700 more at 7) and several hundred times where it does not (map 05: 4 positions at 3
-# cuts, 3,400 at 4), so there it yields to the fence search and SAT at once
+# after the fence search it is not asked again. Its cost grows about tenfold a horizon
+# where its tempo bound bites and a hundredfold or more where it does not (many nodes of
+# small minimum cut near the start), so there it yields to the fence search and SAT at once
 EXACT_GROWTH = 25
 EXACT_SLACK = 500
 # the same search on the map without its pockets (skynet_fewest.pocket_nodes), once the one
@@ -60,6 +59,7 @@ EXACT_BY = ("exact search (puzzleproof.encoders.skynet_fewest): no strategy cont
             "each step rests on")
 MIN_CUT_BY = "minimum cut (a maximum flow per node), no agent strategy needed"
 WITNESS_MAX_NODES = 400_000  # nodes of an escape read off the exact search (tens of MB)
+PROOF_SHARE = 1 / 10  # of the time, kept for writing and replaying the lower bound's escape
 
 Exact = tuple[bool, "dict | None", "dict | None"]  # (contained?, strategy, its check)
 
@@ -102,11 +102,13 @@ class Ep1Value:
         self.search_spent = False
         self.pocket: dict[str, Any] = {}  # the exact search on the map without its pockets
         self.fence_deadline = Deadline(None)
+        self.final = q.clock  # the question's whole clock (see _keep_for_the_proof)
 
     def solve(self) -> Result:
         q = self.q
         if not q.red.threat:
             return q.contained_at_start()
+        self._keep_for_the_proof()
         mc = q.min_cuts()
         if mc is None:
             return q.result(Status.UNKNOWN, note="limit reached")
@@ -118,11 +120,25 @@ class Ep1Value:
         if done is not None:
             return done
         # the exact search ran out below the upper bound: the same search on the map without
-        # its pockets raises the lower bound (complex mesh at 60 s: 8 before, 12 now)
+        # its pockets raises the lower bound (where pockets near the start weaken the tempo
+        # bound, as on the complex mesh)
         raised = self.pocket_search(self.lower, self.upper)
         if raised > self.lower:
             self.lower, self.refuted = raised, "exact"
         return self._deepen()
+
+    def _keep_for_the_proof(self) -> None:
+        """The searches stop PROOF_SHARE of the time early: the rest is for writing and
+        replaying the escape behind the lower bound (:meth:`exact_lower`), which reads the
+        question's full clock (``self.final``)."""
+        q = self.q
+        self.final = q.clock
+        left = q.clock.left()
+        if left is None:
+            return
+        at = q.clock.at - left * PROOF_SHARE  # type: ignore[operator]
+        q.clock = Deadline(q.clock.limit, at=at)
+        q.budget.deadline = at if q.budget.deadline is None else min(q.budget.deadline, at)
 
     # -- the bracket -------------------------------------------------------------------
 
@@ -149,10 +165,9 @@ class Ep1Value:
 
     def _first_upper(self) -> Result | None:
         """The first upper bound: a won fence (an Episode 2 game inside a set of nodes
-        contains the agent, so its strategy proves the verdict WIN too, and is usually far
-        smaller than the verdict strategy: 05, 15 cuts and 8,412 positions, not 22 cuts and
-        50,674), else the verdict strategy's depth. A Result when the verdict is LOSS or
-        the limit came first."""
+        contains the agent, so its strategy proves the verdict WIN too, and it is usually
+        far smaller than the verdict strategy, in cuts and in positions), else the verdict
+        strategy's depth. A Result when the verdict is LOSS or the limit came first."""
         q = self.q
         m, rule, s = q.m, q.rule, q.s
         # the invariant at the start (no search) bounds the value by the gateway links the
@@ -191,8 +206,8 @@ class Ep1Value:
         """From the lower bound up, each H is tried by the exact search, the containment
         search (fast when it finds a strategy; checked like every strategy) and SAT, whose
         refutation of "contain within H?" proves value > H. Each horizon is decided from
-        scratch (seeding a horizon with the last one's lines made the proposer's tree grow:
-        05 at H = 6 took 105 s, not 4 s)."""
+        scratch (seeding a horizon with the last one's lines makes the proposer's tree grow
+        with lines that no longer matter)."""
         H = self.lower
         while H < self.upper:
             got = self._horizon(H)
@@ -360,11 +375,12 @@ class Ep1Value:
                 fewest is None or fewest.fail.get(fewest.key(q.s, fewest.full), -1) < h):
             searcher = pocket["fc"]
             out["by"] = POCKET_BY.format(h=h, nodes=sorted(pocket["drop"]))
-        if not q.certificate or searcher is None or q.budget.spent():
+        final = self.final
+        if not q.certificate or searcher is None or final.expired():
             return out
         try:
-            esc = refutation(searcher, q.s, h, q.until, WITNESS_MAX_NODES, q.m.links)
-            chk = q.check(esc, False)
+            esc = refutation(searcher, q.s, h, final, WITNESS_MAX_NODES, q.m.links)
+            chk = _certify.check(q.m, q.rule, q.s, esc, False, final)
         except (OutOfTime, NoCertificate):
             out["note"] = (f"the escape has more than {WITNESS_MAX_NODES} nodes or the "
                            "limit came first; not written")
@@ -430,7 +446,7 @@ class Ep1Value:
         size, fence = best
         if ceiling is not None and size >= ceiling:
             # its strategy would prove no more than the invariant's; writing and checking
-            # it can take the whole limit (double-star ring: 20 cuts both, 24 s of 30)
+            # it can take the whole limit on a large fence
             st["note"] = f"no better than the invariant at the start ({ceiling} cuts)"
             return None
         d = self._fence_verdict(fenced_map(q.m, fence, q.s), q.until)
@@ -467,9 +483,8 @@ class Ep1Value:
 
     def _fence_strategy(self, d: Decision, st: dict) -> tuple[dict, dict, int] | None:
         """The won fence's strategy, written for the real map and replayed there, with the
-        cuts it needs; None when not written or checked in time (the lower bound proved so
-        far stands: double-star ring at 30 s, the check of a 20-cut fence ran out and the
-        answer once kept nothing) or when its check fails (a bug)."""
+        cuts it needs; None when not written or checked in time (the bounds proved so far
+        stand) or when its check fails (a bug)."""
         q = self.q
         try:
             # no invariant node: the fenced map's gateways are not the real map's

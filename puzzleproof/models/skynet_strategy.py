@@ -306,6 +306,8 @@ def certificate_kind(strategy: Any) -> str:
     if kind == "skynet-player-strategy":
         inv = any(isinstance(x, dict) and "invariant" in x for x in nodes.values())
         return "position-table+invariant" if inv else "position-table"
+    if kind == "skynet-agent-escape" and strategy.get("form") == "witness":
+        return "agent-escape+witness"
     if kind == "skynet-agent-strategy":
         path = any(isinstance(x, dict) and "path" in x for x in nodes.values())
         return "agent-table+path" if path else "agent-table"

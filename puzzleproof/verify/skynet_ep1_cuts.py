@@ -139,14 +139,17 @@ def fewest_cuts(m: SkynetMap, start: int, deadline: Deadline) -> dict:
     reach = _reachable(m, start)
     trivial = sum(1 for u, v in m.gateway_links if u in reach or v in reach)
     sane = ans.get("value") is not None and (ans["value"] >= 1 or not trivial)
+    proofs = _proofs(res)
     if res.status.value == "WIN" and sane and checked:
-        return {"value": int(ans["value"]), "seconds": seconds, "solver": res.solver}
+        return {"value": int(ans["value"]), "seconds": seconds, "solver": res.solver,
+                **_named(ans), **proofs}
     if ans.get("value") is not None and not sane:  # no cut contains an agent that can
         ans = {"note": f"the solver's value {ans['value']} was rejected: a gateway is "
                        "reachable, so at least one cut is needed"}
     lower = int(ans.get("value_lower") or (1 if trivial else 0))
     upper = int(min(ans.get("value_upper") or trivial, trivial))
-    lower_by = ("the bound of solve --rule ep1 --min-cuts (its refutations, or a minimum cut)"
+    lower_by = (((ans.get("lower_bound") or {}).get("by")
+                 or "the bound of solve --rule ep1 --min-cuts (its refutations, or a minimum cut)")
                 if ans.get("value_lower") else "a gateway is reachable")
     # lower bounds from bounded games: "contain within H cuts?" refuted (LOSS, the agent's
     # escape replayed) proves the fewest is at least H + 1; tried while the time lasts
@@ -160,14 +163,41 @@ def fewest_cuts(m: SkynetMap, start: int, deadline: Deadline) -> dict:
             break
         if r.check is not None:  # with no escape written, a later checked one covers it
             lower, lower_by = H + 1, f"horizon {H} refuted (the agent's escape checked)"
+            if r.certificate is not None:
+                proofs["escape"] = r.certificate
         H += 1
     seconds = round(time.monotonic() - t0, 3)
     if lower >= upper:
         return {"value": upper, "seconds": seconds, "solver": res.solver,
-                "lower_by": lower_by}
+                "lower_by": lower_by, **proofs}
     return {"value": None, "lower": lower, "upper": upper, "lower_by": lower_by,
+            **({"upper_by": ans["upper_bound"]["by"]} if ans.get("upper_bound") else {}),
             "seconds": seconds, "solver": res.solver,
-            "note": ans.get("note") or f"status {res.status.value}"}
+            "note": ans.get("note") or f"status {res.status.value}", **proofs}
+
+
+def _named(ans: dict) -> dict:
+    """The proofs a proved value names, from the solver's answer."""
+    out = {}
+    if ans.get("upper_bound"):
+        out["upper_by"] = ans["upper_bound"]["by"]
+    lb = ans.get("lower_bound") or {}
+    if lb.get("by"):
+        out["lower_by"] = lb["by"]
+    return out
+
+
+def _proofs(res: Any) -> dict:
+    """The checked certificates behind the bounds: the player's strategy (``strategy``) and
+    the agent's escape from one cut fewer than the lower bound (``escape``), each only when
+    its replay passed."""
+    out: dict[str, Any] = {}
+    if res.certificate is not None and (res.check or {}).get("ok"):
+        out["strategy"] = res.certificate
+    lb = (res.answer or {}).get("lower_bound") or {}
+    if lb.get("escape") is not None and (lb.get("check") or {}).get("ok"):
+        out["escape"] = lb["escape"]
+    return out
 
 
 def _reachable(m: SkynetMap, start: int) -> set[int]:
