@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Iterator
 
-from puzzleproof.clock import Deadline
+from puzzleproof.clock import PerTask
 from puzzleproof.models.skynet import SkynetMap, norm
 from puzzleproof.verify.skynet_ep1_cuts import EP1_BOTS
 
@@ -241,8 +240,7 @@ def search_gap(p: GapParams) -> Iterator[GapMap]:
         if res.status.value != "WIN" or not (res.check or {}).get("ok"):
             continue
         fewest = {"value": int(res.answer["value"]), "solver": "explicit"}
-        rep = cut_report(m, m.start, list(p.bots), fewest=fewest,
-                         clock=partial(Deadline, WORST_SECONDS))
+        rep = cut_report(m, m.start, list(p.bots), fewest=fewest, each=PerTask(WORST_SECONDS))
         excess = {b: r["excess"] for b, r in rep["bots"].items() if r["excess"] is not None}
         if not excess:
             continue

@@ -5,10 +5,9 @@ CodinGame's limits. Each map is written with its evidence into the -o folder."""
 from __future__ import annotations
 
 import json
-from functools import partial
 from typing import Any, Iterator
 
-from puzzleproof.clock import Deadline
+from puzzleproof.clock import PerTask
 from puzzleproof.errors import UsageError
 from puzzleproof.puzzles.base import GenerateSpec, Generated, Params
 from puzzleproof.puzzles.options import COUNT, SEED, TIME_LIMIT, WHERE, Opt
@@ -205,7 +204,7 @@ def _ep1_set(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
     limit = p.time_limit if p.time_limit is not None else EP1_SET_SECONDS
     for m in ep1_set(p.seed):
         # each search (the fewest cuts, each bot's worst case) gets the limit afresh
-        rep = cut_report(m, m.start, list(EP1_BOTS), clock=partial(Deadline, limit))
+        rep = cut_report(m, m.start, list(EP1_BOTS), each=PerTask(limit))
         proofs = ep1_proof_files(m, rep["fewest"])
         rec = _cuts_record(m, rep, {"seed": p.seed, "command": EP1_SET_COMMAND,
                                     "time_limit": limit})

@@ -26,9 +26,9 @@ from __future__ import annotations
 import copy
 import sys
 import time
-from typing import Any, Callable
+from typing import Any
 
-from puzzleproof.clock import Deadline
+from puzzleproof.clock import Deadline, PerTask
 from puzzleproof.models.skynet import SkynetMap, agent_moves, check_cut, outcome
 from puzzleproof.players.skynet_agents import make_agent
 from puzzleproof.players.skynet_bots import CUTS_AGENT_GATEWAY_LINK, make_bot
@@ -215,18 +215,17 @@ def _reachable(m: SkynetMap, start: int) -> set[int]:
 
 
 def cut_report(m: SkynetMap, start: int, bots: list[str], *, fewest: dict | None = None,
-               clock: Callable[[], Deadline] = lambda: Deadline(None),
-               max_positions: int = 200_000) -> dict:
+               each: PerTask = PerTask(None), max_positions: int = 200_000) -> dict:
     """Every bot's cuts (article agent, worst case) next to the fewest cuts (computed unless
-    given), for one map and start, under ep1 rules. ``clock()`` gives each search (the
-    fewest cuts, each bot's worst case) its deadline when it starts."""
+    given), for one map and start, under ep1 rules; each search (the fewest cuts, each bot's
+    worst case) gets the limit ``each`` from its own start."""
     if fewest is None:
-        fewest = fewest_cuts(m, start, clock())
+        fewest = fewest_cuts(m, start, each.start())
     rows: dict[str, Any] = {}
     for b in bots:
         row = {"article": article_cuts(m, "ep1", start, b),
                "worst": worst_cuts(m, "ep1", start, b, max_positions=max_positions,
-                                   deadline=clock())}
+                                   deadline=each.start())}
         row["cuts_agent_gateway_link"] = b in CUTS_AGENT_GATEWAY_LINK
         rows[b] = row
     if fewest.get("value") is None:
@@ -294,12 +293,12 @@ def _recorded_report(m: SkynetMap, s: int, rec: dict, names: list[str],
 
 
 def cuts_table(maps: list[SkynetMap], starts: dict, bots: list[str] | None,
-               clock: Callable[[], Deadline]) -> tuple[list[dict], list[str]]:
+               each: PerTask) -> tuple[list[dict], list[str]]:
     """For Episode 1 maps: every bot's cuts against the article's agent and in the worst
     case, next to the fewest cuts (recorded in NAME.cuts.json, or proved now, each search
-    within a deadline from ``clock()``): the rows, and the failures (a recorded figure that
-    no longer holds, or a bot that loses a map where every node links to at most one
-    gateway)."""
+    within the limit ``each`` from its own start): the rows, and the failures (a recorded
+    figure that no longer holds, or a bot that loses a map where every node links to at
+    most one gateway)."""
     from puzzleproof.formats.skynet_evidence import cuts_record_of
 
     names = list(bots or EP1_BOTS)
@@ -311,7 +310,7 @@ def cuts_table(maps: list[SkynetMap], starts: dict, bots: list[str] | None,
             if rec is not None and rec.get("start") == s:
                 rep = _recorded_report(m, s, rec, names, failures)
             else:
-                rep = cut_report(m, s, names, clock=clock, max_positions=RECHECK_POSITIONS * 4)
+                rep = cut_report(m, s, names, each=each, max_positions=RECHECK_POSITIONS * 4)
             if not m.ep1_problems():
                 for b, row in rep["bots"].items():
                     if row["article"]["result"] != "WIN" or row["worst"].get("lost"):
