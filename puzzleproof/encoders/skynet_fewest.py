@@ -99,8 +99,7 @@ class FewestCuts:
     :class:`~puzzleproof.encoders.skynet_reduced.Reduced` built with rule ``ep1``).
 
     Example:
-        >>> from puzzleproof.encoders.maxflow import Network
-from puzzleproof.models.skynet import SkynetMap
+        >>> from puzzleproof.models.skynet import SkynetMap
         >>> from puzzleproof.encoders.skynet_reduced import Reduced
         >>> m = SkynetMap(4, ((0, 1), (1, 2), (2, 3), (1, 3)), frozenset({3}), start=0)
         >>> fc = FewestCuts(Reduced(m, "ep1", 0))
