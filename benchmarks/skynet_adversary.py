@@ -63,6 +63,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from skynet_bots import SHARED, run_measured, target_rows  # noqa: E402
 
+from puzzleproof.clock import Deadline
 from puzzleproof.formats.skynet import read_map  # noqa: E402
 
 EXE = Path(sys.executable).parent / "puzzleproof"
@@ -157,10 +158,10 @@ def needed(keys: list[str], per: float | None, limit: float) -> None:
         oracle = oracle_for(m, "ep2")
         total = 0
         for st in [v for v in range(m.n) if v not in m.gateways]:
-            if not oracle.wins(st, full, 30):
+            if not oracle.wins(st, full, Deadline(30)):
                 continue
             t0 = time.monotonic()
-            r = adversary(m, "ep2", st, BotPlayer("exact"), time_limit=900)
+            r = adversary(m, "ep2", st, BotPlayer("exact"), deadline=Deadline(900))
             total += r.positions
             need = "" if per is None else (f", {r.positions * per:6.1f} s of CPU forked "
                                            f"(limit {limit:g} s)")

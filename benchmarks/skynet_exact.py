@@ -38,6 +38,7 @@ import sys
 import time
 from pathlib import Path
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders.skynet_fewest import FewestCuts, pocket_nodes, without
 from puzzleproof.encoders.skynet_sat import Reduced, SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map
@@ -94,7 +95,7 @@ from puzzleproof.encoders.skynet_sat import solve
 from puzzleproof.generate.skynet_large import codingame_limits_map
 m = codingame_limits_map(int(sys.argv[1]))
 t0 = time.monotonic()
-r = solve(m, "ep2", time_limit=float(sys.argv[2]))
+r = solve(m, "ep2", deadline=Deadline(float(sys.argv[2])))
 print(json.dumps({"status": r.status.value, "wall": r.wall_time,
                   "total": time.monotonic() - t0,
                   "kind": (r.check or {}).get("certificate"),
@@ -178,7 +179,7 @@ def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60, 120
           f"limit {max(times):.0f} s), before -> after")
     for f in files:
         m = read_map(f.read_text(), f.name)
-        r = sat_solve(m, "ep1", value=True, time_limit=max(times))
+        r = sat_solve(m, "ep1", value=True, deadline=Deadline(max(times)))
         a = r.answer or {}
         lb = a.get("lower_bound") or {}
         lower_by = ("escape replayed" if "escape" in lb else
@@ -197,7 +198,7 @@ def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60, 120
           "before: 7..15 at 60 s, 8..15 at 120 s; 26 Nov 2026 before the witnesses and the "
           "pocket bound: 8..15 at 60 s)")
     for t in times:
-        r = sat_solve(m, "ep1", value=True, time_limit=t)
+        r = sat_solve(m, "ep1", value=True, deadline=Deadline(t))
         a = r.answer or {}
         value = a.get("value", f"{a.get('value_lower')}..{a.get('value_upper')}")
         if "value_lower" not in a and "lower_bound" in a:  # no verdict yet: a lower bound
@@ -211,7 +212,7 @@ def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60, 120
     fc = FewestCuts(Reduced(m, "ep1", m.start))
     t0 = time.monotonic()
     log: list[str] = []
-    lower, val = fc.value(m.start, deadline=t0 + max(times), on_bound=lambda r, won: log.append(
+    lower, val = fc.value(m.start, deadline=Deadline(max(times)), on_bound=lambda r, won: log.append(
         f"r={r} {'won' if won else 'refuted'} at {time.monotonic() - t0:.2f} s"))
     print("   ", "; ".join(log), f"| stopped: value {'>= ' + str(lower) if val is None else val}"
           f" after {time.monotonic() - t0:.1f} s, {fc.positions} positions")
@@ -232,12 +233,43 @@ def restricted_lower_bounds(m: SkynetMap, limit: float) -> None:
         fc = FewestCuts(Reduced(sm, "ep1", m.start))
         t0 = time.monotonic()
         log: list[str] = []
-        lower, val = fc.value(m.start, deadline=t0 + limit, on_bound=lambda r, won: log.append(
+        lower, val = fc.value(m.start, deadline=Deadline(limit), on_bound=lambda r, won: log.append(
             f"{r} {'won' if won else 'refuted'} at {time.monotonic() - t0:.1f} s"))
         print(f"  without {sorted(drop)} ({len(sm.links)} of {len(m.links)} links): "
               + "; ".join(log) + f" | the full map's value is at least "
               f"{lower if val is None else val} ({fc.positions} positions; before: SAT "
               "refuted 9 without the eight, 10 UNKNOWN at 1500 s)", flush=True)
+
+
+EP1_SET = Path(__file__).resolve().parents[1] / "instances" / "skynet" / "ep1"
+
+
+def ep1_targets(limit: float = 60.0) -> None:
+    """Section 5d (issue 41): the fewest cuts of every shipped Episode 1 map and of the
+    official complex mesh, each within ``limit`` s, beside the target (proved within 60 s
+    on 2 cores, else a gap of at most 1), with what backs each side: the player's strategy
+    (replayed, its depth the upper bound) and the agent's escape (in witness form, replayed
+    node by node) or the minimum cut."""
+    print(f"\n5d. Episode 1 fewest cuts at {limit:.0f} s (target: proved, else gap <= 1; "
+          f"load {os.getloadavg()[0]:.1f})")
+    print(f"{'map':30s} {'fewest':>8s} {'gap':>4s} {'target':6s} {'s':>6s} | upper by / lower by")
+    files = sorted(EP1_SET.glob("*.txt")) + [SHARED / "ep2" / "05-complex-mesh.txt"]
+    for f in files:
+        m = read_map(f.read_text(), f.name)
+        r = sat_solve(m, "ep1", value=True, deadline=Deadline(limit))
+        a = r.answer or {}
+        lo, hi = a.get("value_lower"), a.get("value_upper")
+        shown = str(a["value"]) if a.get("value") is not None else f"{lo}..{hi}"
+        gap = 0 if a.get("value") is not None else (None if lo is None else hi - lo)
+        lb = a.get("lower_bound") or {}
+        esc = lb.get("escape")
+        lower = (f"escape of {len(esc['nodes'])} nodes, replayed "
+                 f"{(lb.get('check') or {}).get('ok')}" if esc else
+                 (lb.get("by") or "-").split(":")[0][:50])
+        upper = (a.get("upper_bound") or {}).get("by", "-")[:40]
+        held = ("proved" if gap == 0 else "gap<=1" if gap is not None and gap <= 1 else "NO")
+        print(f"{f.stem:30s} {shown:>8s} {str(gap):>4s} {held:6s} {r.wall_time:6.1f} | "
+              f"{upper} / {lower}", flush=True)
 
 
 def main() -> None:
@@ -257,6 +289,7 @@ def main() -> None:
     if not files:
         sys.exit(f"no maps under {SHARED}")
     if args.only_ep1:
+        ep1_targets()
         ep1_values([f for f in files if f.parent.name == "ep2"])
         return
     certificates([f for f in files if f.parent.name == "ep2"], args.large, args.large_limit)
@@ -268,11 +301,11 @@ def main() -> None:
     for f in files:
         m = read_map(f.read_text(), f.name)
         with SolverCache() as cache:  # one refuter per region, reused across starts
-            ts, cs = all_starts(m, lambda m, s, t: sat_solve(m, "ep2", s, time_limit=t,
+            ts, cs = all_starts(m, lambda m, s, t: sat_solve(m, "ep2", s, deadline=Deadline(t),
                                                              certificate=False, cache=cache),
                                 args.limit)
         te, ce = all_starts(m, lambda m, s, t: ex_solve(m, "ep2", s, max_nodes=None,
-                                                        time_limit=t, certificate=False),
+                                                        deadline=Deadline(t), certificate=False),
                             args.limit)
         print(f"{f.name:34s} {m.n - len(m.gateways):6d} | {ts:8.2f} {str(cs):24s} | "
               f"{te:10.2f} {str(ce):24s} | {ts / max(te, 1e-9):6.1f}x", flush=True)
@@ -282,8 +315,8 @@ def main() -> None:
               f"minimax), certificate replayed")
         for f in files:
             m = read_map(f.read_text(), f.name)
-            a = sat_solve(m, rule, value=True, time_limit=args.limit)
-            b = ex_solve(m, rule, value=True, max_nodes=None, time_limit=args.limit)
+            a = sat_solve(m, rule, value=True, deadline=Deadline(args.limit))
+            b = ex_solve(m, rule, value=True, max_nodes=None, deadline=Deadline(args.limit))
             ok = a.check is None or a.check["ok"]
             print(f"{f.name:34s} sat {fmt(a)} check {'ok' if ok else 'FAILED'} | explicit "
                   f"{fmt(b)} | ratio {a.wall_time / max(b.wall_time, 1e-9):6.1f}x", flush=True)
@@ -321,10 +354,10 @@ def main() -> None:
         verdicts = {"sat": {}, "explicit": {}}
         for _ in range(args.random):
             m = random_map(rng, n, min(1000, 2 * n), 20)
-            for name, fn in (("sat", lambda: sat_solve(m, "ep2", time_limit=args.limit,
+            for name, fn in (("sat", lambda: sat_solve(m, "ep2", deadline=Deadline(args.limit),
                                                        certificate=False)),
                              ("explicit", lambda: ex_solve(m, "ep2", max_nodes=None,
-                                                           time_limit=args.limit,
+                                                           deadline=Deadline(args.limit),
                                                            certificate=False))):
                 r = fn()
                 rows[name].append(r.wall_time)
@@ -334,7 +367,7 @@ def main() -> None:
             red = Reduced(m, "ep2", 0)
             far = max(red.region, key=lambda u: (min((red._free_turns(u).get(d, 1 << 20)
                                                       for d in red.doubles), default=0), -u))
-            r = sat_solve(m, "ep2", far, time_limit=args.limit, certificate=False)
+            r = sat_solve(m, "ep2", far, deadline=Deadline(args.limit), certificate=False)
             rows.setdefault("sat far", []).append(r.wall_time)
             far_v = verdicts.setdefault("sat far", {})
             far_v[r.status.value] = far_v.get(r.status.value, 0) + 1

@@ -15,8 +15,10 @@ from puzzleproof.encoders.skynet_sat import SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.generate.skynet_large import LIMITS, codingame_limits_map
 from puzzleproof.models.skynet import SkynetMap, norm
-from puzzleproof.models.skynet_strategy import (INVARIANT, _Board, check_agent_strategy,
-                                                check_player_strategy)
+from puzzleproof.models.skynet_board import Board
+from puzzleproof.models.skynet_strategy import (INVARIANT, check_agent_strategy,
+                                                check_player_strategy, invariant_holds,
+                                                path_wins)
 from puzzleproof.encoders.skynet_explicit import ExplicitSolver, solve as ex_solve
 from tests.conftest import ROOT, shared_path
 
@@ -63,7 +65,7 @@ def test_invariant_and_fixed_path_agree_with_exhaustive_search():
     for _ in range(150):
         m = _random_map(rng, rng.randint(5, 10))
         ex = ExplicitSolver(m, "ep2", max_nodes=None)
-        bd = _Board(m, "ep2")
+        bd = Board(m, "ep2")
         order = sorted(m.gateway_links)  # the explicit search's bits
         for _ in range(6):
             kept = [l for l in order if rng.random() >= 0.3]
@@ -72,7 +74,7 @@ def test_invariant_and_fixed_path_agree_with_exhaustive_search():
             mask = sum(1 << k for k, l in enumerate(order) if l in kept)
             a = rng.choice([v for v in range(m.n) if v not in m.gateways])
             won = ex.win(a, mask)
-            if bd.invariant_holds(a, links) is None:
+            if invariant_holds(bd, a, links) is None:
                 tried["invariant"] += 1
                 assert won, (m, a, kept)
             parent = {a: None}  # a shortest walk to every node, tried as a fixed path
@@ -87,7 +89,7 @@ def test_invariant_and_fixed_path_agree_with_exhaustive_search():
                 path = [d]
                 while parent[path[-1]] is not None:
                     path.append(parent[path[-1]])
-                if bd.path_wins(a, links, path[::-1]) is None:
+                if path_wins(bd, a, links, path[::-1]) is None:
                     tried["path"] += 1
                     assert not won, (m, a, kept, path)
     assert tried["invariant"] > 50 and tried["path"] > 50, tried
@@ -215,3 +217,92 @@ def test_generate_codingame_limits_cli(tmp_path, capsys):
     g = codingame_limits_map(7)
     assert (set(m.links), m.gateways, m.start) == (set(g.links), g.gateways, g.start)
     capsys.readouterr()
+
+
+def test_fork_search_agrees_with_exhaustive_search_and_its_policy_replays():
+    """Where the fork search says the agent wins, the exhaustive search says the start is
+    lost and the written policy (replies only where a cut breaks the agent's plan, an
+    "otherwise" reply for the rest) replays against every cut; where it says the player's
+    invariant holds, the start is won. Without its "otherwise" replies a policy that has
+    them fails the replay."""
+    from puzzleproof.clock import Deadline
+    from puzzleproof.encoders.skynet_forks import ForkSearch
+    from puzzleproof.encoders.skynet_reduced import Reduced
+
+    rng = random.Random(41)
+    seen = Counter()
+    for _ in range(120):
+        m = _random_map(rng, rng.randint(6, 12))
+        ex = ExplicitSolver(m, "ep2", max_nodes=None)
+        for s in [v for v in range(m.n) if v not in m.gateways][:4]:
+            red = Reduced(m, "ep2", s)
+            if not red.threat:
+                continue
+            fs = ForkSearch(red)
+            got = fs.decide(s, Deadline(None), 4, 100_000)
+            won = ex.win(s, (1 << len(ex.g.cuttable)) - 1)
+            if got is None:
+                continue
+            seen[got] += 1
+            assert got is (not won), (m, s)
+            if got:
+                cert = fs.certificate(s, Deadline(None))
+                assert check_agent_strategy(m, "ep2", s, cert) == [], (m, s)
+                other = [n for n in cert["nodes"].values() if "otherwise" in n]
+                seen["otherwise"] += bool(other)
+                if other and len(m.gateway_links) > len(other[0]["replies"]):
+                    del other[0]["otherwise"]
+                    assert check_agent_strategy(m, "ep2", s, cert), (m, s)
+    assert seen[True] > 20 and seen[False] > 20 and seen["otherwise"] >= 5, seen
+
+
+def test_compact_agent_tables_still_replay():
+    """Merging the path leaves and moving the most shared reply into "otherwise" keeps
+    every lost start's table valid, and it gets no bigger."""
+    from puzzleproof.encoders.skynet_certify import agent_certificate
+    from puzzleproof.encoders.skynet_reduced import Reduced
+    from puzzleproof.encoders.skynet_table import compact_agent_table
+
+    rng = random.Random(38)
+    done = 0
+    for _ in range(80):
+        m = _random_map(rng, rng.randint(6, 11))
+        red = Reduced(m, "ep2", 0)
+        if not red.threat:
+            continue
+        cert = agent_certificate(red, None)
+        if cert is None:
+            continue
+        small = compact_agent_table(json.loads(json.dumps(cert)))
+        assert check_agent_strategy(m, "ep2", 0, small) == [], m
+        assert len(json.dumps(small)) <= len(json.dumps(cert))
+        done += 1
+    assert done > 10
+
+
+def test_the_checkers_import_no_solver():
+    """The rules and the checkers (``models/``) share nothing with the solvers: no module
+    there imports, directly or by name in a string, anything from the layers above (the
+    solvers in ``encoders/``, the players, games, verify, generate, the plugins)."""
+    import ast
+    import re
+
+    above = ("encoders", "formats", "players", "games", "verify", "generate", "puzzles",
+             "cli", "api", "report", "plugin")
+    found = []
+    for p in sorted((ROOT / "puzzleproof" / "models").glob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text())):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] if not node.level else ["<relative>"]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and re.fullmatch(r"puzzleproof(\.\w+)+(:[\w.]+)?", node.value):
+                names = [node.value.partition(":")[0]]  # a "module:attr" reference
+            for n in names:
+                if n == "<relative>" or any(n == f"puzzleproof.{a}"
+                                            or n.startswith(f"puzzleproof.{a}.")
+                                            for a in above):
+                    found.append(f"{p.name}: {n}")
+    assert not found, found

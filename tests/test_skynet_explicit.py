@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from puzzleproof.clock import Deadline
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.result import Status
@@ -63,7 +64,7 @@ def test_random_small_maps_certificates_both_rules():
 @pytest.mark.slow
 def test_official_maps_are_won_from_their_starts_with_checked_strategies():
     for m in official_maps():
-        r = solve(m, "ep2", time_limit=120)
+        r = solve(m, "ep2", deadline=Deadline(120))
         assert r.status is Status.WIN, m.name
         assert r.check["ok"] and check_player_strategy(m, "ep2", m.start, r.certificate) == []
 
@@ -96,7 +97,7 @@ def test_budget_gives_unknown():
     r = solve(m, "ep2", max_nodes=50)
     assert r.status is Status.UNKNOWN and "verdict" not in r.answer
     assert r.answer["note"] == "node budget (50) reached"
-    r = solve(m, "ep2", time_limit=0.05)
+    r = solve(m, "ep2", deadline=Deadline(0.05))
     assert r.status is Status.UNKNOWN and r.answer["note"] == "time limit (0.05 s) reached"
 
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import pytest
 
+from puzzleproof.clock import Deadline
 from puzzleproof.cli import main
 from puzzleproof.encoders.skynet_cegar import Reduced
 from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime
@@ -23,8 +24,11 @@ from puzzleproof.models.skynet import (SkynetMap, agent_moves, legal_cuts, norm,
 from puzzleproof.models.skynet_strategy import (check_agent_escape, check_player_strategy,
                                                 strategy_depth)
 from puzzleproof.encoders.skynet_explicit import ExplicitSolver
-from tests.conftest import shared_path
+from puzzleproof.formats.skynet import read_map
+from tests.conftest import ROOT, shared_path
 from tests.test_skynet import OFFICIAL
+
+EP1_SET = ROOT / "instances" / "skynet" / "ep1"
 
 
 def official(prefix: str) -> SkynetMap:
@@ -185,9 +189,9 @@ def test_limits_raise_and_keep_what_was_learnt():
         fc.contains(m.start, fc.full, 9, max_positions=50)
     t0 = time.monotonic()
     with pytest.raises(OutOfTime):  # "within 9" takes seconds even after those positions
-        fc.contains(m.start, fc.full, 9, deadline=time.monotonic() + 0.2)
+        fc.contains(m.start, fc.full, 9, deadline=Deadline(0.2))
     assert time.monotonic() - t0 < 2
-    lower, val = fc.value(m.start, deadline=time.monotonic() + 0.2)
+    lower, val = fc.value(m.start, deadline=Deadline(0.2))
     assert val is None and lower >= 1
 
 
@@ -201,7 +205,7 @@ def test_solve_min_cuts_uses_it_and_proves_both_sides():
     """``solve`` under ep1: the exact search settles map 03 (3 cuts) at once, with the
     player's strategy and the agent's escape from 2 cuts, both replayed."""
     m = official("03")
-    r = sat_solve(m, "ep1", value=True, time_limit=30)
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(30))
     assert r.status.value == "WIN" and r.answer["value"] == 3 and r.check["ok"]
     assert r.answer["upper_bound"]["by"].startswith("exact search")
     lb = r.answer["lower_bound"]
@@ -217,7 +221,7 @@ def test_solve_min_cuts_honours_the_time_limit_on_the_complex_mesh(capsys):
     """Map 05 under ep1 is open: a short limit gives UNKNOWN with proved bounds, on time."""
     m = official("05")
     t0 = time.monotonic()
-    r = sat_solve(m, "ep1", value=True, time_limit=4)
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(4))
     assert time.monotonic() - t0 < 4 * 1.1 + 2  # (the limit is checked in steps)
     assert r.status.value == "UNKNOWN" and "limit" in r.answer["note"]
     if "value_lower" not in r.answer:  # no strategy written in time: the verdict is open
@@ -298,7 +302,7 @@ def test_solve_raises_the_lower_bound_without_the_pockets(monkeypatch):
     monkeypatch.setattr(skynet_value, "EXACT_GROWTH", 0)
     monkeypatch.setattr(skynet_value, "EXACT_SLACK", 0)
     m = official("04")
-    r = sat_solve(m, "ep1", value=True, time_limit=120)
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(120))
     assert r.status.value == "WIN" and r.answer["value"] == 8 and r.check["ok"]
     st = r.stats["pocket_search"]
     assert [s["contained"] for s in st["settled"]][-2:] == [False, True]
@@ -327,7 +331,7 @@ def test_a_fence_not_checked_in_time_leaves_the_bounds_proved_before(monkeypatch
         return real(*args, **kw)
 
     monkeypatch.setattr(skynet_certify, "check", check)
-    r = sat_solve(official("04"), "ep1", value=True, time_limit=120)
+    r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
     assert r.stats["fence_search"]["note"].startswith("the limit came")
     assert r.answer["verdict"] == "WIN" and r.check["ok"]  # by another strategy
     assert r.answer["value"] == 8 and "fence" not in r.answer["upper_bound"]["by"]
@@ -348,7 +352,7 @@ def test_a_verdict_not_checked_in_time_keeps_the_lower_bound(monkeypatch):
         return real(*args, **kw)
 
     monkeypatch.setattr(skynet_certify, "check", check)
-    r = sat_solve(official("04"), "ep1", value=True, time_limit=120)
+    r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
     a = r.answer
     assert r.status == Status.UNKNOWN and "verdict" not in a and "value" not in a
     assert "verdict WIN is not reported unchecked" in a["note"]
@@ -367,9 +371,157 @@ def test_no_fence_certificate_when_the_invariant_bounds_as_well():
 
     path = Path(__file__).parents[1] / "instances/skynet/ep1/04-double-star-ring.txt"
     m = read_map(path.read_text(), path.name)
-    r = sat_solve(m, "ep1", value=True, time_limit=8)
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(8))
     assert r.stats["fence_search"]["note"] == "no better than the invariant at the start (20 cuts)"
     a = r.answer
     assert a["verdict"] == "WIN" and r.check["ok"] and a["upper_bound"]["cuts"] == 20
     assert 8 <= a["value_lower"] <= a["value_upper"] == 20
     assert a["lower_bound"]["horizon"] == a["value_lower"] - 1
+
+
+def test_bounds_that_meet_are_a_proved_value():
+    """Proved means proved: whatever limit stops a value question (a tiny time limit, a
+    conflict budget of 0 or a few SAT conflicts), an answer whose proved lower and upper
+    bounds meet is WIN with that value, the proof of each side named, and the value is the
+    exhaustive search's; an UNKNOWN never carries two equal bounds."""
+    maps = small_maps(41, 4, 9, 14)
+    proved = unknown = 0
+    for _ in range(40):
+        m = next(maps)
+        ex = ExplicitSolver(m, "ep1", max_nodes=50_000)
+        want = ex.value(0, (1 << len(ex.g.cuttable)) - 1)
+        for limit, conflicts in ((0.0005, None), (0.005, None), (None, 0), (None, 3)):
+            r = sat_solve(m, "ep1", value=True, conflicts=conflicts,
+                          deadline=None if limit is None else Deadline(limit))
+            a = r.answer
+            lo, hi = a.get("value_lower"), a.get("value_upper")
+            if r.status is Status.UNKNOWN:
+                unknown += 1
+                assert lo is None or hi is None or lo < hi, (m, a)
+                continue
+            if want == INF:
+                assert r.status is Status.LOSS, (m, a)
+                continue
+            assert r.status is Status.WIN and a["value"] == want, (m, a, want)
+            assert lo == hi == want, (m, a)
+            if want > 0:
+                assert a["upper_bound"]["by"] and (a["lower_bound"].get("by")
+                                                   or a["lower_bound"].get("escape")), a
+                assert r.check["ok"], r.check
+            proved += 1
+    assert proved > 60 and unknown > 5, (proved, unknown)
+
+
+def test_refutations_are_written_as_witness_escapes_the_checker_proves():
+    """Every refutation of "contain within value - 1" on random maps becomes an escape in
+    witness form that the rules-only checker proves node by node; claiming one cut more
+    at the root, dropping a link a node rests on, or dropping a reply breaks it."""
+    from puzzleproof.encoders.skynet_refutation import refutation
+
+    maps = small_maps(7, 5, 11, 20)
+    done = broken = 0
+    while done < 80:
+        m = next(maps)
+        fc, val = fewest(m)
+        if val is None or val < 2 or val > fc.K:  # above K: the agent wins outright
+            continue
+        done += 1
+        esc = refutation(fc, 0, val - 1)
+        assert check_agent_escape(m, "ep1", 0, esc) == [], m
+        lie = json.loads(json.dumps(esc))
+        lie["horizon"] = val
+        lie["nodes"][lie["root"]]["h"] = val
+        assert check_agent_escape(m, "ep1", 0, lie), m  # no escape beats the value
+        for nid, node in esc["nodes"].items():
+            w = int(node["links"], 16)
+            if node.get("replies") and w:
+                cut = json.loads(json.dumps(esc))
+                cut["nodes"][nid]["replies"] = node["replies"][:1]
+                low = json.loads(json.dumps(esc))
+                low["nodes"][nid]["links"] = f"{w & (w - 1):x}"
+                broken += bool(check_agent_escape(m, "ep1", 0, cut)) + bool(
+                    check_agent_escape(m, "ep1", 0, low))
+                break
+    assert broken > 40, broken
+
+
+def test_the_checkers_disjoint_paths_are_the_minimum_cut():
+    """The checker's own count of link-disjoint paths equals networkx's maximum flow."""
+    import networkx as nx
+
+    from puzzleproof.models.skynet_board import Board
+    from puzzleproof.models.skynet_escape import disjoint_paths
+
+    rng = random.Random(5)
+    for _ in range(200):
+        m = random_map(rng, rng.randint(4, 12))
+        bd = Board(m, "ep1")
+        links = rng.getrandbits(len(m.links))
+        g = nx.Graph()
+        for i, (u, v) in enumerate(m.links):
+            if links >> i & 1:
+                a, b = (-1 if u in m.gateways else u), (-1 if v in m.gateways else v)
+                if g.has_edge(a, b):
+                    g[a][b]["capacity"] += 1
+                else:
+                    g.add_edge(a, b, capacity=1)
+        for x in range(m.n):
+            if x in m.gateways:
+                continue
+            want = nx.maximum_flow_value(g, x, -1) if x in g and -1 in g else 0
+            assert disjoint_paths(bd, x, links, 99) == want, (m, x, links)
+
+
+def test_episode1_fewest_cuts_equal_an_independent_search_on_small_ep1_maps():
+    """Episode 1 maps (each node linked to at most one gateway) of 6-9 nodes, drawn as the
+    generator draws them: ``solve --rule ep1 --min-cuts`` (every search it asks, the
+    bounds met) proves the same fewest cuts as the explicit minimax, and both of its
+    certificates replay: the player's strategy needs exactly that many cuts, and the
+    agent's escape survives one fewer."""
+    from puzzleproof.generate.skynet_ep1 import GapParams, _random_ep1
+
+    rng = random.Random(38)
+    done = 0
+    while done < 25:
+        m = _random_ep1(rng, GapParams(nodes=rng.randint(6, 9), gateways=rng.randint(1, 3)))
+        if m is None or m.ep1_problems():
+            continue
+        ex = ExplicitSolver(m, "ep1", max_nodes=100_000)
+        want = ex.value(m.start, (1 << len(ex.g.cuttable)) - 1)
+        r = sat_solve(m, "ep1", value=True)
+        assert r.status is Status.WIN and r.answer["value"] == want, (m, r.answer, want)
+        if want == 0:
+            continue
+        done += 1
+        assert check_player_strategy(m, "ep1", m.start, r.certificate) == []
+        assert strategy_depth(m, "ep1", m.start, r.certificate) == want
+        esc = r.answer["lower_bound"].get("escape")
+        if want >= 2 and esc is not None:
+            assert esc["horizon"] == want - 1
+            assert check_agent_escape(m, "ep1", m.start, esc) == [], m
+
+
+@pytest.mark.parametrize("path", sorted((EP1_SET).glob("*.cuts.json")), ids=lambda p: p.stem)
+def test_every_episode1_certificate_replays(path, capsys):
+    """Every certificate behind a shipped Episode 1 figure replays by the rules alone (the
+    ``check`` verb): the player's strategy contains the agent within the upper bound (its
+    depth is that bound) and the agent's escape survives one cut fewer than the lower
+    bound. A proved value has both."""
+    rec = json.loads(path.read_text())
+    f = rec["fewest"]
+    lower = f["value"] if f.get("value") is not None else f["lower"]
+    upper = f["value"] if f.get("value") is not None else f["upper"]
+    files = f.get("certificates") or []
+    if f.get("value") is not None and upper > 0:
+        assert any(x.endswith(".upper.strategy.json") for x in files), files
+        assert upper == 1 or any(x.endswith(".lower.strategy.json") for x in files), files
+    mpath = path.with_name(f"{rec['map']}.txt")
+    m = read_map(mpath.read_text(), mpath.name)
+    for name in files:
+        cert = json.loads(path.with_name(name).read_text())
+        assert main(["check", "skynet", str(mpath), str(path.with_name(name))]) == 0, name
+        capsys.readouterr()
+        if name.endswith(".upper.strategy.json"):
+            assert strategy_depth(m, "ep1", m.start, cert) == upper, name
+        else:
+            assert cert["horizon"] == lower - 1, name

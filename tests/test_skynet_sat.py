@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from puzzleproof.clock import Deadline
 from puzzleproof.cli import main
 from puzzleproof.encoders.cegar import Budget
 from puzzleproof.encoders.skynet_contain import ContainSearch
@@ -307,7 +308,7 @@ def test_limits_give_unknown_not_a_verdict():
     r = sat_solve(m, "ep1", value=True, conflicts=1)
     assert r.status.value in ("UNKNOWN", "WIN", "LOSS")
     big = codingame_limits_map(3)  # the table search and the CEGAR both run out
-    r = sat_solve(big, "ep2", time_limit=0.3)
+    r = sat_solve(big, "ep2", deadline=Deadline(0.3))
     assert r.status.value == "UNKNOWN" and "verdict" not in r.answer
 
 

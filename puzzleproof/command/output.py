@@ -15,7 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import click
 from rich.console import Console
@@ -123,18 +123,22 @@ def check_output(output: str | None, force: bool) -> None:
                          output)
 
 
-def deliver(text: str | bytes, output: str | None, force: bool = False,
+def deliver(text: str | bytes | Iterable[str], output: str | None, force: bool = False,
             what: str = "") -> None:
     """Write ``text`` whole to ``output`` (atomically; never over an existing file without
-    ``force``), or to stdout when there is none."""
+    ``force``), or to stdout when there is none. ``text`` may come in chunks (an iterable
+    of strings), written as they come."""
     if output and output != "-":
         check_output(output, force)
         write_atomic(output, text)
         say(f"wrote {output}{what}")
     elif isinstance(text, bytes):
         sys.stdout.buffer.write(text)
-    else:
+    elif isinstance(text, str):
         sys.stdout.write(text)
+    else:
+        for chunk in text:
+            sys.stdout.write(chunk)
 
 
 class RateColumn(ProgressColumn):

@@ -98,10 +98,10 @@ def limited_solve(solver: Any, assumptions: Sequence[int], budget: Budget) -> bo
 
 SLICE = 1.0  # seconds at most per interruptible SAT call between checks for signals
 # Glucose acts on an interrupt at its next restart only, which can be a long way off when a
-# search makes few conflicts (the refuter of 05-mesh-100 at H = 50: one restart in 600
-# conflicts and 400,000 decisions, 0.15-0.25 s of CPU; 07-mesh-500, 0.4 s): the alarm rings
-# before the deadline by the largest lag seen on that solver (from its slices), at least
-# INTERRUPT_LEAD and at most MAX_LEAD seconds
+# search makes few conflicts (a refuter of a long horizon on a large map makes hundreds of
+# thousands of decisions between restarts): the alarm rings before the deadline by the
+# largest lag seen on that solver (from its slices), at least INTERRUPT_LEAD and at most
+# MAX_LEAD seconds
 INTERRUPT_LEAD = 0.15
 MAX_LEAD = 0.5
 _LAGS: dict[int, float] = {}  # id(solver) -> the largest lag seen after an interrupt

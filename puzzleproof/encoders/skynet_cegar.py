@@ -16,8 +16,10 @@ from typing import Callable
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders.cegar import (LIMIT, SAT, UNSAT, Budget, CegarOutcome, cegar_loop,
                                         limited_solve)
+from puzzleproof.encoders.skynet_forks import ForkSearch
 from puzzleproof.encoders.skynet_policy import PolicyCheck
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.encoders.skynet_table import TableSearch
@@ -57,7 +59,7 @@ class Proposer:
     ``expand``: every node of depth below it that a new line passes through gets all its
     agent replies as children, not only the line's own (value questions use 2: without it
     the proposer tailors its first cuts to the few replies it has seen, and refuting
-    "contain within H" took 10-100 times as many rounds; map 04 at H = 7: 12 s -> 0.4 s).
+    "contain within H" takes one to two orders of magnitude more rounds).
     Any tree of real agent lines is sound: a refutation on it is a refutation."""
 
     def __init__(self, red: Reduced, horizon: int, value: bool, solver: str,
@@ -70,11 +72,11 @@ class Proposer:
         self.TRUE = self.v.new()
         self.s.add_clause([self.TRUE])
         self.nodes: list[TNode] = []
-        self.deadline: float | None = None  # new nodes past it raise BuildLimit
+        self.deadline: Deadline | None = None  # new nodes past it raise BuildLimit
         self.root = self._node(red.start, None)
 
     def _node(self, pos: int, parent: TNode | None) -> TNode:
-        if self.deadline is not None and time.monotonic() > self.deadline:
+        if self.deadline is not None and self.deadline.expired():
             raise BuildLimit  # a node costs milliseconds when many links matter
         red, v, s = self.red, self.v, self.s
         x = TNode(len(self.nodes), 0 if parent is None else parent.depth + 1, pos, parent)
@@ -212,14 +214,13 @@ class Refuter:
     The encoding is unrolled turn by turn (:meth:`_turn`), the clock read before each. The
     variables are numbered as the solver likes them best, every turn's positions first,
     then the gateway flags, the links left, the cuts and the off-tree flags (the numbering
-    orders the solver's first decisions: numbered turn by turn, "contain within 5?" on the
-    triple star took 14 rounds and 3.3 s, not 3 rounds and 0.14 s); above UPFRONT_VARS such
-    variables (a long horizon on a large region: 2.5 million on a 500-node map under ``ep1``,
-    0.3 s and 340 MB in the solver before the first clause) each turn's are numbered with
-    it, so a horizon costs only the turns built in time."""
+    orders the solver's first decisions, and numbered turn by turn they lead it astray);
+    above UPFRONT_VARS such variables (a long horizon on a large region: millions on a
+    500-node map under ``ep1``, hundreds of megabytes before the first clause) each turn's
+    are numbered with it, so a horizon costs only the turns built in time."""
 
     def __init__(self, red: Reduced, horizon: int, value: bool, solver: str,
-                 deadline: float | None = None) -> None:
+                 deadline: Deadline | None = None) -> None:
         self.red, self.H = red, horizon
         v = self.v = _Vars()
         self.s = Solver(name=solver)
@@ -242,7 +243,7 @@ class Refuter:
         self.lemma = v.new()
         self.gate_k = [(u, k) for u in red.region for _, k in red.gate_links[u]]
         for t in range(horizon + 1):
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 self.s.delete()
                 raise BuildLimit
             self._turn(t)
@@ -418,7 +419,7 @@ class Refuter:
                 self.act[x.id] = a
                 self.nchild[x.id] = len(x.children)
 
-    def _abstract_wins(self, nodes: list[TNode], cand: dict, deadline: float | None) -> bool:
+    def _abstract_wins(self, nodes: list[TNode], cand: dict, deadline: Deadline) -> bool:
         won = self.check is not None and self.check.holds(nodes[0], cand, deadline)
         self.quick_proofs += won
         return won
@@ -448,7 +449,7 @@ class Refuter:
             self.wait -= 1
         elif pending:
             pending = False
-            if self._abstract_wins(nodes, cand, budget.deadline):
+            if self._abstract_wins(nodes, cand, budget_clock(budget)):
                 self.skip = 0
                 return UNSAT, None
             self.skip = self.wait = min(16, max(1, 2 * self.skip))
@@ -462,7 +463,7 @@ class Refuter:
             budget.calls += quick.calls
             if res is None and pending:
                 pending = False
-                if self._abstract_wins(nodes, cand, budget.deadline):
+                if self._abstract_wins(nodes, cand, budget_clock(budget)):
                     return UNSAT, None
             if res is None and not budget.spent():
                 res = limited_solve(self.s, assume + extra + [self.lemma], budget)
@@ -499,6 +500,11 @@ class Decision:
     seconds: float
 
 
+def budget_clock(budget: Budget) -> Deadline:
+    """The SAT budget's deadline as a clock for the work around the SAT calls."""
+    return Deadline(None, at=budget.deadline)
+
+
 def _map_key(m: SkynetMap) -> tuple:
     return (m.n, tuple(m.links), tuple(sorted(m.gateways)))
 
@@ -514,6 +520,7 @@ class SolverCache:
         self.reduced: dict[tuple, Reduced] = {}
         self.refuters: dict[tuple, Refuter] = {}
         self.tables: dict[tuple, TableSearch] = {}
+        self.fork_searches: dict[tuple, ForkSearch] = {}
 
     def reduce(self, m: SkynetMap, rule: str, start: int) -> Reduced:
         for (mid, r, _), red in self.reduced.items():
@@ -524,7 +531,7 @@ class SolverCache:
         return red
 
     def refuter(self, red: Reduced, horizon: int, value: bool, solver: str,
-                deadline: float | None = None) -> Refuter:
+                deadline: Deadline | None = None) -> Refuter:
         key = (_map_key(red.m), red.rule, tuple(red.region), horizon, value, solver)
         if key not in self.refuters:
             self.refuters[key] = Refuter(red, horizon, value, solver, deadline)
@@ -538,8 +545,17 @@ class SolverCache:
             self.tables[key] = TableSearch(red)
         return self.tables[key]
 
+    def forks(self, red: Reduced) -> ForkSearch:
+        """The Episode 2 fork search of ``red``'s region (:mod:`.skynet_forks`), what it
+        learnt shared by every start in the region."""
+        key = (_map_key(red.m), red.rule, tuple(red.region))
+        if key not in self.fork_searches:
+            self.fork_searches[key] = ForkSearch(red)
+        return self.fork_searches[key]
+
     def close(self) -> None:
         self.tables.clear()
+        self.fork_searches.clear()
         for b in self.refuters.values():
             b.s.delete()
         self.refuters.clear()
@@ -563,7 +579,7 @@ def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
     if budget.spent():  # nothing is built once the limit has come
         return Decision(LIMIT, horizon, None, None, 0, 0.0)
     A = Proposer(red, horizon, value, solver, min_cuts, VALUE_EXPAND if value else 0)
-    A.deadline = budget.deadline
+    A.deadline = budget_clock(budget)
     B: Refuter | None = None
     sequences: list[list[int]] = []
 
@@ -573,8 +589,8 @@ def decide(red: Reduced, horizon: int, value: bool, budget: Budget,
             raise AssertionError(f"CEGAR: counterexample {seq} is already in the tree")
 
     try:
-        B = (cache.refuter(red, horizon, value, solver, budget.deadline) if cache is not None
-             else Refuter(red, horizon, value, solver, budget.deadline))
+        B = (cache.refuter(red, horizon, value, solver, A.deadline) if cache is not None
+             else Refuter(red, horizon, value, solver, A.deadline))
         for seq in seeds or []:
             A.add_sequence(seq)
         out = cegar_loop(lambda: A.propose(budget),

@@ -11,14 +11,15 @@ unchecked).
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import Any
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders.skynet_cegar import Proposer
 from puzzleproof.encoders.skynet_contain import contained as _contained
 from puzzleproof.encoders.skynet_leaves import chain_path, edf_holds, fixed_path
 from puzzleproof.encoders.skynet_reduced import Reduced
+from puzzleproof.encoders.skynet_table import compact_agent_table
 from puzzleproof.encoders.skynet_tree import TNode
 from puzzleproof.models.skynet import SkynetMap, norm
 from puzzleproof.models.skynet_strategy import (INVARIANT, CheckLimit, check_agent_escape,
@@ -117,7 +118,7 @@ class PlayerStrategy:
         return f"t{x.id}:{rmask:x}" if x is not None else f"{a}:{vmask:x}:{rmask:x}"
 
 
-def quick_certificate(red: Reduced, deadline: float | None = None
+def quick_certificate(red: Reduced, deadline: Deadline | None = None
                       ) -> tuple[bool, dict] | None:
     """A verdict without search, when the start decides it: (True, a one-node player
     strategy) when the invariant holds there, (False, a one-node agent path) when a
@@ -136,7 +137,7 @@ def quick_certificate(red: Reduced, deadline: float | None = None
 
 
 def player_certificate(red: Reduced, A: Proposer, cand: dict,
-                        deadline: float | None = None, invariant: bool = True) -> dict:
+                        deadline: Deadline | None = None, invariant: bool = True) -> dict:
     """The :class:`PlayerStrategy` of a HOLDS decision written out as a table keyed by
     position (agent node, links left): one node per position, whatever line reaches it
     (every line that reaches a position is won by the strategy from there, so the first
@@ -160,7 +161,7 @@ def player_certificate(red: Reduced, A: Proposer, cand: dict,
         if nid in nodes:
             continue
         count += 1
-        if deadline is not None and count % 16 == 0 and time.monotonic() > deadline:
+        if deadline is not None and count % 16 == 0 and deadline.expired():
             raise NoCertificate
         a = pos[0]
         if use_inv and edf_holds(red, a, pos[2]):
@@ -185,7 +186,7 @@ def player_certificate(red: Reduced, A: Proposer, cand: dict,
 
 
 def agent_certificate_from_tree(red: Reduced, A: Proposer,
-                                 deadline: float | None = None,
+                                 deadline: Deadline | None = None,
                                  horizon: int | None = None,
                                  max_nodes: int | None = None) -> dict | None:
     """The agent's strategy read off the refuted proposer's tree. No proposal means no
@@ -206,24 +207,26 @@ def agent_certificate_from_tree(red: Reduced, A: Proposer,
         return None
     root = game.build(A.root, full)
     if horizon is not None:
-        return {"type": "skynet-agent-escape", "horizon": horizon, "root": root,
-                "nodes": game.nodes}
-    return {"type": "skynet-agent-strategy", "root": root, "nodes": game.nodes}
+        return compact_agent_table({"type": "skynet-agent-escape", "horizon": horizon,
+                                    "root": root, "nodes": game.nodes})
+    return compact_agent_table({"type": "skynet-agent-strategy", "root": root,
+                                "nodes": game.nodes})
 
 
 class _TreeGame:
     """The finite game on a refuted proposer's tree, solved for the agent
     (:meth:`wins`, memoised over (tree node, links left)), and its strategy written as a
-    table (:meth:`build`)."""
+    table (:meth:`build`). In a verdict (no ``horizon``) a position where a fixed path wins
+    (:func:`fixed_path`) is a leaf: the agent walks it whatever is cut, so the search and
+    the table stop there."""
 
-    def __init__(self, red: Reduced, deadline: float | None, horizon: int | None,
+    def __init__(self, red: Reduced, deadline: Deadline | None, horizon: int | None,
                  max_nodes: int | None) -> None:
         self.red, self.deadline, self.horizon, self.max_nodes = red, deadline, horizon, max_nodes
         self.win: dict[tuple[int, int], bool] = {}
         # (node id, links left, cut k or -1 for a pass) -> (the agent's move, its tree node)
         self.reply: dict[tuple[int, int, int], tuple[int, TNode | None]] = {}
-        relevant = set(red.cuttable)
-        self.others = [lk for lk in red.m.links if lk not in relevant]
+        self.paths: dict[tuple[int, int], list[int]] = {}  # (node id, links left) -> path
         self.nodes: dict[str, dict] = {}
 
     def answer(self, x: TNode, after: int) -> tuple[int, TNode | None] | None:
@@ -247,11 +250,17 @@ class _TreeGame:
         if key in win:
             return win[key]
         if (self.deadline is not None and len(win) % 16 == 0
-                and time.monotonic() > self.deadline):
+                and self.deadline.expired()):
             raise NoCertificate
         if self.max_nodes is not None and len(win) > 4 * self.max_nodes:
             raise TooLarge
         red, horizon = self.red, self.horizon
+        if horizon is None:
+            path = fixed_path(red, x.pos, mask)
+            if path is not None:
+                self.paths[key] = path
+                win[key] = True
+                return True
         ok = True
         for k in [j for j in range(red.K) if mask >> j & 1] + [-1]:
             after = mask if k < 0 else mask & ~(1 << k)
@@ -270,7 +279,8 @@ class _TreeGame:
         return ok
 
     def build(self, x: TNode, mask: int) -> str:
-        """The table node of (``x``, ``mask``) and those below it; its id."""
+        """The table node of (``x``, ``mask``) and those below it; its id. A cut outside
+        the links that matter is answered like a pass (``"otherwise"``)."""
         nid = f"t{x.id}:{mask:x}"
         nodes = self.nodes
         if nid in nodes:
@@ -278,19 +288,15 @@ class _TreeGame:
         if self.max_nodes is not None and len(nodes) >= self.max_nodes:
             raise TooLarge
         red = self.red
-        path = None if self.horizon is not None else fixed_path(red, x.pos, mask)
+        path = self.paths.get((x.id, mask))
         if path is not None:
             nodes[nid] = {"agent": x.pos, "path": path}
             return nid
         replies: dict[str, dict] = {}
-        nodes[nid] = {"agent": x.pos, "replies": replies}
+        nodes[nid] = {"agent": x.pos, "replies": replies, "otherwise": self._entry(x, mask, -1)}
         for k in [j for j in range(red.K) if mask >> j & 1]:
             u, v = red.cuttable[k]
             replies[f"{u}-{v}"] = self._entry(x, mask, k)
-        if self.others:
-            e = self._entry(x, mask, -1)
-            for u, v in self.others:
-                replies[f"{u}-{v}"] = e
         return nid
 
     def _entry(self, x: TNode, mask: int, k: int) -> dict:
@@ -303,7 +309,7 @@ class _TreeGame:
                 else self.build(y, after)}
 
 
-def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
+def agent_certificate(red: Reduced, deadline: Deadline | None) -> dict | None:
     """The agent's strategy for a lost game: a memoised search over (agent, links left) in
     the region. A cut that does not matter is answered like a pass: the reply to some cut
     that matters, then the search goes on with the links unchanged (passing never helps the
@@ -323,7 +329,7 @@ def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
         if key in lost:
             return lost[key]
         count[0] += 1
-        if deadline is not None and count[0] % 16 == 0 and time.monotonic() > deadline:
+        if deadline is not None and count[0] % 16 == 0 and deadline.expired():
             raise TimeoutError
         result = not _contained(red, a, mask)
         for k in [j for j in range(K) if result and mask >> j & 1]:
@@ -336,8 +342,6 @@ def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
         lost[key] = result
         return result
 
-    relevant = set(red.cuttable)
-    others = [l for l in m.links if l not in relevant]
     nodes: dict[str, dict] = {}
 
     def build(a: int, mask: int) -> str:
@@ -357,12 +361,11 @@ def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
             u, v = red.cuttable[k]
             replies[f"{u}-{v}"] = {"move": w, "next": None if w in gates
                                    else build(w, mask & ~(1 << k))}
-        if others:
-            k0 = next(j for j in range(K) if mask >> j & 1)
-            w = reply[(a, mask, k0)]
-            entry = {"move": w, "next": None if w in gates else build(w, mask)}
-            for u, v in others:
-                replies[f"{u}-{v}"] = entry
+        # a cut outside the links that matter: the reply to the first one that matters,
+        # from the position with the links unchanged (more links never hurt the agent)
+        k0 = next(j for j in range(K) if mask >> j & 1)
+        w = reply[(a, mask, k0)]
+        nodes[nid]["otherwise"] = {"move": w, "next": None if w in gates else build(w, mask)}
         return nid
 
     full = (1 << K) - 1
@@ -372,11 +375,11 @@ def agent_certificate(red: Reduced, deadline: float | None) -> dict | None:
         root = build(red.start, full)
     except TimeoutError:
         return None
-    return {"type": "skynet-agent-strategy", "root": root, "nodes": nodes}
+    return compact_agent_table({"type": "skynet-agent-strategy", "root": root, "nodes": nodes})
 
 
 def check(m: SkynetMap, rule: str, start: int, cert: dict, win: bool,
-           deadline: float | None = None) -> dict:
+           deadline: Deadline | None = None) -> dict:
     """The rules replay of a certificate; a replay that passes ``deadline`` raises
     :class:`NoCertificate` (the limit covers the check: no verdict is reported unchecked)."""
     try:

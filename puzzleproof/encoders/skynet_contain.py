@@ -5,7 +5,7 @@ bracketed by the SAT solver (:mod:`.skynet_sat`): a refuted "contain within H cu
 value > H. The other side needs a player strategy that contains the agent within H cuts;
 the verdict strategy gives one, but it is built to keep the agent off the gateways, not to
 contain it fast, and proving a tight H by CEGAR means covering every agent line with the
-proposer's tree (slow: map 04 at H = 8 is not done in 200 s).
+proposer's tree, which is slow beyond a few cuts.
 
 This module finds such strategies directly: a depth-bounded AND-OR search over
 (agent, links left), asked one horizon at a time (:mod:`.skynet_sat` asks it at each
@@ -27,6 +27,9 @@ from __future__ import annotations
 import time
 from collections import deque
 from typing import Any
+
+from puzzleproof.clock import Deadline
+from puzzleproof.encoders.maxflow import Network
 
 __all__ = ["ContainSearch", "contained"]
 
@@ -65,42 +68,24 @@ class ContainSearch:
         self.bad: dict[tuple[int, int], int] = {}  # -> largest h known to fail
         # (agent, links left) -> (flow, the cuts' links, the limit it was computed under)
         self.flow_memo: dict[tuple[int, int], tuple[int, tuple[int, ...], int]] = {}
-        self.deadline: float | None = None  # of the running search
+        self.deadline: Deadline | None = None  # of the running search
         self.max_positions = 0
         self.positions = 0
         # arcs: node -> [(other end, link index or None when it cannot be cut)]
         self.arcs: dict[int, list[tuple[int, int | None]]] = {}
         for u in red.region:
             self.arcs[u] = list(red.moves[u]) + [(SINK, k) for _, k in red.gate_links[u]]
-        # the flow network: nodes 0..n-1 as on the map, the gateways merged into the sink
-        # n; arcs in pairs (arc i ^ 1 is its reverse); an undirected link is one pair with
-        # capacity 1 each way, a gateway link a pair u -> sink (1) and back (0)
-        n = red.m.n
-        self.sink = n
-        self.head: list[int] = []
-        self.cap0: list[int] = []  # capacity (before the limit for uncuttable links)
-        self.link: list[int] = []  # the arc's link index, -1: cannot be cut
-        self.out: list[list[int]] = [[] for _ in range(n + 1)]
-        for u in red.region:
-            for v, k in red.moves[u]:
-                if u < v:
-                    self._pair(u, v, -1 if k is None else k, 1, 1)
-            for _, k in red.gate_links[u]:
-                self._pair(u, n, k, 1, 0)
-
-        self.full = (1 << red.K) - 1
-        self.arcs_of: list[list[int]] = [[] for _ in range(red.K)]
-        for i, k in enumerate(self.link):
-            if k >= 0:
-                self.arcs_of[k].append(i)
-        self.base: dict[int, list[int]] = {}  # limit -> capacities with every link there
-
-    def _pair(self, u: int, v: int, k: int, cu: int, cv: int) -> None:
-        for x, y, c in ((u, v, cu), (v, u, cv)):
-            self.out[x].append(len(self.head))
-            self.head.append(y)
-            self.cap0.append(c)
-            self.link.append(k)
+        # the flow network (:mod:`.maxflow`): the gateways merged into one sink; links
+        # 0..K-1 are the cuttable ones (as in the masks), then those that cannot be cut,
+        # whose capacity is the flow's limit (no cut of at most that many crosses them)
+        K = red.K
+        gates = red.m.gateways
+        ends = [(SINK if u in gates else u, SINK if v in gates else v) for u, v in red.cuttable]
+        ends += [(u, w) for u in red.region for w, k in red.moves[u] if k is None and u < w]
+        self.net = Network(ends, sink=SINK)
+        self.fixed = ((1 << len(ends)) - 1) & ~((1 << K) - 1)  # the links that stay
+        self.caps: dict[int, list[int]] = {}  # limit -> capacities
+        self.full = (1 << K) - 1
 
     # -- minimum cuts between the agent and the gateways -------------------------------
 
@@ -112,65 +97,25 @@ class ContainSearch:
         got = self.flow_memo.get(key)
         if got is not None and (got[0] < got[2] or got[2] >= limit):  # exact, or capped
             return got[0], got[1]
-        head, out, link, sink = self.head, self.out, self.link, self.sink
-        base = self.base.get(limit)
-        if base is None:
-            base = self.base[limit] = [c if k >= 0 or c == 0 else limit
-                                       for k, c in zip(link, self.cap0)]
-        cap = base[:]
-        dead = self.full & ~mask
-        while dead:  # the links already cut (few: one per turn so far)
-            low = dead & -dead
-            for i in self.arcs_of[low.bit_length() - 1]:
-                cap[i] = 0
-            dead ^= low
-        flow = 0
-        while flow < limit:  # augmenting paths, breadth first
-            prev = {a: -1}
-            queue = deque([a])
-            while queue and sink not in prev:
-                u = queue.popleft()
-                for i in out[u]:
-                    v = head[i]
-                    if cap[i] > 0 and v not in prev:
-                        prev[v] = i
-                        queue.append(v)
-            if sink not in prev:
-                break
-            v = sink
-            while v != a:
-                i = prev[v]
-                cap[i] -= 1
-                cap[i ^ 1] += 1
-                v = head[i ^ 1]
-            flow += 1
+        cap = self.caps.get(limit)
+        if cap is None:
+            K = self.red.K
+            cap = self.caps[limit] = [1 if i < K else limit
+                                      for i in range(len(self.net.ends))]
+        f = self.net.flow(a, mask | self.fixed, limit, cap)
         cands: list[int] = []
-        if flow < limit:
+        if f.value < limit:
             seen: set[int] = set()
-            for side in (self._reach(a, cap, True), self._reach(sink, cap, False)):
+            adj, K = self.net.adj, self.red.K
+            for side in (f.source_side(), f.sink_side()):
+                inside = set(side)
                 for u in side:
-                    for i in out[u]:
-                        k = link[i]
-                        if k >= 0 and mask >> k & 1 and k not in seen and head[i] not in side:
+                    for w, k, _ in adj.get(u, ()):
+                        if k < K and mask >> k & 1 and k not in seen and w not in inside:
                             seen.add(k)
                             cands.append(k)
-        self.flow_memo[key] = (flow, tuple(cands), limit)
-        return flow, tuple(cands)
-
-    def _reach(self, s: int, cap: list[int], forward: bool) -> set[int]:
-        """Nodes reachable from ``s`` in the residual network (``forward``), or that reach
-        it (not ``forward``)."""
-        head, out = self.head, self.out
-        seen = {s}
-        queue = deque([s])
-        while queue:
-            u = queue.popleft()
-            for i in out[u]:
-                v = head[i]
-                if v not in seen and (cap[i] if forward else cap[i ^ 1]) > 0:
-                    seen.add(v)
-                    queue.append(v)
-        return seen
+        self.flow_memo[key] = (f.value, tuple(cands), limit)
+        return f.value, tuple(cands)
 
     # -- the search ----------------------------------------------------------------------
 
@@ -204,7 +149,7 @@ class ContainSearch:
         self.positions += 1
         # the clock at every position: one can cost milliseconds on a 500-node map
         if self.positions >= self.max_positions or (
-                self.deadline is not None and time.monotonic() > self.deadline):
+                self.deadline is not None and self.deadline.expired()):
             raise _OutOfBudget
         red = self.red
         own = [k for k in red.own[a] if mask >> k & 1]
@@ -251,7 +196,7 @@ class ContainSearch:
         self.bad[key] = max(self.bad.get(key, -1), h)
         return False
 
-    def search(self, h: int, deadline: float | None = None,
+    def search(self, h: int, deadline: Deadline | None = None,
                max_positions: int = 200_000) -> bool | None:
         """True: a strategy containing the agent within ``h`` cuts was found (see
         :meth:`certificate`); False: none found (which proves nothing: the search prunes);
@@ -262,7 +207,7 @@ class ContainSearch:
         except _OutOfBudget:
             return None
 
-    def certificate(self, deadline: float | None = None) -> dict | None:
+    def certificate(self, deadline: Deadline | None = None) -> dict | None:
         """The strategy found by the last successful :meth:`search` as a player certificate
         (``skynet-player-strategy``), one node per (agent, links left) it reaches; None
         when ``deadline`` passes first."""
@@ -275,7 +220,7 @@ class ContainSearch:
             nid = f"c{a}:{mask:x}"
             if nid in nodes:
                 continue
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 return None
             _, k = self.good[(a, mask)]
             after = mask & ~(1 << k)

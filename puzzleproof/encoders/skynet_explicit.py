@@ -73,7 +73,7 @@ class ExplicitSolver:
     """Memoised minimax. ``value(agent, mask)``: fewest cuts to contain (INF: agent wins)."""
 
     def __init__(self, m: SkynetMap, rule: str, max_nodes: int | None = 2_000_000,
-                 deadline: float | None = None) -> None:
+                 deadline: Deadline | None = None) -> None:
         self.g = _prepare(m, rule)
         self.memo: dict[tuple[int, int], float] = {}
         self.wmemo: dict[tuple[int, int], bool] = {}
@@ -129,8 +129,7 @@ class ExplicitSolver:
             raise _Budget
         # a state costs microseconds on small maps and milliseconds on large ones (its
         # cuts are ordered): the clock is read every 8, a small share of either
-        if self.deadline is not None and self.nodes % 8 == 0 and \
-                time.monotonic() > self.deadline:
+        if self.deadline is not None and self.nodes % 8 == 0 and self.deadline.expired():
             raise _Budget
 
     def _lost_now(self, a: int, mask: int) -> bool:
@@ -296,26 +295,21 @@ class ExplicitSolver:
 
 
 def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: bool = False,
-          max_nodes: int | None = 2_000_000, time_limit: float | None = None,
-          deadline: Deadline | None = None, certificate: bool = True) -> Result:
+          max_nodes: int | None = 2_000_000, deadline: Deadline | None = None,
+          certificate: bool = True) -> Result:
     """The verdict (WIN/LOSS for the player) with the winner's strategy as a certificate, and
     with ``value`` the fewest cuts that contain the agent whatever it does (then the player's
-    strategy achieves it). ``time_limit`` (seconds, from this call) or ``deadline`` (a
-    running :class:`~puzzleproof.clock.Deadline`; with both, the earlier counts) bounds the
+    strategy achieves it). ``deadline`` (the task's clock; None: no limit) bounds the
     search, writing the strategy and its replay. A spent budget gives UNKNOWN (with the
     verdict, if it was settled)."""
     t0 = time.monotonic()
-    clock = Deadline(time_limit)
-    if deadline is not None and (clock.at is None or (deadline.at is not None
-                                                      and deadline.at < clock.at)):
-        clock = deadline
-    if time_limit is None:
-        time_limit = clock.limit
+    clock = deadline if deadline is not None else Deadline(None)
+    named = clock.limit  # the limit an UNKNOWN names
     s = m.start if start is None else start
-    solver = ExplicitSolver(m, rule, max_nodes, clock.at)
+    solver = ExplicitSolver(m, rule, max_nodes, clock)
     full = (1 << len(solver.g.cuttable)) - 1
     params = {"rule": rule, "start": s, "value": value, "max_nodes": max_nodes,
-              "time_limit": time_limit}
+              "time_limit": named}
     verdict: bool | None = None
     try:
         verdict = solver.win(s, full)
@@ -326,7 +320,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
                     else solver.agent_strategy(s, full))
     except _Budget:
         known = {} if verdict is None else {"verdict": "WIN" if verdict else "LOSS"}
-        known["note"] = (f"{which_limit(time_limit, solver.deadline, params)} reached"
+        known["note"] = (f"{which_limit(named, clock.at, params)} reached"
                          + ("" if verdict is None else " (the verdict was settled; the "
                             "value or the certificate was not)"))
         return Result("skynet", Status.UNKNOWN, known, None,
@@ -336,10 +330,10 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
     checked = None
     if cert is not None:
         try:
-            problems = (check_player_strategy(m, rule, s, cert, deadline=clock.at) if verdict
-                        else check_agent_strategy(m, rule, s, cert, deadline=clock.at))
+            problems = (check_player_strategy(m, rule, s, cert, deadline=clock) if verdict
+                        else check_agent_strategy(m, rule, s, cert, deadline=clock))
         except CheckLimit:
-            note = (f"{which_limit(time_limit, clock.at, params)} reached while the "
+            note = (f"{which_limit(named, clock.at, params)} reached while the "
                     "strategy was replayed (the verdict was settled by the search)")
             return Result("skynet", Status.UNKNOWN, {"verdict": status.value, "note": note},
                           None, solver="explicit", params=params,

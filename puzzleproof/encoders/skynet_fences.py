@@ -33,6 +33,9 @@ from typing import Callable
 
 from puzzleproof.models.skynet import SkynetMap
 
+from puzzleproof.clock import Deadline
+from puzzleproof.encoders.maxflow import Network
+
 __all__ = ["fenced_map", "boundary", "FenceSearch", "source_side"]
 
 _SINK = -1  # every gateway, merged
@@ -42,41 +45,10 @@ def source_side(cap: dict[tuple[int, int], int], s: int, t: int) -> set[int]:
     """The ``s`` side of the minimum ``s``-``t`` cut nearest ``t`` in the undirected graph
     whose edges ``(a, b)`` (``a < b``) have capacity ``cap[(a, b)]``: every node that cannot
     reach ``t`` in the residual network of a maximum flow (the same set for every maximum
-    flow). The flow is found by shortest augmenting paths."""
-    adj: dict[int, list[int]] = {}
-    for a, b in cap:
-        adj.setdefault(a, []).append(b)
-        adj.setdefault(b, []).append(a)
-    flow: dict[tuple[int, int], int] = {}  # (a, b) -> flow from a to b (antisymmetric)
-
-    def residual(a: int, b: int) -> int:
-        return cap.get((a, b) if a < b else (b, a), 0) - flow.get((a, b), 0)
-
-    while True:
-        prev: dict[int, int | None] = {s: None}
-        queue = [s]
-        for u in queue:
-            if u == t:
-                break
-            for w in adj[u]:
-                if w not in prev and residual(u, w) > 0:
-                    prev[w] = u
-                    queue.append(w)
-        if t not in prev:
-            break
-        w = t
-        while (u := prev[w]) is not None:  # unit augmentations: the capacities are small
-            flow[(u, w)] = flow.get((u, w), 0) + 1
-            flow[(w, u)] = flow.get((w, u), 0) - 1
-            w = u
-    reach_t = {t}
-    queue = [t]
-    for w in queue:
-        for u in adj[w]:
-            if u not in reach_t and residual(u, w) > 0:
-                reach_t.add(u)
-                queue.append(u)
-    return set(adj) - reach_t
+    flow; :mod:`.maxflow`)."""
+    edges = list(cap)
+    net = Network(edges, [cap[e] for e in edges], sink=t)
+    return set(net.adj) - set(net.flow(s).sink_side())
 
 
 def boundary(m: SkynetMap, fence: frozenset[int]) -> int:
@@ -163,7 +135,7 @@ class FenceSearch:
             got = self.memo[fence] = (won, size)
         return got
 
-    def run(self, deadline: float | None, max_evaluations: int = 2000,
+    def run(self, deadline: Deadline | None, max_evaluations: int = 2000,
             patience: int = 400, floor: int = 0) -> tuple[int, frozenset[int]] | None:
         """Search until ``deadline``, ``max_evaluations`` new fences decided, ``patience``
         moves tried (new fences or seen ones) without a smaller boundary, or a boundary of
@@ -184,7 +156,7 @@ class FenceSearch:
         start_evals = self.evaluations
         while (self.evaluations - start_evals < max_evaluations and since < patience
                and self.best[0] > floor
-               and (deadline is None or time.monotonic() < deadline)):
+               and (deadline is None or not deadline.expired())):
             pool = sorted((cur - {self.start})
                           | {v for u in cur for v in self.adj[u]
                              if v not in cur and v not in self.m.gateways})

@@ -33,48 +33,35 @@ why in a comment where it is applied. In short:
   paths behind a tempo bound (with fewer links distances only grow), or, at a player's
   turn, the union over the cuts it answered of the reply's link and the reply's own
   ``W``. A cut outside one of those unions leaves that answer standing, so the search
-  skips it: only cuts that touch every answer found so far are searched (complex mesh
-  without the eight pockets of the benchmark, "within 8" refuted: 1.09 million positions
-  and 105 s without, 7,400 and 0.6 s with; "within 10": 135,000 and 13 s). The last
-  RECENT refutations at each node are kept too: a position whose links left include one
-  of their witnesses is refuted without a search, though its key differs (without the
-  ten pockets, "within 11": 274,000 positions, not 778,000).
+  skips it: only cuts that touch every answer found so far are searched (on the
+  complex mesh this takes the refutations of a horizon from about a million positions to
+  thousands). The last RECENT refutations at each node are kept too: a position whose links
+  left include one of their witnesses is refuted without a search, though its key differs.
 
 What it proves: a "yes" comes with a position table (:meth:`FewestCuts.certificate`),
-replayed by the rules-only checker before it counts; a "no" (value > ``r``) rests on this
-search (its escape tree answers every cut and is not written), and the tests check both
-against an independent brute force (:mod:`puzzleproof.encoders.skynet_explicit`) on many
-small random maps.
+replayed by the rules-only checker before it counts; a "no" (value > ``r``) leaves, for
+each refuted position, how it was refuted and on which links (:attr:`FewestCuts.proofs`),
+which :mod:`.skynet_refutation` writes as an escape the checker proves node by node. The
+tests check both against an independent brute force
+(:mod:`puzzleproof.encoders.skynet_explicit`) on many small random maps.
 
-Measured with the witnesses (``benchmarks/skynet_exact.py --only-ep1``, 2 cores, 26 Nov
-2026; search alone): the complex mesh (05) refutes 6 in 0.5 s and 7 in about 3 s (8 not in
-120 s); without its ten pockets (:func:`pocket_nodes`, 56 of 81 links left) it refutes 10
-in 4.7 s and 11 in 31 s, and contains the agent within 12 (46 s): so the full map's value
-is at least 12. The Episode 1 set's triple star: contained within 14 in 0.1 s, 13 refuted in
-0.2 s (value 14; it was 9..15 before the witnesses).
-
-Measured before the witnesses (2 cores shared with other work, load 4-5, November 2026): the
-official maps under ``ep1``: 01 and 02 value 4, 03 value 3, 06 value 5, each in 0.03 s
-or less (with its escape); 04 refutes "within 7" in 2.3-5 s (SAT: about 7 s; the value,
-8, needs the fence's strategy); the complex mesh (05) refutes 4 at 0.8 s, 5 at 1.2 s and
-6 only at 40 s (93 s at load 5; about 100,000 positions), where SAT takes 0.1-1.3 s a
-horizon: its many nodes of minimum cut 3-4 near the start leave the tempo bound weak.
-The Episode 1 set
-(``instances/skynet/ep1``): 02-star value 11 in 0.03 s (SAT 4.3 s), 03-triple-star
-refutes 7 in 1 s (SAT's record: 6 in 30 s), 04-double-star-ring refutes 6 in 10 s.
 :mod:`.skynet_sat` asks it first and lets it go on only while its cost per horizon grows
-slowly, then falls back to SAT. The table is keyed by the agent's node and the links of
-its component (links it can no longer reach never matter); the reply that refuted the last
-cut is tried first, and minimum cuts are remembered per position and read from the
-positions above (a cut changes a minimum cut by at most one).
+slowly (where many nodes of small minimum cut lie near the start the tempo bound is weak
+and the cost grows fast), then falls back to the fence, containment and SAT searches. The
+table is keyed by the agent's node and the links of its component (links it can no longer
+reach never matter); the reply that refuted the last cut is tried first, and minimum cuts
+are remembered per position and read from the positions above (a cut changes a minimum cut
+by at most one). Figures: ``benchmarks/skynet_exact.py --only-ep1``.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from puzzleproof.encoders.maxflow import Network
 from puzzleproof.models.skynet import SkynetMap
+
+from puzzleproof.clock import Deadline
 
 __all__ = ["FewestCuts", "OutOfTime", "pocket_nodes", "without"]
 
@@ -99,6 +86,7 @@ def without(m: Any, nodes: Any) -> Any:
                      name=f"{m.name} without nodes {sorted(drop)}")
 
 
+SINK = -1  # every gateway, merged, in the flow network
 RECENT = 48  # refutations remembered per node for the subset test (FewestCuts.recent)
 
 
@@ -131,6 +119,10 @@ class FewestCuts:
                                          for u in red.region}
         self.gmask = {u: sum(1 << k for k in self.gb[u]) for u in red.region}
         self.ends: list[tuple[int, int]] = list(red.cuttable)
+        gates = red.m.gateways
+        # the flow network of the minimum cuts: link k as in the masks, gateways merged
+        self.net = Network([(SINK if u in gates else u, SINK if v in gates else v)
+                            for u, v in self.ends], sink=SINK)
         self.all_gates = sum(self.gmask.values())
         self.at = {u: self.gmask[u] | sum(1 << k for _, k in self.nb[u]) for u in red.region}
         self.links_at = {u: sorted(set(self.gb[u]) | {k for _, k in self.nb[u]})
@@ -146,10 +138,15 @@ class FewestCuts:
         self.cuts: dict[tuple[int, int], tuple[int, bool, int]] = {}
         self.fwit: dict[tuple[int, int], int] = {}  # position -> links behind fail[]
         self.wit = 0  # the links behind the last refutation (see _contains)
+        # (position, r) -> (its links, how it was refuted): the proof each refutation
+        # leaves (:meth:`refutation` writes it out); ref: the last refutation's entry
+        self.proofs: dict[tuple[tuple[int, int], int], tuple[int, tuple]] = {}
+        self.spec: tuple = ()
+        self.ref: tuple[tuple[int, int], int] = ((0, 0), 0)
         # node -> the last RECENT refutations there (horizon, links): a position whose
         # links left include one of them is refuted without a search
-        self.recent: dict[int, list[tuple[int, int]]] = {}
-        self.deadline: float | None = None
+        self.recent: dict[int, list[tuple[int, int, tuple[int, int]]]] = {}
+        self.deadline: Deadline | None = None
         self.max_positions: int | None = None
 
     # -- graph helpers -----------------------------------------------------------------
@@ -191,45 +188,6 @@ class FewestCuts:
                     queue.append(w)
         return dist
 
-    def _augment(self, x: int, mask: int, flow: dict[int, int]) -> tuple[bool, dict]:
-        """One augmenting path from ``x`` to the gateways in the unit-capacity residual
-        network of the links left (``flow[k]``: +1 along ``ends[k]``, -1 against); returns
-        (found, the nodes reached when not found)."""
-        nb, gb, ends = self.nb, self.gb, self.ends
-        prev: dict[int, tuple[int, int] | None] = {x: None}
-        queue = [x]
-        found = None
-        for u in queue:
-            for k in gb[u]:
-                if mask >> k & 1 and k not in flow:
-                    found = (u, k)
-                    break
-            if found:
-                break
-            for w, k in nb[u]:
-                if not mask >> k & 1 or w in prev:
-                    continue
-                f = flow.get(k, 0)
-                if (f if ends[k][0] == u else -f) < 1:
-                    prev[w] = (u, k)
-                    queue.append(w)
-        if found is None:
-            return False, prev
-        u, k = found
-        flow[k] = 1
-        while True:
-            step = prev[u]
-            if step is None:
-                break
-            p, k = step
-            nf = flow.get(k, 0) + (1 if ends[k][0] == p else -1)
-            if nf:
-                flow[k] = nf
-            else:
-                del flow[k]
-            u = p
-        return True, prev
-
     def cut_at_most(self, x: int, mask: int, r: int) -> bool:
         """Is the minimum cut between ``x`` and the gateways (over links left) at most
         ``r``? Augmenting paths, stopped at the ``r + 1``-th; remembered per (node, links
@@ -258,29 +216,19 @@ class FewestCuts:
         self.flows += 1
         if len(self.cuts) > 2_000_000:
             self.cuts.clear()
-        flow: dict[int, int] = {}
-        for paths in range(r + 1):
-            found, _side = self._augment(x, mask, flow)
-            if not found:
-                self.cuts[(x, mask)] = (paths, True, sum(1 << k for k in flow))
-                return True
-        self.wit = sum(1 << k for k in flow)
+        f = self.net.flow(x, mask, limit=r + 1)
+        if f.value <= r:
+            self.cuts[(x, mask)] = (f.value, True, f.links())
+            return True
+        self.wit = f.links()
         self.cuts[(x, mask)] = (r + 1, False, self.wit)
         return False
 
     def near_cut(self, x: int, mask: int) -> set[int]:
         """The links of the minimum cut nearest ``x`` (the residual side of ``x`` after a
         maximum flow): a move-ordering hint only."""
-        flow: dict[int, int] = {}
-        while True:
-            found, side = self._augment(x, mask, flow)
-            if not found:
-                break
-        out = set()
-        for u in side:
-            out.update(k for k in self.gb[u] if mask >> k & 1)
-            out.update(k for w, k in self.nb[u] if mask >> k & 1 and w not in side)
-        return out
+        f = self.net.flow(x, mask)
+        return set(f.cut(f.source_side()))
 
     def degree(self, x: int, mask: int) -> int:
         return (mask & self.at[x]).bit_count()
@@ -327,7 +275,7 @@ class FewestCuts:
 
     # -- the search --------------------------------------------------------------------
 
-    def contains(self, a: int, mask: int, r: int, deadline: float | None = None,
+    def contains(self, a: int, mask: int, r: int, deadline: Deadline | None = None,
                  max_positions: int | None = None) -> bool:
         """Can the player (to move) contain the agent at ``a`` within ``r`` cuts, links
         ``mask`` left? Raises :class:`OutOfTime` at ``deadline`` / ``max_positions``
@@ -348,20 +296,22 @@ class FewestCuts:
         key = (a, links)
         if r <= self.fail.get(key, -1):
             self.wit = self.fwit[key]
+            self.ref = (key, self.fail[key])
             return False
         won = self.win.get(key)
         if won is not None and won[0] <= r:
             return True
         recent = self.recent.get(a, ())
-        for i, (rr, w) in enumerate(recent):
+        for i, (rr, w, proved) in enumerate(recent):
             if rr >= r and not w & ~links:  # refuted on part of these links: here too
                 if i:
                     recent.insert(0, recent.pop(i))  # the most useful first
                 self.wit = w
+                self.ref = (proved, rr)
                 return False
         self.positions += 1
         # the clock at every position: one can cost milliseconds on a 500-node map
-        if self.deadline is not None and time.monotonic() > self.deadline:
+        if self.deadline is not None and self.deadline.expired():
             raise OutOfTime
         if self.max_positions is not None and self.positions > self.max_positions:
             raise OutOfTime
@@ -374,8 +324,10 @@ class FewestCuts:
             if r > self.fail.get(key, -1):
                 self.fail[key] = r
                 self.fwit[key] = self.wit
+            self.proofs[(key, r)] = (self.wit, self.spec)
+            self.ref = (key, r)
             recent = self.recent.setdefault(a, [])
-            recent.insert(0, (r, self.wit))
+            recent.insert(0, (r, self.wit, key))
             del recent[RECENT:]
             return False
         self.win[key] = cut
@@ -386,24 +338,26 @@ class FewestCuts:
         """(r' <= r, the winning cut) or None; the agent at ``a`` is not contained.
         On None, :attr:`wit` holds the links behind the refutation (module docstring)."""
         if r <= 0:
-            self.wit = self.path(a, mask)  # not contained, and no cut left
+            self.wit, self.spec = self.path(a, mask), ("path",)  # no cut left, not contained
             return None
         own = [k for k in self.gb[a] if mask >> k & 1]
         if len(own) >= 2:
-            self.wit = 1 << own[0] | 1 << own[1]
+            self.wit, self.spec = 1 << own[0] | 1 << own[1], ("two",)
             return None  # one cut leaves a gateway link: the agent steps on it
         if not self.feasible(dist, mask, r):
+            self.spec = ("tempo",)
             return None  # the tempo bound (module docstring); it set the witness
         # with a minimum cut of 2 or more at the agent no single cut contains it
         one = self.cut_at_most(a, mask, 1)
         if own:
             cands = own  # forced: any other cut lets the agent onto the gateway
-            base = 1 << own[0]
+            base, kind = 1 << own[0], ("gate", own[0])
         else:
             found = self._second_order(a, mask, r, dist, one)
             if found is None:
-                return None  # it set the witness
-            cands, base = found
+                return None  # it set the witness and the proof's kind
+            cands, base, kind = found
+        searched: list[tuple] = []  # (cut, the agent's answer) for the proof
         # each refuted cut k leaves the links refuting it (the reply's link and the
         # witness below); a cut outside one of those leaves that refutation standing, so
         # it is refuted without a search
@@ -417,10 +371,12 @@ class FewestCuts:
                 return (1, k)  # contained by this cut
             if r == 1:
                 refuted.append(self.path(a, after))  # not contained, and no cut left
+                searched.append((k, ("path", refuted[-1])))
                 continue
             gate = self.gmask[a] & after
             if gate:
                 refuted.append(gate & -gate)  # the agent steps onto a gateway
+                searched.append((k, ("gate", (gate & -gate).bit_length() - 1)))
                 continue
             moves = [(w, j) for w, j in self.nb[a] if after >> j & 1]
             kill = self.killer.get((a, r))
@@ -430,43 +386,45 @@ class FewestCuts:
                 if not self._contains(w, after, r - 1):
                     self.killer[(a, r)] = w
                     refuted.append(self.wit | 1 << j)
+                    searched.append((k, ("move", w, j, self.ref)))
                     break
             else:
                 return (r, k)
         for links in refuted:
             base |= links
-        self.wit = base
+        self.wit, self.spec = base, kind + (tuple(searched),)
         return None
 
     def _second_order(self, a: int, mask: int, r: int, dist: dict[int, int],
-                      one: bool) -> tuple[list[int], int] | None:
+                      one: bool) -> tuple[list[int], int, tuple] | None:
         """The cuts worth trying at ``a`` (no gateway link there) and the links that
         refute every other cut, or None when the bound one move ahead refutes the position
         (its links in :attr:`wit`; ``one``: one cut may contain the agent)."""
         if one:
-            return self._ordered(a, mask, dist), 0  # one cut may contain the agent now
+            return self._ordered(a, mask, dist), 0, ("cuts",)  # one cut may contain it now
         # a neighbour w failing the tempo bound for r - 1 cuts with one cut of slack fails
         # it after any single cut f that leaves the link a-w: the cut lowers a minimum cut
         # by at most one and lengthens distances only; and the agent is not contained
         # after f (the minimum cut at a is 2 or more), so it may move to w
         if r == 1:
             self.cut_at_most(a, mask, 1)
+            self.spec = ("pair",)
             return None  # two disjoint paths: no single cut contains the agent
-        bad = []
+        bad: list[tuple[int, int, int]] = []  # (neighbour, its link, its tempo witness)
         wits = 0
         for w, k in self.nb[a]:
             if not mask >> k & 1:
                 continue
             dw = self.ball(w, mask, r - 2)  # all the bound below looks at
             if not self.feasible(dw, mask, r - 1, 1):
-                bad.append(k)
+                bad.append((w, k, self.wit))
                 wits |= self.wit | 1 << k
             if len(bad) >= 2:
-                self.wit = wits
+                self.wit, self.spec = wits, ("bad", tuple(bad), ())
                 return None  # one cut keeps the agent from one of them only
-        if bad:
-            return bad, wits  # the only cut that keeps the agent from that neighbour
-        return self._ordered(a, mask, dist), 0
+        if bad:  # the only cut that keeps the agent from that neighbour
+            return [bad[0][1]], wits, ("bad", tuple(bad))
+        return self._ordered(a, mask, dist), 0, ("cuts",)
 
     def _ordered(self, a: int, mask: int, dist: dict[int, int]) -> list[int]:
         """Every link left in the agent's component (no other cut matters, module
@@ -486,7 +444,7 @@ class FewestCuts:
         return [key & 0xFFFFF for key in keyed]
 
     def value(self, a: int, lower: int = 1, upper: int | None = None,
-              deadline: float | None = None,
+              deadline: Deadline | None = None,
               on_bound: Any = None) -> tuple[int, int | None]:
         """Iterative deepening from ``lower`` (a proved lower bound) below ``upper`` (a
         known strategy's cuts; default: one more than the links, as a won game needs at
@@ -512,7 +470,7 @@ class FewestCuts:
     # -- the certificate ---------------------------------------------------------------
 
     def certificate(self, a: int, mask: int | None = None,
-                    deadline: float | None = None) -> dict:
+                    deadline: Deadline | None = None) -> dict:
         """The player's strategy from a won position as a position table (checked by
         :func:`puzzleproof.models.skynet_strategy.check_player_strategy`). Raises
         :class:`OutOfTime` past ``deadline``."""
@@ -524,7 +482,7 @@ class FewestCuts:
             nid = f"{u}:{m:x}"
             if nid in nodes:
                 continue
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 raise OutOfTime
             _, k = self.win[self.key(u, m)]
             after = m & ~(1 << k)
@@ -539,7 +497,7 @@ class FewestCuts:
         return {"type": "skynet-player-strategy", "root": f"{a}:{mask:x}", "nodes": nodes}
 
     def escape(self, a: int, h: int, max_nodes: int | None = None,
-               deadline: float | None = None, links: Any = None) -> dict:
+               deadline: Deadline | None = None, links: Any = None) -> dict:
         """The agent's escape behind a refuted "contain within ``h`` cuts?" from ``a``
         (``skynet-agent-escape``, checked by
         :func:`puzzleproof.models.skynet_strategy.check_agent_escape`): a reply to every

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 
+from puzzleproof.clock import Deadline
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_board import Board, popcount
 
@@ -38,6 +38,8 @@ EXPLICIT_BUDGET = 400
 #: the longest a question about a position the bot cut into may take (undecided: the
 #: adversary goes on without the short cut)
 QUESTION_SECONDS = 1.0
+#: a question's limit when the asker gives no deadline (an agent choosing its move)
+DEFAULT_SECONDS = 5.0
 
 
 class _OutOfBudget(Exception):
@@ -53,28 +55,7 @@ class Ep2Search:
         self.b = board
         self.memo: dict[tuple[int, int], bool] = {}
         self.limit = 0
-        self.deadline: float | None = None
-
-    def free_turns(self, a: int, mask: int) -> dict[int, int]:
-        """For each non-gateway node the agent can reach: the fewest turns on which the
-        player is free (the agent's node keeps no gateway link) before the agent stands
-        there (a breadth-first search where leaving such a node costs one)."""
-        b = self.b
-        gates, inc, gb = b.m.gateways, b.inc, b.gate_bits
-        dist = {a: 0}
-        todo = deque([a])
-        while todo:
-            u = todo.popleft()
-            step = 0 if gb[u] & mask else 1
-            du = dist[u] + step
-            for v, bit in inc[u]:
-                if mask & bit and v not in gates and du < dist.get(v, 1 << 30):
-                    dist[v] = du
-                    if step:
-                        todo.append(v)
-                    else:
-                        todo.appendleft(v)
-        return dist
+        self.deadline: Deadline | None = None
 
     def leaf(self, dist: dict[int, int], mask: int) -> bool | None:
         """True: the invariant holds (the player wins); False: a node needs more cuts than
@@ -113,7 +94,7 @@ class Ep2Search:
         if got is not None:
             return got
         if len(self.memo) >= self.limit or (self.deadline is not None
-                                            and time.monotonic() > self.deadline):
+                                            and self.deadline.expired()):
             raise _OutOfBudget
         b = self.b
         own = b.gate_bits[a] & mask
@@ -122,7 +103,7 @@ class Ep2Search:
         elif own:
             got = self._try(a, mask, [own])
         else:
-            dist = self.free_turns(a, mask)
+            dist = b.free_turns(a, mask)  # the board's count, the checker's too
             got = self.leaf(dist, mask)
             if got is None:
                 got = self._try(a, mask, self._cuts(dist, mask))
@@ -141,7 +122,7 @@ class Ep2Search:
                 return True
         return not cuts and b.contained(a, mask)
 
-    def decide(self, a: int, mask: int, deadline: float, budget: int) -> bool | None:
+    def decide(self, a: int, mask: int, deadline: Deadline, budget: int) -> bool | None:
         self.limit, self.deadline = len(self.memo) + budget, deadline
         try:
             return self.win(a, mask)
@@ -170,11 +151,13 @@ class Oracle:
         self.seconds = 0.0
         self.questions = 0
 
-    def player_wins(self, agent: int, links: frozenset, time_limit: float = 5.0
+    def player_wins(self, agent: int, links: frozenset, deadline: Deadline | None = None
                     ) -> bool | None:
-        return self.wins(agent, self.board.mask(links), time_limit)
+        return self.wins(agent, self.board.mask(links), deadline)
 
-    def wins(self, agent: int, mask: int, time_limit: float = 5.0) -> bool | None:
+    def wins(self, agent: int, mask: int, deadline: Deadline | None = None) -> bool | None:
+        """The answer within ``deadline`` (None: DEFAULT_SECONDS from now, a question's
+        own limit when the asker has no clock)."""
         key = (agent, mask)
         hit = self.memo.get(key)
         if hit is None:
@@ -184,7 +167,7 @@ class Oracle:
         with self.lock:
             t0 = time.monotonic()
             self.questions += 1
-            got = self._ask(agent, mask, t0, time_limit)
+            got = self._ask(agent, mask, deadline or Deadline(DEFAULT_SECONDS))
             self.seconds += time.monotonic() - t0
             if got is not None:
                 self.memo[key] = got
@@ -206,7 +189,7 @@ class Oracle:
                 return False
         return None
 
-    def _ask(self, agent: int, mask: int, t0: float, time_limit: float) -> bool | None:
+    def _ask(self, agent: int, mask: int, deadline: Deadline) -> bool | None:
         b = self.board
         if agent in self.m.gateways:
             return False
@@ -214,17 +197,17 @@ class Oracle:
             return True
         every = mask | b.cuttable == b.full  # every link the rule may not cut is there
         if self.ep2 is not None and every:
-            got = self.ep2.decide(agent, mask, t0 + time_limit / 2, SEARCH_BUDGET)
+            got = self.ep2.decide(agent, mask, deadline.share(1 / 2), SEARCH_BUDGET)
             if got is not None:
                 return got
         elif every:
-            got = self._explicit(agent, mask, t0 + time_limit / 2)
+            got = self._explicit(agent, mask, deadline.share(1 / 2))
             if got is not None:
                 return got
-        left = time_limit - (time.monotonic() - t0)
-        return self._sat(agent, mask, left) if left > 0.01 else None
+        left = deadline.left()
+        return self._sat(agent, mask, deadline) if left is None or left > 0.01 else None
 
-    def _explicit(self, agent: int, mask: int, deadline: float) -> bool | None:
+    def _explicit(self, agent: int, mask: int, deadline: Deadline) -> bool | None:
         from puzzleproof.encoders.skynet_explicit import ExplicitSolver, _Budget
 
         if self.explicit is None:
@@ -239,13 +222,13 @@ class Oracle:
         except _Budget:
             return None
 
-    def _sat(self, agent: int, mask: int, time_limit: float) -> bool | None:
+    def _sat(self, agent: int, mask: int, deadline: Deadline) -> bool | None:
         from puzzleproof.encoders.skynet_sat import solve
 
         m = self.m
         sub = SkynetMap(m.n, tuple(l for i, l in enumerate(m.links) if mask >> i & 1),
                         m.gateways, agent, None, m.name, m.gateway_order)
-        res = solve(sub, self.rule, agent, certificate=False, time_limit=time_limit,
+        res = solve(sub, self.rule, agent, certificate=False, deadline=deadline,
                     cache=self.cache)
         return {"WIN": True, "LOSS": False}.get(res.status.value)
 

@@ -3,9 +3,9 @@ refuter's SAT call on verdict questions; see :mod:`puzzleproof.encoders.skynet_c
 
 from __future__ import annotations
 
-import time
 from collections import deque
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.encoders.skynet_tree import TNode
 
@@ -15,7 +15,7 @@ __all__ = ["PolicyCheck"]
 class PolicyCheck:
     """A fast sufficient test that a completed proposal keeps the agent off the gateways
     (verdict questions), tried before the refuter's SAT call, whose "no line" proofs are the
-    slow part on big maps (500 nodes: 10-30 s with a one-node tree).
+    slow part on big maps (seconds each at 500 nodes, even with a one-node tree).
 
     On the tree every line is followed exactly. Off the tree the completed proposal is
     :meth:`Reduced.policy`, and the agent can only win by standing on a node with two
@@ -46,7 +46,7 @@ class PolicyCheck:
         self.single_links = sum(1 << k for k in self.own1.values())
         self.safe: set[tuple[int, tuple[int, ...], int]] = set()
 
-    def holds(self, root: TNode, cand: dict, deadline: float | None = None) -> bool:
+    def holds(self, root: TNode, cand: dict, deadline: Deadline | None = None) -> bool:
         """Whether the completed proposal ``cand`` surely wins (False also when
         ``deadline`` passes first: the test then says nothing)."""
         red = self.red
@@ -75,7 +75,7 @@ class PolicyCheck:
         return self._safe_from(exits, deadline)
 
     def _safe_from(self, starts: list[tuple[int, tuple[int, ...], int]],
-                   deadline: float | None = None) -> bool:
+                   deadline: Deadline | None = None) -> bool:
         """No abstract win from ``starts`` (agent, links left per double, single-gateway
         links left when the line left the tree: a node whose one link is gone then is a
         free turn for the player ever after, as in the real game)."""
@@ -105,7 +105,7 @@ class PolicyCheck:
                     if len(seen) > self.MAX_STATES:
                         return False
                     if (deadline is not None and not len(seen) & 1023
-                            and time.monotonic() > deadline):
+                            and deadline.expired()):
                         return False  # nothing learnt: only whole searches are kept
                     queue.append(st)
         if len(self.safe) + len(seen) > 4 * self.MAX_STATES:

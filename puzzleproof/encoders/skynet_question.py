@@ -26,6 +26,8 @@ from puzzleproof.encoders.skynet_cegar import DEFAULT_SOLVER, Decision, SolverCa
 from puzzleproof.encoders.skynet_certify import (NoCertificate, TooLarge, agent_certificate,
                                                  agent_certificate_from_tree,
                                                  player_certificate)
+from puzzleproof.encoders.skynet_forks import ForkSearch
+from puzzleproof.encoders.skynet_forks import OutOfBudget as ForksOutOfBudget
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.encoders.skynet_table import OutOfBudget, TableSearch
 from puzzleproof.clock import Deadline
@@ -37,18 +39,21 @@ __all__ = ["Question", "TABLE_MAX_POSITIONS", "ESCAPE_MAX_NODES"]
 
 TABLE_MAX_POSITIONS = 20_000  # the table search's positions per start before the CEGAR
 ESCAPE_MAX_NODES = 5_000  # escape strategies answer every cut: they grow fast with H
+FORK_SHARE = 1 / 4  # of the time left, for the fork search of an Episode 2 verdict
+FORK_MAX = 8  # forks before a fixed path takes over
+FORK_MAX_POSITIONS = 20_000
 
 
 class Question:
     """What :func:`~.skynet_sat.solve` was asked about ``start`` on ``m``, the clock and
     budget it runs against, and the answer being built (``answer``, ``stats``).
 
-    ``clock`` bounds everything done for the question; ``time_limit`` only names the limit
-    in an UNKNOWN's note.
+    ``clock`` bounds everything done for the question (its ``limit`` names the limit in an
+    UNKNOWN's note).
     """
 
     def __init__(self, m: SkynetMap, rule: str, start: int, *, value: bool,
-                 horizon: int | None, clock: Deadline, time_limit: float | None,
+                 horizon: int | None, clock: Deadline,
                  conflicts: int | None, solver: str = DEFAULT_SOLVER,
                  certificate: bool = True, cache: SolverCache | None = None,
                  on_progress: Callable[[str], None] | None = None, exact: bool = True,
@@ -56,12 +61,12 @@ class Question:
         self.t0 = time.monotonic() if t0 is None else t0
         self.m, self.rule, self.s = m, rule, start
         self.value, self.horizon, self.exact = value, horizon, exact
-        self.clock, self.time_limit = clock, time_limit
+        self.clock = clock
         self.solver, self.certificate, self.cache = solver, certificate, cache
         self.budget = Budget(clock.at, conflicts)
         self.red = cache.reduce(m, rule, start) if cache is not None else Reduced(m, rule, start)
         self.params = {"rule": rule, "start": start, "value": value, "horizon": horizon,
-                       "time_limit": time_limit, "conflicts": conflicts}
+                       "time_limit": clock.limit, "conflicts": conflicts}
         self.stats: dict[str, Any] = {"region_nodes": len(self.red.region),
                                       "links_that_matter": self.red.K, "iterations": 0,
                                       "tree_nodes": 0, "horizons": []}
@@ -77,7 +82,7 @@ class Question:
         stats["conflicts"] = budget.used
         stats["sat_calls"] = budget.calls
         if note and status is Status.UNKNOWN and note.startswith("limit reached"):
-            note = which_limit(self.time_limit, budget.deadline, self.params) + note[len("limit"):]
+            note = which_limit(self.clock.limit, budget.deadline, self.params) + note[len("limit"):]
         if note:
             answer["note"] = note
         return Result("skynet", status, dict(answer), cert, solver="sat-cegar",
@@ -98,9 +103,15 @@ class Question:
                                + (f" (the solver's verdict {found} is not reported unchecked)"
                                   if found else ""))
 
+    @property
+    def until(self) -> Deadline:
+        """The question's clock as its SAT budget sees it (a SAT call stopped just before
+        the deadline ends the time for everything else too)."""
+        return Deadline(self.clock.limit, at=self.budget.deadline)
+
     def min_cuts(self) -> dict[int, int] | None:
         """:meth:`Reduced.min_cuts` within the question's clock (None when it ran out)."""
-        return self.red.min_cuts(self.budget.deadline)
+        return self.red.min_cuts(self.until)
 
     def contained_at_start(self) -> Result:
         """No gateway can be reached: contained before any cut."""
@@ -125,23 +136,23 @@ class Question:
 
     def check(self, cert: dict, win: bool) -> dict:
         """The rules replay of ``cert`` within the clock (:func:`.skynet_certify.check`)."""
-        return _certify.check(self.m, self.rule, self.s, cert, win, self.budget.deadline)
+        return _certify.check(self.m, self.rule, self.s, cert, win, self.until)
 
     def win_cert(self, d: Decision) -> tuple[dict | None, dict | None]:
         """The player's strategy of a HOLDS decision, written and replayed."""
         if not self.certificate:
             return None, None
         cert = player_certificate(self.red, d.proposer, d.candidate or {},
-                                  self.budget.deadline)
+                                  self.until)
         return cert, self.check(cert, True)
 
     def loss_cert(self, d: Decision) -> tuple[dict | None, dict | None]:
         """The agent's strategy of a REFUTED verdict, written and replayed."""
         if not self.certificate:
             return None, None
-        cert = agent_certificate_from_tree(self.red, d.proposer, self.budget.deadline)
+        cert = agent_certificate_from_tree(self.red, d.proposer, self.until)
         if cert is None:
-            cert = agent_certificate(self.red, self.budget.deadline)
+            cert = agent_certificate(self.red, self.until)
         if cert is None:
             raise NoCertificate
         return cert, self.check(cert, False)
@@ -154,7 +165,7 @@ class Question:
         if not self.certificate:
             return None, None
         try:
-            cert = agent_certificate_from_tree(self.red, d.proposer, self.budget.deadline,
+            cert = agent_certificate_from_tree(self.red, d.proposer, self.until,
                                                d.horizon, ESCAPE_MAX_NODES)
             if cert is None:
                 raise AssertionError("the refuted tree game is not won by the agent")
@@ -181,7 +192,7 @@ class Question:
                 return None
             won, cert = got
         else:
-            got = (_certify.quick_certificate(self.red, self.budget.deadline)
+            got = (_certify.quick_certificate(self.red, self.until)
                    if known is ... else known)
             if got is None or not got[0]:
                 return None
@@ -191,14 +202,38 @@ class Question:
             return won, None, None
         return won, cert, self.check(cert, won)
 
+    def _fork_verdict(self) -> tuple[bool, dict | None] | None:
+        """An Episode 2 loss by the fork search (:mod:`.skynet_forks`) in a quarter of the
+        time left, with the agent's policy (None when it finds none)."""
+        t1 = time.monotonic()
+        s, cache = self.s, self.cache
+        forks = cache.forks(self.red) if cache is not None else ForkSearch(self.red)
+        before = forks.positions
+        lost = forks.decide(s, self.clock.share(FORK_SHARE), FORK_MAX, FORK_MAX_POSITIONS)
+        self.stats["fork_search"] = {"decided": lost is True,
+                                     "positions": forks.positions - before,
+                                     "seconds": round(time.monotonic() - t1, 4)}
+        if lost is not True:
+            return None
+        self.stats["decided_by"] = "fork search"
+        if not self.certificate:
+            return False, None
+        try:
+            return False, forks.certificate(s, self.until)
+        except ForksOutOfBudget:
+            raise NoCertificate from None
+
     def _table_verdict(self) -> tuple[bool, dict | None] | None:
-        """The Episode 2 verdict by the table search in half the time left, with the
-        winner's table (None when the search ran out first)."""
+        """The Episode 2 verdict by the fork search, then the table search in half the time
+        left, with the winner's table (None when the searches ran out first)."""
+        got = self._fork_verdict()
+        if got is not None:
+            return got
         t1 = time.monotonic()
         s, cache = self.s, self.cache
         table = cache.table(self.red) if cache is not None else TableSearch(self.red)
         before = len(table.memo)
-        won = table.decide(s, self.clock.share(1 / 2).at, TABLE_MAX_POSITIONS)
+        won = table.decide(s, self.clock.share(1 / 2), TABLE_MAX_POSITIONS)
         self.stats["table_search"] = {"decided": won is not None,
                                       "positions": len(table.memo) - before,
                                       "seconds": round(time.monotonic() - t1, 4)}
@@ -207,7 +242,7 @@ class Question:
         self.stats["decided_by"] = "table search"
         if not self.certificate:
             return won, None
-        deadline = self.budget.deadline
+        deadline = self.until
         try:
             return won, (table.player_certificate(s, deadline) if won
                          else table.agent_certificate(s, deadline))

@@ -16,12 +16,15 @@ Every Skynet encoder (:mod:`.skynet_cegar`, :mod:`.skynet_table`, :mod:`.skynet_
 from __future__ import annotations
 
 import copy
-import time
 from collections import deque
 
+from puzzleproof.clock import Deadline
+from puzzleproof.encoders.maxflow import Network
 from puzzleproof.models.skynet import SkynetMap, norm
 
 __all__ = ["Reduced"]
+
+SINK = -1  # every gateway, merged, in the flow network
 
 
 class Reduced:
@@ -69,6 +72,14 @@ class Reduced:
         # each agent node the nodes that can hold two gateway links, nearest first
         self.own: dict[int, list[int]] = {u: sorted(k for _, k in self.gate_links[u])
                                           for u in self.region}
+        #: per region node with gateway links, the bits of those links; and the bits of
+        #: the links between region nodes (cuttable under ep1 only)
+        self.own_mask = {u: sum(1 << k for k in self.own[u]) for u in self.region}
+        self.own_bits = [b for b in self.own_mask.values() if b]
+        self.move_bits = sum(1 << k for u in self.region for _, k in self.moves[u]
+                             if k is not None)
+        #: what searches over this region keep between calls (shared by every start)
+        self.scratch: dict[str, dict] = {}
         doubles = self.doubles = [u for u in self.region if len(self.own[u]) >= 2]
         self.order: dict[int, tuple[int, ...]] = {}
         to = {d: self._free_turns_to(d) for d in doubles}  # one search per double
@@ -137,10 +148,10 @@ class Reduced:
         return len(self.cuttable)
 
 
-    def min_cuts(self, deadline: float | None = None) -> dict[int, int] | None:
+    def min_cuts(self, deadline: Deadline | None = None) -> dict[int, int] | None:
         """For each region node v, the fewest links whose removal separates v from every
         gateway (a lower bound on the cuts to contain an agent standing on v). Computed
-        once per region; None when ``deadline`` (a ``time.monotonic()`` instant) passes
+        once per region; None when ``deadline`` passes
         first (nothing is kept then)."""
         if getattr(self, "_min_cuts", None) is None:
             if self.rule == "ep2":  # only gateway links can be cut: all of them, always
@@ -155,70 +166,19 @@ class Reduced:
 
 class _MinCuts:
     """The minimum cut between each region node and the gateways (merged into one sink) in
-    the region's graph, every link of capacity 1: one maximum flow per node by shortest
-    augmenting paths (Edmonds-Karp). The flows are small (at most the node's degree), an
-    augmenting path usually reaches a node next to a gateway within a few steps, and the
-    last search of each flow explores only the node's side of its minimum cut, so this is
-    far cheaper than a Gomory-Hu tree over a general flow library (07-mesh-500: 0.02 s, not
-    0.9 s with networkx; the same values); the clock is read between nodes."""
+    the region's graph, every link of capacity 1: one maximum flow per node
+    (:mod:`.maxflow`); the clock is read between nodes."""
 
     def __init__(self, red: "Reduced") -> None:
         self.region = red.region
-        # region node -> [(neighbour in region, link id)]; ends[id] orients a link's flow
-        self.nb: dict[int, list[tuple[int, int]]] = {u: [] for u in red.region}
-        self.ends: list[tuple[int, int]] = []
-        for u in red.region:
-            for w, _ in red.moves[u]:
-                if u < w:
-                    self.nb[u].append((w, len(self.ends)))
-                    self.nb[w].append((u, len(self.ends)))
-                    self.ends.append((u, w))
-        # region node -> its links to gateways (the capacity of its edge to the sink)
-        self.gates = {u: len(red.gate_links[u]) for u in red.region}
+        ends = [(u, w) for u in red.region for w, _ in red.moves[u] if u < w]
+        ends += [(u, SINK) for u in red.region for _ in red.gate_links[u]]
+        self.net = Network(ends, sink=SINK)
 
-    def all(self, deadline: float | None) -> dict[int, int] | None:
+    def all(self, deadline: Deadline | None) -> dict[int, int] | None:
         out: dict[int, int] = {}
         for v in self.region:
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 return None
-            out[v] = self.max_flow(v)
+            out[v] = self.net.flow(v).value
         return out
-
-    def max_flow(self, v: int) -> int:
-        """The number of link-disjoint paths from ``v`` to the gateways."""
-        flow: dict[int, int] = {}  # link id -> +1 along ends[id], -1 against
-        sink: dict[int, int] = {}  # region node -> flow on its edge to the sink
-        paths = 0
-        while self._augment(v, flow, sink):
-            paths += 1
-        return paths
-
-    def _augment(self, v: int, flow: dict[int, int], sink: dict[int, int]) -> bool:
-        nb, ends, gates = self.nb, self.ends, self.gates
-        prev: dict[int, tuple[int, int] | None] = {v: None}
-        queue = [v]
-        end = None
-        for u in queue:
-            if sink.get(u, 0) < gates[u]:
-                end = u
-                break
-            for w, k in nb[u]:
-                if w in prev:
-                    continue
-                f = flow.get(k, 0)
-                if (f if ends[k][0] == u else -f) < 1:
-                    prev[w] = (u, k)
-                    queue.append(w)
-        if end is None:
-            return False
-        sink[end] = sink.get(end, 0) + 1
-        u = end
-        while (step := prev[u]) is not None:
-            p, k = step
-            nf = flow.get(k, 0) + (1 if ends[k][0] == p else -1)
-            if nf:
-                flow[k] = nf
-            else:
-                del flow[k]
-            u = p
-        return True

@@ -23,15 +23,15 @@ to the SAT CEGAR.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders.skynet_contain import contained
 from puzzleproof.encoders.skynet_leaves import chain_path, edf_holds, fixed_path, free_turns
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.models.skynet_strategy import INVARIANT
 
-__all__ = ["TableSearch", "OutOfBudget"]
+__all__ = ["TableSearch", "OutOfBudget", "compact_agent_table"]
 
 WIN_LEAF, LOST_LEAF = -1, -2  # memo values besides a cut index (won) and None (lost)
 _MISSING = object()
@@ -51,7 +51,7 @@ class TableSearch:
         self.red = red
         self.memo: dict[tuple[int, int], int | None] = {}
         self.paths: dict[tuple[int, int], list[int]] = {}
-        self.deadline: float | None = None
+        self.deadline: Deadline | None = None
         self.limit = 0
         self.visits = 0
 
@@ -83,7 +83,7 @@ class TableSearch:
         self.visits += 1
         if len(self.memo) >= self.limit or (
                 self.deadline is not None
-                and time.monotonic() > self.deadline):
+                and self.deadline.expired()):
             raise OutOfBudget
         red = self.red
         if edf_holds(red, a, mask):
@@ -107,7 +107,7 @@ class TableSearch:
         self.memo[key] = None  # every cut refuted (links only go: no line returns here)
         return False
 
-    def decide(self, start: int, deadline: float | None = None,
+    def decide(self, start: int, deadline: Deadline | None = None,
                max_positions: int = 50_000) -> bool | None:
         """True (the player wins from ``start``), False (the agent wins), None (the budget
         ran out; the memo keeps what was decided)."""
@@ -128,7 +128,7 @@ class TableSearch:
 
     # -- certificates --------------------------------------------------------------------
 
-    def player_certificate(self, start: int, deadline: float | None = None) -> dict:
+    def player_certificate(self, start: int, deadline: Deadline | None = None) -> dict:
         """The player's table from a won ``start``: one node per position, invariant nodes
         at the leaves the invariant proves. Raises :class:`OutOfBudget` past
         ``deadline``."""
@@ -142,7 +142,7 @@ class TableSearch:
             nid = f"{a}:{mask:x}"
             if nid in nodes:
                 continue
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 raise OutOfBudget
             k = self.memo[(a, mask)]
             if k == WIN_LEAF:
@@ -158,16 +158,15 @@ class TableSearch:
                 todo.append((w, after))
         return {"type": "skynet-player-strategy", "root": root, "nodes": nodes}
 
-    def agent_certificate(self, start: int, deadline: float | None = None) -> dict:
+    def agent_certificate(self, start: int, deadline: Deadline | None = None) -> dict:
         """The agent's table from a lost ``start``: a reply to every legal cut at each
         position, path nodes at the leaves a fixed path proves. A cut outside the region
-        is answered like the first cut that matters, from the position with the links
-        unchanged (more links never hurt the agent, so it is lost too). Raises
+        is answered (``"otherwise"``) like the first cut that matters, from the position
+        with the links unchanged (more links never hurt the agent, so it is lost too).
+        Raises
         :class:`OutOfBudget` past ``deadline``."""
         red = self.red
         gates = red.m.gateways
-        relevant = set(red.cuttable)
-        others = [l for l in red.m.gateway_links if l not in relevant]
         full = (1 << red.K) - 1
         nodes: dict[str, dict] = {}
         root = f"{start}:{full:x}"
@@ -189,7 +188,7 @@ class TableSearch:
             nid = f"{a}:{mask:x}"
             if nid in nodes:
                 continue
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.expired():
                 raise OutOfBudget
             self._win(a, mask)
             if self.memo.get((a, mask)) == LOST_LEAF:
@@ -205,12 +204,71 @@ class TableSearch:
                                        else f"{w}:{after:x}"}
                 if w not in gates:
                     todo.append((w, after))
-            if others:
-                k0 = next(j for j in range(red.K) if mask >> j & 1)
-                w = reply(a, mask & ~(1 << k0))
-                entry = {"move": w, "next": None if w in gates else f"{w}:{mask:x}"}
-                if w not in gates:
-                    todo.append((w, mask))
-                for u, v in others:
-                    replies[f"{u}-{v}"] = entry
-        return {"type": "skynet-agent-strategy", "root": root, "nodes": nodes}
+            # a cut outside the region: the reply to the first cut that matters, from the
+            # position with the links unchanged (more links never hurt the agent)
+            k0 = next(j for j in range(red.K) if mask >> j & 1)
+            w = reply(a, mask & ~(1 << k0))
+            nodes[nid]["otherwise"] = {"move": w, "next": None if w in gates
+                                       else f"{w}:{mask:x}"}
+            if w not in gates:
+                todo.append((w, mask))
+        return compact_agent_table({"type": "skynet-agent-strategy", "root": root,
+                                    "nodes": nodes})
+
+
+def compact_agent_table(cert: dict) -> dict:
+    """An agent table made smaller without changing what it answers: path nodes with the
+    same agent and path become one, and at each node the replies shared by the most cuts
+    (a move onto a gateway or onto a path node: both hold whatever else was cut) become its
+    ``"otherwise"`` reply. Valid for tables that name every legal cut or answer the others
+    with a pass's reply already in ``"otherwise"``: a cut dropped from ``replies`` had the
+    reply that ``"otherwise"`` now gives; the pass reply it replaces answered only cuts that
+    change nothing the agent can reach, which a path or a gateway move answers as well."""
+    nodes = cert["nodes"]
+    same: dict[tuple, str] = {}
+    alias: dict[str, str] = {}
+    for nid, node in nodes.items():
+        if "path" in node and "replies" not in node:
+            alias[nid] = same.setdefault((node.get("agent"), tuple(node["path"])), nid)
+    out: dict[str, dict] = {}
+    todo = [alias.get(cert["root"], cert["root"])]
+    while todo:
+        nid = todo.pop()
+        if nid in out:
+            continue
+        node = nodes[nid]
+        if "replies" in node:
+            node = _shared_otherwise(node, alias, nodes)
+            for e in list(node["replies"].values()) + [node.get("otherwise") or {}]:
+                if e.get("next") is not None:
+                    todo.append(e["next"])
+        out[nid] = node
+    return {**cert, "root": alias.get(cert["root"], cert["root"]), "nodes": out}
+
+
+def _shared_otherwise(node: dict, alias: dict[str, str], nodes: dict[str, dict]) -> dict:
+    """``node`` with its references renamed and its most shared path or gateway reply as
+    ``"otherwise"`` (see :func:`compact_agent_table`)."""
+    def renamed(e: dict) -> dict:
+        nxt = e.get("next")
+        return e if nxt is None or nxt not in alias else {**e, "next": alias[nxt]}
+
+    replies = {c: renamed(e) for c, e in node["replies"].items()}
+    other = node.get("otherwise")
+    other = None if other is None else renamed(other)
+    count: dict[tuple, int] = {}
+    for e in replies.values():
+        nxt = e.get("next")
+        if nxt is None or "replies" not in nodes[nxt]:
+            key = (e.get("move"), nxt)
+            count[key] = count.get(key, 0) + 1
+    if count:
+        move, nxt = max(count, key=lambda key: count[key])
+        if count[(move, nxt)] > 1:
+            replies = {c: e for c, e in replies.items()
+                       if (e.get("move"), e.get("next")) != (move, nxt)}
+            other = {"move": move, "next": nxt}
+    out = {**node, "replies": replies}
+    if other is not None:
+        out["otherwise"] = other
+    return out

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders import skynet_certify as _certify
 from puzzleproof.encoders.cegar import HOLDS, LIMIT, REFUTED, Budget
 from puzzleproof.encoders.skynet_cegar import Decision, decide
@@ -23,7 +24,8 @@ from puzzleproof.encoders.skynet_certify import NoCertificate, player_certificat
 from puzzleproof.encoders.skynet_contain import ContainSearch
 from puzzleproof.encoders.skynet_fences import FenceSearch, fenced_map
 from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime, pocket_nodes, without
-from puzzleproof.encoders.skynet_question import ESCAPE_MAX_NODES, Question
+from puzzleproof.encoders.skynet_question import Question
+from puzzleproof.encoders.skynet_refutation import refutation
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import strategy_depth
@@ -34,15 +36,14 @@ __all__ = ["Ep1Value"]
 CONTAIN_MAX_POSITIONS = 200_000  # the containment search's positions (about 1-2 minutes)
 FENCE_MAX_EVALUATIONS = 1500  # fences decided by the fence search (30-60 ms each on 05)
 FENCE_MAX_SECONDS = 20.0  # the fence search's share, with no time limit or a long one
-FENCE_DECIDE_SECONDS = 2.0  # at most per fence (most take 10-60 ms; a few 0.5-1 s on 06)
+FENCE_DECIDE_SECONDS = 2.0  # at most per fence (most are decided in tens of milliseconds)
 FENCE_PATIENCE = 300  # moves tried without a smaller boundary before it stops
 # the exact fewest-cuts search (:mod:`.skynet_fewest`) at each ep1 horizon, first: at most
 # EXACT_GROWTH times the positions of the last horizon (plus EXACT_SLACK, and never more
 # than a tenth of the time left, a twentieth before the fence search); once it runs out
-# after the fence search it is not asked again. Its cost grows
-# about 15-20x a horizon where its tempo bound bites (map 04: 532 positions at 6 cuts,
-# 8,700 more at 7) and several hundred times where it does not (map 05: 4 positions at 3
-# cuts, 3,400 at 4), so there it yields to the fence search and SAT at once
+# after the fence search it is not asked again. Its cost grows about tenfold a horizon
+# where its tempo bound bites and a hundredfold or more where it does not (many nodes of
+# small minimum cut near the start), so there it yields to the fence search and SAT at once
 EXACT_GROWTH = 25
 EXACT_SLACK = 500
 # the same search on the map without its pockets (skynet_fewest.pocket_nodes), once the one
@@ -51,13 +52,14 @@ EXACT_SLACK = 500
 POCKET_MAX_SECONDS = 60.0
 POCKET_BY = ("exact search (puzzleproof.encoders.skynet_fewest) on the map without its "
              "pockets {nodes} (a node removed never makes the agent harder to contain): no "
-             "strategy contains the agent within {h} cuts there, so none does here; the "
-             "refutation answers every cut and is not written unless an escape is given "
-             "(the search is checked against brute force on small maps in the tests)")
+             "strategy contains the agent within {h} cuts there, so none does here; its "
+             "refutation is the escape, written on the links each step rests on")
 EXACT_BY = ("exact search (puzzleproof.encoders.skynet_fewest): no strategy contains the "
-            "agent within {h} cuts; the refutation answers every cut and is not written "
-            "(the search is checked against brute force on small maps in the tests)")
+            "agent within {h} cuts; its refutation is the escape, written on the links "
+            "each step rests on")
 MIN_CUT_BY = "minimum cut (a maximum flow per node), no agent strategy needed"
+WITNESS_MAX_NODES = 400_000  # nodes of an escape read off the exact search (tens of MB)
+PROOF_SHARE = 1 / 10  # of the time, kept for writing and replaying the lower bound's escape
 
 Exact = tuple[bool, "dict | None", "dict | None"]  # (contained?, strategy, its check)
 
@@ -70,6 +72,13 @@ def _behind_lower(chk: dict | None, lb_chk: dict | None) -> dict | None:
                                             for v in lb_chk["violations"]],
                 "by": lb_chk["by"]}
     return chk
+
+
+def _part(clock: Deadline, fraction: float, most: float) -> Deadline:
+    """``fraction`` of the time left on ``clock``, at most ``most`` seconds."""
+    part = clock.share(fraction)
+    cap = time.monotonic() + most
+    return part if part.at is not None and part.at <= cap else Deadline(clock.limit, at=cap)
 
 
 class Ep1Value:
@@ -92,12 +101,14 @@ class Ep1Value:
         self.search: ContainSearch | None = None  # built on first use, memo kept
         self.search_spent = False
         self.pocket: dict[str, Any] = {}  # the exact search on the map without its pockets
-        self.fence_deadline = 0.0
+        self.fence_deadline = Deadline(None)
+        self.final = q.clock  # the question's whole clock (see _keep_for_the_proof)
 
     def solve(self) -> Result:
         q = self.q
         if not q.red.threat:
             return q.contained_at_start()
+        self._keep_for_the_proof()
         mc = q.min_cuts()
         if mc is None:
             return q.result(Status.UNKNOWN, note="limit reached")
@@ -109,11 +120,25 @@ class Ep1Value:
         if done is not None:
             return done
         # the exact search ran out below the upper bound: the same search on the map without
-        # its pockets raises the lower bound (complex mesh at 60 s: 8 before, 12 now)
+        # its pockets raises the lower bound (where pockets near the start weaken the tempo
+        # bound, as on the complex mesh)
         raised = self.pocket_search(self.lower, self.upper)
         if raised > self.lower:
             self.lower, self.refuted = raised, "exact"
         return self._deepen()
+
+    def _keep_for_the_proof(self) -> None:
+        """The searches stop PROOF_SHARE of the time early: the rest is for writing and
+        replaying the escape behind the lower bound (:meth:`exact_lower`), which reads the
+        question's full clock (``self.final``)."""
+        q = self.q
+        self.final = q.clock
+        left = q.clock.left()
+        if left is None:
+            return
+        at = q.clock.at - left * PROOF_SHARE  # type: ignore[operator]
+        q.clock = Deadline(q.clock.limit, at=at)
+        q.budget.deadline = at if q.budget.deadline is None else min(q.budget.deadline, at)
 
     # -- the bracket -------------------------------------------------------------------
 
@@ -140,15 +165,14 @@ class Ep1Value:
 
     def _first_upper(self) -> Result | None:
         """The first upper bound: a won fence (an Episode 2 game inside a set of nodes
-        contains the agent, so its strategy proves the verdict WIN too, and is usually far
-        smaller than the verdict strategy: 05, 15 cuts and 8,412 positions, not 22 cuts and
-        50,674), else the verdict strategy's depth. A Result when the verdict is LOSS or
-        the limit came first."""
+        contains the agent, so its strategy proves the verdict WIN too, and it is usually
+        far smaller than the verdict strategy, in cuts and in positions), else the verdict
+        strategy's depth. A Result when the verdict is LOSS or the limit came first."""
         q = self.q
         m, rule, s = q.m, q.rule, q.s
         # the invariant at the start (no search) bounds the value by the gateway links the
         # agent can reach; a fence is worth its certificate only below that
-        inv = _certify.quick_certificate(q.red, q.budget.deadline)
+        inv = _certify.quick_certificate(q.red, q.until)
         ceiling = strategy_depth(m, rule, s, inv[1]) if inv is not None and inv[0] else None
         fence = self.fence_bound(self.lower, ceiling)
         if fence is not None:
@@ -182,8 +206,8 @@ class Ep1Value:
         """From the lower bound up, each H is tried by the exact search, the containment
         search (fast when it finds a strategy; checked like every strategy) and SAT, whose
         refutation of "contain within H?" proves value > H. Each horizon is decided from
-        scratch (seeding a horizon with the last one's lines made the proposer's tree grow:
-        05 at H = 6 took 105 s, not 4 s)."""
+        scratch (seeding a horizon with the last one's lines makes the proposer's tree grow
+        with lines that no longer matter)."""
         H = self.lower
         while H < self.upper:
             got = self._horizon(H)
@@ -272,7 +296,7 @@ class Ep1Value:
             q.stats["exact_search"] = {"settled": [], "positions": 0, "seconds": 0.0}
         fewest, st = self.fewest, q.stats["exact_search"]
         t1 = time.monotonic()
-        deadline = q.clock.share(1 / 20 if first else 1 / 10).at
+        deadline = q.clock.share(1 / 20 if first else 1 / 10)
         q.say(f"exact search, {h} cuts")
         before = fewest.positions
         try:
@@ -294,7 +318,7 @@ class Ep1Value:
         if not won or not q.certificate:
             return won, None, None
         try:
-            c = fewest.certificate(q.s, deadline=q.budget.deadline)
+            c = fewest.certificate(q.s, deadline=q.until)
         except OutOfTime:
             raise NoCertificate from None
         chk = q.check(c, True)
@@ -316,9 +340,8 @@ class Ep1Value:
             return lower
         fc = FewestCuts(sred)
         t1 = time.monotonic()
-        left = q.clock.left()
-        span = POCKET_MAX_SECONDS if left is None else left * 3 / 4
-        deadline = t1 + min(span, POCKET_MAX_SECONDS * 4)
+        deadline = _part(q.clock, 3 / 4, POCKET_MAX_SECONDS if q.clock.at is None
+                         else POCKET_MAX_SECONDS * 4)
         st = q.stats["pocket_search"] = {"removed": list(drop), "links": len(sub.links),
                                          "settled": []}
         h = 1
@@ -342,9 +365,9 @@ class Ep1Value:
 
     def exact_lower(self, h: int) -> dict:
         """``answer["lower_bound"]`` for "contain within ``h``" refuted by the exact search
-        (on the full map, else on the map without its pockets): the agent's escape written
-        from it and replayed when it answers at most ESCAPE_MAX_NODES positions, else the
-        method named."""
+        (on the full map, else on the map without its pockets): the agent's escape read off
+        the refutation (:mod:`.skynet_refutation`, at most WITNESS_MAX_NODES nodes) and
+        replayed, with the method named."""
         q, fewest, pocket = self.q, self.fewest, self.pocket
         searcher = fewest
         out: dict[str, Any] = {"horizon": h, "by": EXACT_BY.format(h=h)}
@@ -352,14 +375,15 @@ class Ep1Value:
                 fewest is None or fewest.fail.get(fewest.key(q.s, fewest.full), -1) < h):
             searcher = pocket["fc"]
             out["by"] = POCKET_BY.format(h=h, nodes=sorted(pocket["drop"]))
-        if not q.certificate or searcher is None or q.budget.spent():
+        final = self.final
+        if not q.certificate or searcher is None or final.expired():
             return out
         try:
-            esc = searcher.escape(q.s, h, ESCAPE_MAX_NODES, q.budget.deadline, q.m.links)
-            chk = q.check(esc, False)
+            esc = refutation(searcher, q.s, h, final, WITNESS_MAX_NODES, q.m.links)
+            chk = _certify.check(q.m, q.rule, q.s, esc, False, final)
         except (OutOfTime, NoCertificate):
-            out["note"] = (f"the escape answers more than {ESCAPE_MAX_NODES} positions or "
-                           "the limit came first; not written")
+            out["note"] = (f"the escape has more than {WITNESS_MAX_NODES} nodes or the "
+                           "limit came first; not written")
             return out
         out.update(escape=esc, check=chk)
         return out
@@ -381,7 +405,7 @@ class Ep1Value:
         search, st = self.search, q.stats["containment_search"]
         q.say(f"containment search, {h} cuts")
         t1 = time.monotonic()
-        got = search.search(h, q.clock.share(1 / 2).at,
+        got = search.search(h, q.clock.share(1 / 2),
                             CONTAIN_MAX_POSITIONS - search.positions)
         st["positions"] = search.positions
         st["seconds"] = round(st["seconds"] + time.monotonic() - t1, 4)
@@ -390,7 +414,7 @@ class Ep1Value:
         if not got:
             return None
         st["found"] = h
-        c = search.certificate(q.budget.deadline)
+        c = search.certificate(q.until)
         if c is None:
             raise NoCertificate
         if not q.certificate:
@@ -410,9 +434,7 @@ class Ep1Value:
         (the exact search's or the minimum cut's bound)."""
         q = self.q
         t1 = time.monotonic()
-        left = q.clock.left()
-        self.fence_deadline = t1 + (FENCE_MAX_SECONDS if left is None
-                                    else min(FENCE_MAX_SECONDS, left / 8))
+        self.fence_deadline = _part(q.clock, 1 / 8, FENCE_MAX_SECONDS)
         q.say("fence search (Episode 2 games inside fences)")
         fs = FenceSearch(q.m, q.s, self._fence_wins, seed=q.s)
         best = fs.run(self.fence_deadline, FENCE_MAX_EVALUATIONS, FENCE_PATIENCE, floor)
@@ -424,10 +446,10 @@ class Ep1Value:
         size, fence = best
         if ceiling is not None and size >= ceiling:
             # its strategy would prove no more than the invariant's; writing and checking
-            # it can take the whole limit (double-star ring: 20 cuts both, 24 s of 30)
+            # it can take the whole limit on a large fence
             st["note"] = f"no better than the invariant at the start ({ceiling} cuts)"
             return None
-        d = self._fence_verdict(fenced_map(q.m, fence, q.s), q.budget.deadline)
+        d = self._fence_verdict(fenced_map(q.m, fence, q.s), q.until)
         if d.status != HOLDS:  # the limit, on a fence already decided once
             return None
         st.update(boundary=size, fence_nodes=len(fence))
@@ -441,11 +463,11 @@ class Ep1Value:
         st["seconds"] = round(time.monotonic() - t1, 4)
         return got[0], got[1], got[2], about
 
-    def _fence_verdict(self, fm: SkynetMap, limit: float | None) -> Decision:
+    def _fence_verdict(self, fm: SkynetMap, limit: Deadline) -> Decision:
         """The fenced map's Episode 2 verdict, its conflicts charged to the budget."""
         budget = self.q.budget
         left = None if budget.conflicts is None else max(0, budget.conflicts - budget.used)
-        sub = Budget(limit, left)
+        sub = Budget(limit.at, left)
         fred = Reduced(fm, "ep2", self.q.s)
         d = decide(fred, fred.K, False, sub, self.q.solver)
         budget.used += sub.used
@@ -454,21 +476,20 @@ class Ep1Value:
 
     def _fence_wins(self, fm: SkynetMap) -> bool | None:
         """Whether the player wins the game inside the fence (None: out of time)."""
-        if self.q.budget.spent() or time.monotonic() > self.fence_deadline:
+        if self.q.budget.spent() or self.fence_deadline.expired():
             return None
-        limit = min(self.fence_deadline, time.monotonic() + FENCE_DECIDE_SECONDS)
+        limit = _part(self.fence_deadline, 1.0, FENCE_DECIDE_SECONDS)
         return {HOLDS: True, REFUTED: False}.get(self._fence_verdict(fm, limit).status)
 
     def _fence_strategy(self, d: Decision, st: dict) -> tuple[dict, dict, int] | None:
         """The won fence's strategy, written for the real map and replayed there, with the
-        cuts it needs; None when not written or checked in time (the lower bound proved so
-        far stands: double-star ring at 30 s, the check of a 20-cut fence ran out and the
-        answer once kept nothing) or when its check fails (a bug)."""
+        cuts it needs; None when not written or checked in time (the bounds proved so far
+        stand) or when its check fails (a bug)."""
         q = self.q
         try:
             # no invariant node: the fenced map's gateways are not the real map's
             cert = player_certificate(d.proposer.red, d.proposer, d.candidate or {},
-                                      q.budget.deadline, invariant=False)
+                                      q.until, invariant=False)
             chk = q.check(cert, True)
         except NoCertificate:
             st["note"] = "the limit came while its strategy was written or checked"

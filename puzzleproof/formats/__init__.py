@@ -11,7 +11,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from puzzleproof.errors import InputError
 
@@ -180,8 +180,10 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
+def write_atomic(path: str | os.PathLike, text: str | bytes | Iterable[str]) -> None:
     """Write a whole file or nothing: write a temporary file beside it, then rename.
+    ``text`` may come in chunks (an iterable of strings, written as they come: a large
+    certificate is never held whole as one string).
 
     A symbolic link is written through (its target is replaced, the link stays), and a
     path that is not a regular file (a FIFO, ``/dev/stdout``, a device) is written into
@@ -199,21 +201,29 @@ def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
                          + ("" if where == str(path) else f" ({where})"), str(path)) from None
 
 
-def _write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
+def _write_chunks(fh: Any, text: str | bytes | Iterable[str]) -> None:
+    if isinstance(text, (str, bytes)):
+        fh.write(text)
+    else:
+        for chunk in text:
+            fh.write(chunk)
+
+
+def _write_atomic(path: str | os.PathLike, text: str | bytes | Iterable[str]) -> None:
     target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
     mode = "wb" if isinstance(text, bytes) else "w"
     if target.exists() and not target.is_file():
         if target.is_dir():
             raise IsADirectoryError(21, "is a folder", str(path))
         with open(target, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
-            fh.write(text)
+            _write_chunks(fh, text)
         return
     if not target.parent.is_dir():
         raise FileNotFoundError(2, "its folder does not exist", str(target.parent))
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
-            fh.write(text)
+            _write_chunks(fh, text)
         # mkstemp makes the file 0600; a written file gets the mode any new file would get
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)

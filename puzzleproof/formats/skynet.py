@@ -456,28 +456,58 @@ def read_strategy(text: str, source: str = "<string>", m: SkynetMap | None = Non
                     if not isinstance(child, str):
                         raise InputError(f"expected {at}.next[{json.dumps(move)[:20]}] to be a "
                                          "node id (a string)")
+            elif data.get("form") == "witness":
+                _witness_node(nd, at, node, hi)
             else:
-                replies = nd.get("replies", {})
-                if not isinstance(replies, dict):
-                    raise InputError(f"expected {at}.replies to be an object {{\"u-v\": reply}}")
-                for cut, reply in replies.items():
-                    rat = f"{at}.replies[{json.dumps(cut)[:20]}]"
-                    ends = cut.split("-")
-                    if len(ends) != 2:
-                        raise InputError(f"expected a cut 'u-v' as a key of {at}.replies, "
-                                         f"found {json.dumps(cut)[:40]}")
-                    for e in ends:
-                        parse_int(e, f"a node of the cut {json.dumps(cut)[:20]} in {at}.replies",
-                                  0, hi)
-                    if not isinstance(reply, dict):
-                        raise InputError(f"expected {rat} to be {{\"move\", \"next\"}}")
-                    if reply.get("move") is not None:
-                        json_int(reply["move"], f"{rat}.move{node}", 0, hi)
-                    if reply.get("next") is not None and not isinstance(reply["next"], str):
-                        raise InputError(f"expected {rat}.next to be a node id or null")
+                _agent_node(nd, at, node, hi)
         return data
     except InputError as exc:
         raise exc.located(source) from None
+
+
+def _agent_node(nd: dict, at: str, node: str, hi: int | None) -> None:
+    """An agent table's node: a reply to each cut named ``"u-v"``, and an ``"otherwise"``
+    reply for the cuts it does not name."""
+    replies = nd.get("replies", {})
+    if not isinstance(replies, dict):
+        raise InputError(f"expected {at}.replies to be an object {{\"u-v\": reply}}")
+    for cut, reply in replies.items():
+        rat = f"{at}.replies[{json.dumps(cut)[:20]}]"
+        ends = cut.split("-")
+        if len(ends) != 2:
+            raise InputError(f"expected a cut 'u-v' as a key of {at}.replies, "
+                             f"found {json.dumps(cut)[:40]}")
+        for e in ends:
+            parse_int(e, f"a node of the cut {json.dumps(cut)[:20]} in {at}.replies", 0, hi)
+        _reply(reply, rat, node, hi)
+    if "otherwise" in nd:
+        _reply(nd["otherwise"], f"{at}.otherwise", node, hi)
+
+
+def _witness_node(nd: dict, at: str, node: str, hi: int | None) -> None:
+    """An escape's node in witness form: its links (a hexadecimal mask), the cuts it
+    survives, and a tempo claim or a list of replies."""
+    links = nd.get("links")
+    if not isinstance(links, str) or not links or any(c not in "0123456789abcdef"
+                                                      for c in links):
+        raise InputError(f"expected {at}.links to be a hexadecimal mask of links")
+    json_int(nd.get("h"), f"{at}.h (a number of cuts)", 0)
+    if "tempo" in nd and not isinstance(nd["tempo"], bool):
+        raise InputError(f"expected {at}.tempo to be true or false")
+    replies = nd.get("replies", [])
+    if not isinstance(replies, list):
+        raise InputError(f"expected {at}.replies to be a list of replies")
+    for k, reply in enumerate(replies):
+        _reply(reply, f"{at}.replies[{k}]", node, hi)
+
+
+def _reply(reply: Any, rat: str, node: str, hi: int | None) -> None:
+    if not isinstance(reply, dict):
+        raise InputError(f"expected {rat} to be {{\"move\", \"next\"}}")
+    if reply.get("move") is not None:
+        json_int(reply["move"], f"{rat}.move{node}", 0, hi)
+    if reply.get("next") is not None and not isinstance(reply["next"], str):
+        raise InputError(f"expected {rat}.next to be a node id or null")
 
 
 def _close_spacing(pos: dict[int, tuple[float, float]]) -> float:

@@ -185,16 +185,19 @@ class _Judge:
                  clock: Deadline, max_lines: int | None, oracle: Oracle | None,
                  share: bool) -> None:
         self.t0 = time.monotonic()
-        self.deadline = clock.at
+        self.clock, self.deadline = clock, clock.at
         m.initial_state(start)  # validates the start
         self.m, self.rule, self.start, self.player = m, rule, start, player
         self.per_line, self.max_lines = per_line, max_lines
         self.board = Board(m, rule)
         self.oracle = oracle or oracle_for(m, rule)
         self.solver0 = self.oracle.seconds
-        left = clock.left()
-        budget = 5.0 if left is None else max(0.05, min(30.0, left / 2))
-        self.winnable = self.oracle.wins(start, self.board.full, budget)
+        # the start's verdict: half the time left (at least 0.05 s, at most 30 s), 5 s
+        # without a limit
+        question = (Deadline(5.0) if clock.at is None else
+                    Deadline(clock.limit, at=min(clock.share(1 / 2, at_least=0.05).at,
+                                                 time.monotonic() + 30.0)))
+        self.winnable = self.oracle.wins(start, self.board.full, question)
         ident = player.identity() if share and hasattr(player, "identity") else None
         self.knowledge: Knowledge | None = (None if per_line else
                                             knowledge_for(m, rule, ident))
@@ -371,7 +374,7 @@ class _Judge:
         try:
             cert, settled = position_table(self.board, self.start, s, self.deadline)
             problems = check_player_strategy(self.m, self.rule, self.start, cert,
-                                             deadline=self.deadline)
+                                             deadline=self.clock)
         except CheckLimit:
             notes.append(f"every line was won ({len(s.table)} positions), but the time "
                          "limit ran out while the certificate was built and checked")

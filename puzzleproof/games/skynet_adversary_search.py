@@ -32,6 +32,7 @@ from typing import Any
 from puzzleproof.models.skynet import Turn, norm
 from puzzleproof.models.skynet_board import Board
 from puzzleproof.games.skynet_settled import Knowledge
+from puzzleproof.clock import Deadline
 from puzzleproof.encoders.skynet_oracle import QUESTION_SECONDS, Oracle
 from puzzleproof.games.skynet_sessions import _Failed, _Session
 
@@ -164,9 +165,11 @@ class Search:
         if ek in self.expanded and not forced:
             return self.expanded[ek], [], None, []
         for v in moves:  # each question gets what is left of the deadline
-            left = None if self.deadline is None else self.deadline - time.monotonic()
-            limit = QUESTION_SECONDS if left is None else max(0.01, min(QUESTION_SECONDS, left))
-            if self.oracle.wins(v, after, limit) is False:
+            now = time.monotonic()
+            question = (Deadline(QUESTION_SECONDS) if self.deadline is None else
+                        Deadline(None, at=max(now + 0.01, min(now + QUESTION_SECONDS,
+                                                              self.deadline))))
+            if self.oracle.wins(v, after, question) is False:
                 return [], [], v, []
         children = [(v, self.key(v, after, key, cut, v)) for v in moves]
         self.expanded[ek] = children

@@ -26,8 +26,11 @@ import random
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from puzzleproof.clock import PerTask
 from puzzleproof.models.skynet import SkynetMap, norm
 from puzzleproof.verify.skynet_ep1_cuts import EP1_BOTS
+
+WORST_SECONDS = 10.0  # each bot's worst-case search on a drawn map
 
 __all__ = ["ep1_set", "line", "star", "multi_star", "mesh", "GapParams", "GapMap",
            "search_gap", "EP1_BOTS"]
@@ -237,7 +240,7 @@ def search_gap(p: GapParams) -> Iterator[GapMap]:
         if res.status.value != "WIN" or not (res.check or {}).get("ok"):
             continue
         fewest = {"value": int(res.answer["value"]), "solver": "explicit"}
-        rep = cut_report(m, m.start, list(p.bots), fewest=fewest, time_limit=10.0)
+        rep = cut_report(m, m.start, list(p.bots), fewest=fewest, each=PerTask(WORST_SECONDS))
         excess = {b: r["excess"] for b, r in rep["bots"].items() if r["excess"] is not None}
         if not excess:
             continue

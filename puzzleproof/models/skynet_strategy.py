@@ -8,18 +8,22 @@ A strategy is a JSON object ``{"type": ..., "root": node id, "nodes": {id: node}
   the player follows one fixed rule (cut the agent's gateway link when it has one, else a
   link of the node with two or more gateway links that the agent can reach in the fewest
   free turns), and the checker proves that the rule wins by checking an invariant at the
-  position (:meth:`_Board.invariant_holds`; in words: the cuts the nodes with two or more
+  position (:func:`invariant_holds`; in words: the cuts the nodes with two or more
   gateway links need are never more than the free turns the player gets before the agent
   can stand on them, earliest deadline first).
 - ``skynet-agent-strategy``: a node is ``{"agent": a, "replies": {"u-v": {"move": w,
-  "next": id | null}}}``: the agent's answer to every legal cut (``next`` null: the move
-  reaches a gateway). A node may instead be ``{"agent": a, "path": [a, p1, ...]}`` (Episode
+  "next": id | null}}, "otherwise": {"move": w, "next": id | null}}``: the agent's answer
+  to every legal cut (``next`` null: the move reaches a gateway); ``"otherwise"``
+  (optional) answers every cut not named in ``replies``, so a policy that changes its
+  move only for the few cuts that break its plan stays small. A node may instead be ``{"agent": a, "path": [a, p1, ...]}`` (Episode
   2 only): from this position the agent walks the path whatever is cut, stepping onto a
   gateway whenever its node keeps a gateway link; the checker proves it wins by counting
-  (:meth:`_Board.path_wins`: some prefix of the path has more gateway links than turns).
+  (:func:`path_wins`: some prefix of the path has more gateway links than turns).
 - ``skynet-agent-escape`` (with ``"horizon": H``): the same nodes; the agent is still free
   (not contained) after each of the player's first ``H`` cuts, whatever they are - the
-  proof that the value (fewest cuts to contain it) is more than ``H``.
+  proof that the value (fewest cuts to contain it) is more than ``H``. With ``"form":
+  "witness"`` the nodes name the links their claim rests on and are proved once each
+  (:mod:`puzzleproof.models.skynet_escape`).
 
 Ids may be shared (a DAG), so a strategy can be as small as the positions it visits: the
 solvers write tables keyed by position (agent node, links left), one node per position.
@@ -32,14 +36,17 @@ before the invariant node existed read and check as before.
 
 from __future__ import annotations
 
-import time
-from collections import deque
 from typing import Any
 
-from puzzleproof.models.skynet import SkynetMap, check_cut, norm
+from puzzleproof.clock import Deadline
+from puzzleproof.models.skynet import SkynetMap
+from puzzleproof.models.skynet_board import Board
+from puzzleproof.models.skynet_escape import OutOfTime as WitnessOutOfTime
+from puzzleproof.models.skynet_escape import check_witness_escape
 
 __all__ = ["check_player_strategy", "check_agent_strategy", "check_agent_escape",
-           "strategy_depth", "certificate_kind", "CheckLimit", "INVARIANT"]
+           "strategy_depth", "certificate_kind", "CheckLimit", "INVARIANT", "invariant_holds",
+           "path_wins"]
 
 #: the one invariant a player node may name (see the module docstring)
 INVARIANT = "free-turns-cover-doubles"
@@ -49,152 +56,68 @@ class CheckLimit(Exception):
     """The replay passed its ``deadline`` before it was done: nothing is claimed."""
 
 
-class _Board:
-    """The rules of :mod:`puzzleproof.models.skynet` on bitmasks: bit ``i`` of a position's
-    ``links`` is the map's link ``i`` (uncut)."""
+def invariant_holds(bd: Board, a: int, links: int) -> str | None:
+    """Why the invariant fails at (agent ``a``, ``links``), player to cut (None: it
+    holds): for every ``t``, the nodes the agent can reach with ``f`` =
+    :meth:`Board.free_turns` at most ``t`` need at most ``t`` cuts in all to keep one gateway
+    link each (a node with ``c >= 2`` uncut gateway links needs ``c - 1``).
 
-    def __init__(self, m: SkynetMap, rule: str) -> None:
-        self.m, self.rule = m, rule
-        self.index = {l: i for i, l in enumerate(m.links)}
-        self.full = (1 << len(m.links)) - 1
-        gates = m.gateways
-        # per node: (neighbour, bit) for every link at it
-        self.inc = [[(v, 1 << self.index[norm(u, v)]) for v in m.neighbours[u]]
-                    for u in range(m.n)]
-        self.gate_bits = [sum(b for v, b in self.inc[u] if v in gates) for u in range(m.n)]
-        self.gates = gates
+    Why it wins: the player's rule is to cut the agent's gateway link when it has one
+    (there is at most one: the agent's node has ``f = 0``), else a link of a node with
+    two or more left and the least ``f`` (earliest deadline first). The agent never
+    steps onto a gateway. After the cut and the agent's move to ``w``, every ``f`` has
+    dropped by at most one, and by one only on a free turn (``f(a, d) <= [a free] +
+    f(w, d)``; cuts only remove links, which never lowers ``f``), and on a free turn
+    the rule removed one needed cut from the earliest deadline: so the condition at
+    ``t + 1`` before gives it at ``t`` after (a forced turn: at ``t`` gives ``t``), and
+    the invariant holds at the next turn. Every turn removes a link, so the game ends,
+    and it can only end with the agent contained. With no node keeping two gateway
+    links the invariant holds trivially."""
+    dist = bd.free_turns(a, links)
+    gb = bd.gate_bits
+    need = []
+    for u, f in dist.items():
+        c = bin(gb[u] & links).count("1")
+        if c >= 2:
+            need.append((f, c - 1, u))
+    total = 0
+    for f, c, u in sorted(need):
+        total += c
+        if total > f:
+            return (f"the nodes with two or more gateway links within {f} free turn(s) "
+                    f"of the agent (node {u} among them) need {total} cuts")
+    return None
 
-    def moves(self, a: int, links: int) -> list[int]:
-        """Where the agent may go: neighbours over uncut links, or its own node."""
-        out = [v for v, b in self.inc[a] if links & b]
-        return out or [a]
 
-    def region(self, a: int, links: int) -> list[int] | None:
-        """The non-gateway nodes the agent can reach, or None when it can reach a gateway."""
-        gates, inc = self.gates, self.inc
-        seen = {a}
-        todo = [a]
-        while todo:
-            u = todo.pop()
-            for v, b in inc[u]:
-                if links & b and v not in seen:
-                    if v in gates:
-                        return None
-                    seen.add(v)
-                    todo.append(v)
-        return list(seen)
-
-    def contained(self, a: int, links: int) -> bool:
-        return a not in self.gates and self.region(a, links) is not None
-
-    def state(self, a: int, links: int):
-        from puzzleproof.models.skynet import State
-
-        return State(self.m, a, frozenset(l for l, i in self.index.items() if links >> i & 1))
-
-    def cut(self, a: int, links: int, cut: tuple[int, int]) -> tuple[str | None, int]:
-        """Why the cut is illegal (None: legal) and the links after it."""
-        u, v = cut
-        if not (0 <= u < self.m.n and 0 <= v < self.m.n):
-            return f"link {u}-{v} names a node outside 0..{self.m.n - 1}", links
-        i = self.index.get(norm(u, v))
-        if i is None or not links >> i & 1:
-            return check_cut(self.m, self.state(a, links), cut, self.rule), links
-        if self.rule == "ep2" and u not in self.gates and v not in self.gates:
-            return f"link {u}-{v} touches no gateway (ep2 rule)", links
-        return None, links & ~(1 << i)
-
-    def legal(self, links: int) -> list[tuple[int, int]]:
-        """Every legal cut, as links ``(u, v)`` with ``u < v``, in order."""
-        out = []
-        for l, i in self.index.items():
-            if links >> i & 1 and (self.rule == "ep1" or l[0] in self.gates
-                                   or l[1] in self.gates):
-                out.append(l)
-        return sorted(out)
-
-    def free_turns(self, a: int, links: int) -> dict[int, int]:
-        """For every non-gateway node ``d`` the agent can reach: the fewest turns on which
-        the player is free to cut anything before the agent stands on ``d``, over every
-        walk ``a = p0, ..., pk = d``: the number of ``p0..p(k-1)`` with no uncut gateway
-        link (on the others the player must cut that node's link or lose). 0-1 BFS."""
-        gates, inc, gb = self.gates, self.inc, self.gate_bits
-        dist = {a: 0}
-        todo = deque([a])
-        while todo:
-            u = todo.popleft()
-            step = 0 if gb[u] & links else 1
-            du = dist[u] + step
-            for v, b in inc[u]:
-                if links & b and v not in gates and du < dist.get(v, 1 << 30):
-                    dist[v] = du
-                    if step:
-                        todo.append(v)
-                    else:
-                        todo.appendleft(v)
-        return dist
-
-    def invariant_holds(self, a: int, links: int) -> str | None:
-        """Why the invariant fails at (agent ``a``, ``links``), player to cut (None: it
-        holds): for every ``t``, the nodes the agent can reach with ``f`` =
-        :meth:`free_turns` at most ``t`` need at most ``t`` cuts in all to keep one gateway
-        link each (a node with ``c >= 2`` uncut gateway links needs ``c - 1``).
-
-        Why it wins: the player's rule is to cut the agent's gateway link when it has one
-        (there is at most one: the agent's node has ``f = 0``), else a link of a node with
-        two or more left and the least ``f`` (earliest deadline first). The agent never
-        steps onto a gateway. After the cut and the agent's move to ``w``, every ``f`` has
-        dropped by at most one, and by one only on a free turn (``f(a, d) <= [a free] +
-        f(w, d)``; cuts only remove links, which never lowers ``f``), and on a free turn
-        the rule removed one needed cut from the earliest deadline: so the condition at
-        ``t + 1`` before gives it at ``t`` after (a forced turn: at ``t`` gives ``t``), and
-        the invariant holds at the next turn. Every turn removes a link, so the game ends,
-        and it can only end with the agent contained. With no node keeping two gateway
-        links the invariant holds trivially."""
-        dist = self.free_turns(a, links)
-        gb = self.gate_bits
-        need = []
-        for u, f in dist.items():
-            c = bin(gb[u] & links).count("1")
-            if c >= 2:
-                need.append((f, c - 1, u))
-        total = 0
-        for f, c, u in sorted(need):
-            total += c
-            if total > f:
-                return (f"the nodes with two or more gateway links within {f} free turn(s) "
-                        f"of the agent (node {u} among them) need {total} cuts")
-        return None
-
-    def path_wins(self, a: int, links: int, path: Any) -> str | None:
-        """Why the agent's fixed path does not win from (agent ``a``, ``links``), player to
-        cut (None: it wins). The agent walks ``path`` (starting at ``a``) over links the
-        player may not cut, stepping onto a gateway whenever its node keeps a gateway link
-        after the cut. To survive turn ``i`` the player must have cut, by then, every
-        gateway link of the distinct nodes ``p0..pi``, one a turn: the path wins when some
-        prefix has more such links than turns (containing the agent needs those cuts too,
-        the path being reachable)."""
-        if not isinstance(path, list) or not path or path[0] != a:
-            return f"the path must be a list of nodes starting at the agent's node {a}"
-        seen: set[int] = set()
-        total = 0
-        for i, v in enumerate(path):
-            if not isinstance(v, int) or not 0 <= v < self.m.n or v in self.gates:
-                return f"path node {v!r} is not a node of the map outside the gateways"
-            if i:
-                u = path[i - 1]
-                b = next((b for w, b in self.inc[u] if w == v), None)
-                if b is None or not links & b:
-                    return f"no uncut link {u}-{v} on the path"
-                if self.rule != "ep2":
-                    return "a fixed path proves nothing when the player may cut its links"
-            if v not in seen:
-                seen.add(v)
-                total += bin(self.gate_bits[v] & links).count("1")
-            if total > i + 1:
-                return None
-        return (f"no prefix of the path has more gateway links than turns ({total} links, "
-                f"{len(path)} turns)")
+def path_wins(bd: Board, a: int, links: int, path: Any) -> str | None:
+    """Why the agent's fixed path does not win from (agent ``a``, ``links``), player to
+    cut (None: it wins). The agent walks ``path`` (starting at ``a``) over links the
+    player may not cut, stepping onto a gateway whenever its node keeps a gateway link
+    after the cut. To survive turn ``i`` the player must have cut, by then, every
+    gateway link of the distinct nodes ``p0..pi``, one a turn: the path wins when some
+    prefix has more such links than turns (containing the agent needs those cuts too,
+    the path being reachable)."""
+    if not isinstance(path, list) or not path or path[0] != a:
+        return f"the path must be a list of nodes starting at the agent's node {a}"
+    seen: set[int] = set()
+    total = 0
+    for i, v in enumerate(path):
+        if not isinstance(v, int) or not 0 <= v < bd.m.n or v in bd.gates:
+            return f"path node {v!r} is not a node of the map outside the gateways"
+        if i:
+            u = path[i - 1]
+            b = next((b for w, b in bd.inc[u] if w == v), None)
+            if b is None or not links & b:
+                return f"no uncut link {u}-{v} on the path"
+            if bd.rule != "ep2":
+                return "a fixed path proves nothing when the player may cut its links"
+        if v not in seen:
+            seen.add(v)
+            total += bin(bd.gate_bits[v] & links).count("1")
+        if total > i + 1:
+            return None
+    return (f"no prefix of the path has more gateway links than turns ({total} links, "
+            f"{len(path)} turns)")
 
 
 def _strategy_nodes(strategy: Any, kind: str) -> tuple[dict, Any] | str:
@@ -206,15 +129,15 @@ def _strategy_nodes(strategy: Any, kind: str) -> tuple[dict, Any] | str:
     return nodes, strategy["root"]
 
 
-def _walk(stack: list, problems: list[str], deadline: float | None = None):
+def _walk(stack: list, problems: list[str], deadline: Deadline | None = None):
     """Pop (agent, links, node id, path) from ``stack`` (the caller pushes onto it) until
     it is empty or five problems are found, each (node, position) once: strategies are
-    DAGs. Raises :class:`CheckLimit` once ``time.monotonic()`` passes ``deadline``."""
+    DAGs. Raises :class:`CheckLimit` once ``deadline`` has passed."""
     done: set = set()
     popped = 0
     while stack and len(problems) < 5:
         popped += 1
-        if deadline is not None and popped % 32 == 0 and time.monotonic() > deadline:
+        if deadline is not None and popped % 32 == 0 and deadline.expired():
             raise CheckLimit("the time limit ran out during the replay")
         item = stack.pop()
         if not isinstance(item[2], (str, int)):  # a malformed id: the caller reports it
@@ -231,16 +154,16 @@ def _path(path: tuple) -> str:
 
 
 def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
-                          deadline: float | None = None) -> list[str]:
+                          deadline: Deadline | None = None) -> list[str]:
     """Replay a player strategy against every agent move; return the problems (empty: it
     contains the agent whatever it does). Uses only the rules; memoised on (node,
     position), so linear in the positions covered. An invariant node is proved by checking
-    its invariant at every position that reaches it (:meth:`_Board.invariant_holds`)."""
+    its invariant at every position that reaches it (:func:`invariant_holds`)."""
     got = _strategy_nodes(strategy, "skynet-player-strategy")
     if isinstance(got, str):
         return [got]
     nodes, root = got
-    bd = _Board(m, rule)
+    bd = Board(m, rule)
     m.initial_state(start)  # validates the start
     problems: list[str] = []
     stack: list = [(start, bd.full, root, (start,))]
@@ -254,7 +177,7 @@ def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
             elif node["invariant"] != INVARIANT:
                 problems.append(f"{where}: node {nid!r} names an unknown invariant "
                                 f"{node['invariant']!r}")
-            elif (why := bd.invariant_holds(a, links)) is not None:
+            elif (why := invariant_holds(bd, a, links)) is not None:
                 problems.append(f"{where}: the invariant {INVARIANT} fails: {why}")
             continue
         if not isinstance(node, dict) or "cut" not in node:
@@ -268,7 +191,7 @@ def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
         except (TypeError, ValueError, IndexError):
             problems.append(f"{where}: malformed cut {node.get('cut')!r}")
             continue
-        why, after = bd.cut(a, links, cut)
+        why, after = bd.after(a, links, cut)
         if why:
             problems.append(f"{where}: illegal cut: {why}")
             continue
@@ -289,7 +212,7 @@ def check_player_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
 
 
 def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
-                         deadline: float | None = None) -> list[str]:
+                         deadline: Deadline | None = None) -> list[str]:
     """Replay an agent strategy against every legal cut; return the problems (empty: the
     agent reaches a gateway whatever the player does)."""
     got = _strategy_nodes(strategy, "skynet-agent-strategy")
@@ -299,7 +222,7 @@ def check_agent_strategy(m: SkynetMap, rule: str, start: int, strategy: Any, *,
 
 
 def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any, *,
-                       deadline: float | None = None) -> list[str]:
+                       deadline: Deadline | None = None) -> list[str]:
     """Replay an agent escape strategy against every sequence of legal cuts; return the
     problems (empty: after each of the first ``horizon`` cuts the agent is not contained,
     or it has reached a gateway)."""
@@ -309,20 +232,25 @@ def check_agent_escape(m: SkynetMap, rule: str, start: int, strategy: Any, *,
     horizon = strategy.get("horizon")
     if not isinstance(horizon, int) or isinstance(horizon, bool) or horizon < 0:
         return ["the escape strategy gives no 'horizon' (a number of cuts)"]
-    bd = _Board(m, rule)
+    bd = Board(m, rule)
     m.initial_state(start)
     if bd.contained(start, bd.full):
         return ["the agent is contained before any cut"]
+    if strategy.get("form") == "witness":
+        try:
+            return check_witness_escape(m, rule, start, strategy, deadline=deadline)
+        except WitnessOutOfTime:
+            raise CheckLimit("the time limit ran out during the replay") from None
     return _replay_agent(m, rule, start, *got, horizon, deadline)
 
 
 def _replay_agent(m: SkynetMap, rule: str, start: int, nodes: dict, root: Any,
-                  horizon: int | None, deadline: float | None = None) -> list[str]:
+                  horizon: int | None, deadline: Deadline | None = None) -> list[str]:
     """Every legal cut at every position the agent strategy reaches: no cut may contain
     the agent, and each reply must be a legal move. A line ends when the agent is on a
     gateway, or (``horizon``) once that many cuts have left it free. Positions are
     memoised with the cuts made so far, which the links left determine."""
-    bd = _Board(m, rule)
+    bd = Board(m, rule)
     m.initial_state(start)
     problems: list[str] = []
     stack: list = [(start, bd.full, root, ())]
@@ -337,7 +265,7 @@ def _replay_agent(m: SkynetMap, rule: str, start: int, nodes: dict, root: Any,
         if "path" in node and "replies" not in node:
             if horizon is not None:
                 problems.append(f"{where}: a fixed path answers no escape question")
-            elif (why := bd.path_wins(a, links, node["path"])) is not None:
+            elif (why := path_wins(bd, a, links, node["path"])) is not None:
                 problems.append(f"{where}: node {nid!r}: {why}")
             continue
         cuts = bd.legal(links)
@@ -346,7 +274,7 @@ def _replay_agent(m: SkynetMap, rule: str, start: int, nodes: dict, root: Any,
             continue
         replies = node.get("replies") or {}
         for u, v in cuts:
-            _, after = bd.cut(a, links, (u, v))
+            _, after = bd.after(a, links, (u, v))
             key2 = f"{u}-{v}"
             if bd.contained(a, after):
                 problems.append(f"{where}: cut {key2} contains the agent after "
@@ -354,7 +282,7 @@ def _replay_agent(m: SkynetMap, rule: str, start: int, nodes: dict, root: Any,
                 continue
             if horizon is not None and len(path) + 1 >= horizon:
                 continue
-            reply = replies.get(key2) or replies.get(f"{v}-{u}")
+            reply = replies.get(key2) or replies.get(f"{v}-{u}") or node.get("otherwise")
             if not isinstance(reply, dict):
                 problems.append(f"{where}: no reply to cut {key2}")
                 continue
@@ -378,6 +306,8 @@ def certificate_kind(strategy: Any) -> str:
     if kind == "skynet-player-strategy":
         inv = any(isinstance(x, dict) and "invariant" in x for x in nodes.values())
         return "position-table+invariant" if inv else "position-table"
+    if kind == "skynet-agent-escape" and strategy.get("form") == "witness":
+        return "agent-escape+witness"
     if kind == "skynet-agent-strategy":
         path = any(isinstance(x, dict) and "path" in x for x in nodes.values())
         return "agent-table+path" if path else "agent-table"
@@ -390,7 +320,7 @@ def strategy_depth(m: SkynetMap, rule: str, start: int, strategy: dict) -> int:
     invariant node, the rule cuts a gateway link the agent can reach every turn, so it
     needs at most as many cuts as there are such links."""
     nodes = strategy["nodes"]
-    bd = _Board(m, rule)
+    bd = Board(m, rule)
     memo: dict = {}
     # an explicit stack (tables of large maps are deep): post-order evaluation
     root = (strategy["root"], start, bd.full)
@@ -407,7 +337,7 @@ def strategy_depth(m: SkynetMap, rule: str, start: int, strategy: dict) -> int:
             reach = bd.free_turns(a, links)  # every non-gateway node the agent reaches
             memo[key] = sum(bin(bd.gate_bits[u] & links).count("1") for u in reach)
             continue
-        _, after = bd.cut(a, links, tuple(node["cut"]))
+        _, after = bd.after(a, links, tuple(node["cut"]))
         kids = ([] if bd.contained(a, after) else
                 [(node["next"][str(v)], v, after) for v in bd.moves(a, after)])
         if not expanded:

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Mapping, Protocol,
-                    Sequence, runtime_checkable)
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Iterator, Mapping,
+                    Protocol, Sequence, runtime_checkable)
 
 import click
 
@@ -215,7 +215,8 @@ class SolveSpec:
     notes: Callable[[list[Task], Params], list[str]] | None = None
     session: Callable[[Params], ContextManager] = lambda p: nullcontext()
     show_one: Callable[[Task, Result, Params], Page] | None = None
-    write: Callable[[Task, Result, Params], tuple[str | bytes, str] | None] | None = None
+    write: Callable[[Task, Result, Params],
+                    tuple[str | bytes | Iterable[str], str] | None] | None = None
     failed: Callable[[Task, Result, Params], bool] = lambda t, r, p: _solve_failed(t, r)
     describe: Callable[[Task, Params], str] = lambda t, p: t.name
     #: inputs may be left out (Death Run's --seed names a generated graph)

@@ -6,9 +6,10 @@ The cross-check and the generator are in :mod:`.skynet_crosscheck` and
 
 from __future__ import annotations
 
+import itertools
 import json
 from contextlib import nullcontext
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.instance import Loaded
@@ -73,11 +74,14 @@ def _record(task: Task, res: Result, p: Params, full: bool) -> dict:
     return {"type": "result", **d}
 
 
-def _write(task: Task, res: Result, p: Params) -> tuple[str, str] | None:
+def _write(task: Task, res: Result, p: Params) -> tuple[Iterator[str], str] | None:
+    """The winner's strategy for -o, in chunks as the encoder makes them (a table of a
+    large map is never held whole as one string)."""
     if res.certificate is None:
         return None
     m, s = task.instance
-    return json.dumps(stamp_certificate(res.certificate, m, task.extra["rule"], s)) + "\n", ""
+    cert = stamp_certificate(res.certificate, m, task.extra["rule"], s)
+    return itertools.chain(json.JSONEncoder().iterencode(cert), ("\n",)), ""
 
 
 SOLVE = SolveSpec(

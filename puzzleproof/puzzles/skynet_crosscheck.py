@@ -139,7 +139,7 @@ def _ep1_part(group: list, starts: dict, bots: list[str] | None, p: Params) -> O
     from puzzleproof.puzzles.skynet_views import ep1_page
     from puzzleproof.verify.skynet_ep1_cuts import EP1_BOTS, cuts_table
 
-    rows, failures = cuts_table(group, starts, bots, p.time_limit)
+    rows, failures = cuts_table(group, starts, bots, PerTask(p.time_limit))
     record = {"type": "skynet-ep1-cuts-table", "rows": rows, "failures": failures,
               "counts": {"findings_broken": len(failures)}}
     return Outcome(not failures, record,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator
 
+from puzzleproof.clock import PerTask
 from puzzleproof.errors import UsageError
 from puzzleproof.puzzles.base import GenerateSpec, Generated, Params
 from puzzleproof.puzzles.options import COUNT, SEED, TIME_LIMIT, WHERE, Opt
@@ -17,6 +18,8 @@ __all__ = ["GENERATE", "EP1_SET_COMMAND"]
 EP1_SET_COMMAND = "puzzleproof generate skynet --ep1-set --seed 1 -o instances/skynet/ep1"
 #: the agent models a hunt for a program's breakers plays
 HUNT_AGENTS = ("article", "nearest", "worst")
+
+EP1_SET_SECONDS = 60.0  # each search of --ep1-set without --time-limit
 
 HELP = """Make maps that break bots or your program.
 
@@ -145,10 +148,25 @@ def _breaker(b: Any, agent: str, p: Params) -> Generated:
 
 
 def _cuts_record(m: Any, report: dict, extra: dict) -> dict:
+    fewest = {k: v for k, v in report["fewest"].items() if k not in ("strategy", "escape")}
     return {"type": "skynet-ep1-cuts", "schema_version": 1, "map": m.name, "rule": "ep1",
             "start": m.start, "nodes": m.n, "links": len(m.links),
-            "gateways": len(m.gateways), "fewest": report["fewest"], "bots": report["bots"],
+            "gateways": len(m.gateways), "fewest": fewest, "bots": report["bots"],
             **extra}
+
+
+def ep1_proof_files(m: Any, fewest: dict) -> dict[str, str]:
+    """The certificates behind an Episode 1 map's fewest cuts, as files ``check skynet``
+    replays: ``NAME.upper.json`` (the player's strategy reaching the upper bound) and
+    ``NAME.lower.json`` (the agent's escape from one cut fewer than the lower bound). The
+    cuts record names them (``fewest["certificates"]``)."""
+    name = m.name or "map"
+    files = {}
+    for key, suffix in (("strategy", "upper"), ("escape", "lower")):
+        if fewest.get(key) is not None:
+            cert = stamp_certificate(fewest[key], m, "ep1", m.start)
+            files[f"{name}.{suffix}.strategy.json"] = json.dumps(cert, separators=(",", ":")) + "\n"
+    return files
 
 
 def _gap_maps(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
@@ -183,14 +201,18 @@ def _ep1_set(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
     from puzzleproof.generate.skynet_ep1 import ep1_set
     from puzzleproof.verify.skynet_ep1_cuts import EP1_BOTS, cut_report, fewest_text
 
-    limit = p.time_limit if p.time_limit is not None else 60.0
+    limit = p.time_limit if p.time_limit is not None else EP1_SET_SECONDS
     for m in ep1_set(p.seed):
-        rep = cut_report(m, m.start, list(EP1_BOTS), time_limit=limit)
+        # each search (the fewest cuts, each bot's worst case) gets the limit afresh
+        rep = cut_report(m, m.start, list(EP1_BOTS), each=PerTask(limit))
+        proofs = ep1_proof_files(m, rep["fewest"])
         rec = _cuts_record(m, rep, {"seed": p.seed, "command": EP1_SET_COMMAND,
                                     "time_limit": limit})
+        rec["fewest"]["certificates"] = sorted(proofs)
         name = m.name or "map"
         yield Generated(name, rec, files={f"{name}.txt": _map_text(m),
-                                          f"{name}.cuts.json": json.dumps(rec, indent=1) + "\n"},
+                                          f"{name}.cuts.json": json.dumps(rec, indent=1) + "\n",
+                                          **proofs},
                         note=f"{{path}}: {m.n} nodes, {len(m.links)} links, "
                              f"{len(m.gateways)} gateways; fewest cuts "
                              f"{fewest_text(rep['fewest'])}")

@@ -139,7 +139,9 @@ def check_page(source: str, who: str, map_name: str, rule: str, start: int, prob
         for prob in problems:
             page.line(f"  {prob}")
         return page
-    leaves = ("" if "+" not in backed else " (a table by position whose leaves the checker "
+    leaves = ("" if "+" not in backed else
+              " (nodes on the links each rests on, each proved once)" if "witness" in backed
+              else " (a table by position whose leaves the checker "
               + ("proved by the invariant" if "invariant" in backed else
                  "proved by counting fixed agent paths") + ")")
     return page.line(f"{source}: the {who} strategy wins on {map_name} ({rule}, start "

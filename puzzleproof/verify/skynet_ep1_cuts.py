@@ -28,6 +28,7 @@ import sys
 import time
 from typing import Any
 
+from puzzleproof.clock import Deadline, PerTask
 from puzzleproof.models.skynet import SkynetMap, agent_moves, check_cut, outcome
 from puzzleproof.players.skynet_agents import make_agent
 from puzzleproof.players.skynet_bots import CUTS_AGENT_GATEWAY_LINK, make_bot
@@ -58,7 +59,7 @@ def article_cuts(m: SkynetMap, rule: str, start: int, bot: str) -> dict:
 
 
 def worst_cuts(m: SkynetMap, rule: str, start: int, bot: str, *,
-               max_positions: int = 200_000, time_limit: float | None = None) -> dict:
+               max_positions: int = 200_000, deadline: Deadline | None = None) -> dict:
     """The most cuts an agent can force on ``bot`` from ``start``.
 
     Returns ``{"cuts": n, "exact": True, "positions": k}`` when the whole game was searched,
@@ -66,7 +67,6 @@ def worst_cuts(m: SkynetMap, rule: str, start: int, bot: str, *,
     the longest game found so far), and ``"lost": reason`` with ``cuts`` None when some
     agent line beats the bot (or the bot crashes or cuts illegally: a defect).
     """
-    deadline = None if time_limit is None else time.monotonic() + time_limit
     memo: dict = {}
     best = [0]
     count = [0]
@@ -84,7 +84,7 @@ def worst_cuts(m: SkynetMap, rule: str, start: int, bot: str, *,
             return memo[key]
         count[0] += 1
         if count[0] > max_positions or (deadline is not None and count[0] % 128 == 0
-                                        and time.monotonic() > deadline):
+                                        and deadline.expired()):
             raise Stop
         try:
             cut = b.cut(state.agent)
@@ -123,51 +123,81 @@ def worst_cuts(m: SkynetMap, rule: str, start: int, bot: str, *,
     return {"cuts": cuts, "exact": True, "positions": count[0]}
 
 
-def fewest_cuts(m: SkynetMap, start: int, time_limit: float | None = 30.0) -> dict:
-    """The proved fewest cuts under ep1 (SAT CEGAR with its certificate replayed):
-    ``{"value": v}`` or ``{"value": None, "lower": a, "upper": b}`` when the limit ran out
-    (``upper`` at worst the gateway links the agent can reach: cutting the agent's gateway
-    link when it has one, else any other, contains it within that many cuts)."""
+def fewest_cuts(m: SkynetMap, start: int, deadline: Deadline) -> dict:
+    """The proved fewest cuts under ep1 (SAT CEGAR with its certificate replayed) within
+    ``deadline``: ``{"value": v}`` or ``{"value": None, "lower": a, "upper": b}`` when the
+    limit ran out (``upper`` at worst the gateway links the agent can reach: cutting the
+    agent's gateway link when it has one, else any other, contains it within that many
+    cuts)."""
     from puzzleproof.encoders.skynet_sat import solve
 
     t0 = time.monotonic()
-    res = solve(m, "ep1", start, value=True, time_limit=time_limit)
+    res = solve(m, "ep1", start, value=True, deadline=deadline)
     ans = res.answer or {}
     seconds = round(time.monotonic() - t0, 3)
     checked = bool(res.check and res.check.get("ok"))
     reach = _reachable(m, start)
     trivial = sum(1 for u, v in m.gateway_links if u in reach or v in reach)
     sane = ans.get("value") is not None and (ans["value"] >= 1 or not trivial)
+    proofs = _proofs(res)
     if res.status.value == "WIN" and sane and checked:
-        return {"value": int(ans["value"]), "seconds": seconds, "solver": res.solver}
+        return {"value": int(ans["value"]), "seconds": seconds, "solver": res.solver,
+                **_named(ans), **proofs}
     if ans.get("value") is not None and not sane:  # no cut contains an agent that can
         ans = {"note": f"the solver's value {ans['value']} was rejected: a gateway is "
                        "reachable, so at least one cut is needed"}
     lower = int(ans.get("value_lower") or (1 if trivial else 0))
     upper = int(min(ans.get("value_upper") or trivial, trivial))
-    lower_by = ("the bound of solve --rule ep1 --min-cuts (its refutations, or a minimum cut)"
+    lower_by = (((ans.get("lower_bound") or {}).get("by")
+                 or "the bound of solve --rule ep1 --min-cuts (its refutations, or a minimum cut)")
                 if ans.get("value_lower") else "a gateway is reachable")
     # lower bounds from bounded games: "contain within H cuts?" refuted (LOSS, the agent's
     # escape replayed) proves the fewest is at least H + 1; tried while the time lasts
-    deadline = None if time_limit is None else time.monotonic() + time_limit
     H = lower
     while H < upper:
-        left = None if deadline is None else deadline - time.monotonic()
+        left = deadline.left()
         if left is not None and left < 1:
             break
-        r = solve(m, "ep1", start, horizon=H, time_limit=left)
+        r = solve(m, "ep1", start, horizon=H, deadline=deadline)
         if r.status.value != "LOSS" or (r.check is not None and not r.check.get("ok")):
             break
         if r.check is not None:  # with no escape written, a later checked one covers it
             lower, lower_by = H + 1, f"horizon {H} refuted (the agent's escape checked)"
+            if r.certificate is not None:
+                proofs["escape"] = r.certificate
         H += 1
     seconds = round(time.monotonic() - t0, 3)
     if lower >= upper:
         return {"value": upper, "seconds": seconds, "solver": res.solver,
-                "lower_by": lower_by}
+                "lower_by": lower_by, **proofs}
     return {"value": None, "lower": lower, "upper": upper, "lower_by": lower_by,
+            **({"upper_by": ans["upper_bound"]["by"]} if ans.get("upper_bound") else {}),
             "seconds": seconds, "solver": res.solver,
-            "note": ans.get("note") or f"status {res.status.value}"}
+            "note": ans.get("note") or f"status {res.status.value}", **proofs}
+
+
+def _named(ans: dict) -> dict:
+    """The proofs a proved value names, from the solver's answer."""
+    out = {}
+    if ans.get("upper_bound"):
+        out["upper_by"] = ans["upper_bound"]["by"]
+    lb = ans.get("lower_bound") or {}
+    if lb.get("by"):
+        out["lower_by"] = lb["by"]
+    return out
+
+
+def _proofs(res: Any) -> dict:
+    """The checked certificates behind the bounds: the player's strategy (``strategy``) and
+    the agent's escape from one cut fewer than the lower bound (``escape``), each only when
+    its replay passed."""
+    out: dict[str, Any] = {}
+    if res.certificate is not None and (res.check or {}).get("ok"):
+        out["strategy"] = res.certificate
+    lb = (res.answer or {}).get("lower_bound") or {}
+    if lb.get("escape") is not None and (lb.get("check") or {}).get("ok"):
+        out["escape"] = lb["escape"]
+    return out
 
 
 def _reachable(m: SkynetMap, start: int) -> set[int]:
@@ -185,16 +215,17 @@ def _reachable(m: SkynetMap, start: int) -> set[int]:
 
 
 def cut_report(m: SkynetMap, start: int, bots: list[str], *, fewest: dict | None = None,
-               time_limit: float | None = 30.0, max_positions: int = 200_000) -> dict:
+               each: PerTask = PerTask(None), max_positions: int = 200_000) -> dict:
     """Every bot's cuts (article agent, worst case) next to the fewest cuts (computed unless
-    given), for one map and start, under ep1 rules."""
+    given), for one map and start, under ep1 rules; each search (the fewest cuts, each bot's
+    worst case) gets the limit ``each`` from its own start."""
     if fewest is None:
-        fewest = fewest_cuts(m, start, time_limit)
+        fewest = fewest_cuts(m, start, each.start())
     rows: dict[str, Any] = {}
     for b in bots:
         row = {"article": article_cuts(m, "ep1", start, b),
                "worst": worst_cuts(m, "ep1", start, b, max_positions=max_positions,
-                                   time_limit=time_limit)}
+                                   deadline=each.start())}
         row["cuts_agent_gateway_link"] = b in CUTS_AGENT_GATEWAY_LINK
         rows[b] = row
     if fewest.get("value") is None:
@@ -262,11 +293,12 @@ def _recorded_report(m: SkynetMap, s: int, rec: dict, names: list[str],
 
 
 def cuts_table(maps: list[SkynetMap], starts: dict, bots: list[str] | None,
-               time_limit: float | None) -> tuple[list[dict], list[str]]:
+               each: PerTask) -> tuple[list[dict], list[str]]:
     """For Episode 1 maps: every bot's cuts against the article's agent and in the worst
-    case, next to the fewest cuts (recorded in NAME.cuts.json, or proved now within
-    ``time_limit``): the rows, and the failures (a recorded figure that no longer holds, or
-    a bot that loses a map where every node links to at most one gateway)."""
+    case, next to the fewest cuts (recorded in NAME.cuts.json, or proved now, each search
+    within the limit ``each`` from its own start): the rows, and the failures (a recorded
+    figure that no longer holds, or a bot that loses a map where every node links to at
+    most one gateway)."""
     from puzzleproof.formats.skynet_evidence import cuts_record_of
 
     names = list(bots or EP1_BOTS)
@@ -278,8 +310,7 @@ def cuts_table(maps: list[SkynetMap], starts: dict, bots: list[str] | None,
             if rec is not None and rec.get("start") == s:
                 rep = _recorded_report(m, s, rec, names, failures)
             else:
-                rep = cut_report(m, s, names, time_limit=time_limit,
-                                 max_positions=RECHECK_POSITIONS * 4)
+                rep = cut_report(m, s, names, each=each, max_positions=RECHECK_POSITIONS * 4)
             if not m.ep1_problems():
                 for b, row in rep["bots"].items():
                     if row["article"]["result"] != "WIN" or row["worst"].get("lost"):

@@ -21,7 +21,7 @@ from puzzleproof.formats.skynet import record_from_json, record_to_json
 from puzzleproof.models.skynet import SkynetMap, replay
 from puzzleproof.result import Result, Status
 from puzzleproof.clock import Deadline, PerTask
-from puzzleproof.method import Method, seconds_run
+from puzzleproof.method import Method
 from puzzleproof.verify.crosscheck import Instance, PuzzleKind
 from puzzleproof.players.skynet_agents import make_agent
 from puzzleproof.players.skynet_bots import Bot, make_bot
@@ -125,15 +125,15 @@ def game_instances(maps: list[SkynetMap], starts: dict[str, list[int]]) -> list[
 
 # -- exact verdicts against bots under the worst-case agent ------------------------------
 
-def run_exact(solver: str, rule: str, data: tuple[SkynetMap, int], time_limit: float | None
+def run_exact(solver: str, rule: str, data: tuple[SkynetMap, int], *, deadline: Deadline
               ) -> Result:
     m, start = data
     if solver == "sat":
         from puzzleproof.encoders.skynet_sat import solve
-        res = solve(m, rule, start, time_limit=time_limit)
+        res = solve(m, rule, start, deadline=deadline)
     else:
         from puzzleproof.encoders.skynet_explicit import solve as esolve
-        res = esolve(m, rule, start, max_nodes=None, time_limit=time_limit)
+        res = esolve(m, rule, start, max_nodes=None, deadline=deadline)
     answer = None
     if res.status in (Status.WIN, Status.LOSS):
         answer = {"verdict": res.status.value, "rule": rule, "strategy": res.certificate}
@@ -269,8 +269,7 @@ def verdict_kind(bots: list[str], exact: list[str], rule: str, *,
     game an exact method proved winnable is a 'loses-winnable-game' disagreement, with the
     losing line as a replayable game record. Against ``worst`` (the adversary: every agent
     line searched) a player is named as it is; against an agent model, ``NAME/AGENT``."""
-    methods = {e: Method(e, "exact", run=seconds_run(partial(run_exact, e, rule)))
-               for e in exact}
+    methods = {e: Method(e, "exact", run=partial(run_exact, e, rule)) for e in exact}
     for a in agents:
         named = (lambda x: x) if list(agents) == ["worst"] else (lambda x: f"{x}/{a}")
         for b in bots:
@@ -391,8 +390,9 @@ def judge_map(starts: list[tuple]) -> list[dict]:
 
     out: list[dict] = []
     with SolverCache() as cache:
-        for start in starts:
-            out += judge_start(*start, cache=cache)
+        for data, rule, lost, seconds, strategy, known in starts:
+            # each start's clock starts when its judging does
+            out += judge_start(data, rule, lost, Deadline(seconds), strategy, known, cache)
     return out
 
 
@@ -403,14 +403,14 @@ def _unjudged(task: tuple, r: dict, why: str) -> dict:
 
 
 def judge_start(data: tuple[SkynetMap, int], rule: str, lost: list[dict],
-                time_limit: float | None, strategy: bool = False,
+                deadline: Deadline, strategy: bool = False,
                 known: Result | None = None, cache: Any = None) -> list[dict]:
-    """The lost games of one start and rule, judged (see :func:`judge_lost_games`): the
-    start's verdict solved once (or ``known``), then each game's item."""
+    """The lost games of one start and rule, judged (see :func:`judge_lost_games`) within
+    ``deadline``: the start's verdict solved once (or ``known``), then each game's item."""
     from puzzleproof.encoders.skynet_sat import solve
 
     m, start = data
-    res = known if known is not None else solve(m, rule, start, time_limit=time_limit,
+    res = known if known is not None else solve(m, rule, start, deadline=deadline,
                                                  cache=cache)
     status = res.status.value if res.check_ok else "UNKNOWN"
     verdict = {"WIN": "lost-proved-winnable", "LOSS": "lost-proved-lost"}.get(
@@ -429,19 +429,18 @@ def judge_start(data: tuple[SkynetMap, int], rule: str, lost: list[dict],
             "solver": f"{res.solver} {res.solver_version}".strip(),
             "solver_seconds": round(res.wall_time, 3)}
         if verdict == "lost-proved-winnable":
-            item.update(_winning_game(m, start, rule, r, time_limit))
+            item.update(_winning_game(m, start, rule, r, deadline))
             if strategy:
                 item["strategy"] = res.certificate
         elif verdict == "lost-unproved":
-            item["note"] = f"the exact solver's limit ran out ({time_limit} s)"
+            item["note"] = f"the exact solver's limit ran out ({deadline.limit} s)"
         out.append(item)
     return out
 
 
-def _winning_game(m: SkynetMap, start: int, rule: str, r: dict,
-                  time_limit: float | None) -> dict:
-    """Our exact bot against the lost game's agent model from the same start (within
-    ``time_limit``): the replayable record of a game that is won."""
+def _winning_game(m: SkynetMap, start: int, rule: str, r: dict, deadline: Deadline) -> dict:
+    """Our exact bot against the lost game's agent model from the same start (deciding
+    within what is left of ``deadline``): the replayable record of a game that is won."""
     from puzzleproof.players.skynet_bots import ExactBot
 
     agent = r["method"].rsplit("/", 1)[-1]
@@ -450,7 +449,8 @@ def _winning_game(m: SkynetMap, start: int, rule: str, r: dict,
         agent_model = make_agent(agent, st.get("tiebreak") or "low", st.get("seed", 0))
     except ValueError:  # an agent model this process does not know
         return {}
-    bot = ExactBot(rule, seconds=time_limit)
+    bot = ExactBot(rule)
+    bot.until = deadline.at
     win = play(m, rule, bot, agent_model, start)
     if win.result != "WIN":
         return {}
@@ -468,7 +468,7 @@ def solve_sat(data: tuple[SkynetMap, int], *, deadline: Deadline, rule: str = "e
     from puzzleproof.encoders.skynet_sat import solve
 
     m, start = data
-    return solve(m, rule, start, value=min_cuts, horizon=horizon, time_limit=deadline.limit,
+    return solve(m, rule, start, value=min_cuts, horizon=horizon, deadline=deadline,
                  conflicts=conflicts, cache=cache)
 
 
@@ -485,7 +485,7 @@ def solve_explicit(data: tuple[SkynetMap, int], *, deadline: Deadline, rule: str
     if conflicts is not None:
         raise UsageError("--conflicts is a budget for the sat solver")
     m, start = data
-    return solve(m, rule, start, value=min_cuts, max_nodes=None, time_limit=deadline.limit)
+    return solve(m, rule, start, value=min_cuts, max_nodes=None, deadline=deadline)
 
 
 def play_worst(bot: str, data: tuple[SkynetMap, int], *, deadline: Deadline,

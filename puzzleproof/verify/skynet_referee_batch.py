@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from puzzleproof.clock import Deadline
 from puzzleproof.verify.skynet_methods import (game_instances, games_kind, judge_lost_games,
                                                lost_game_lines)
 
