@@ -37,13 +37,15 @@ from puzzleproof import puzzles as registry
 from puzzleproof.errors import InputError
 from puzzleproof.formats.document import Figure, Report, Section, Table, Text, png, subplots
 from puzzleproof.verify.crosscheck import describe
-from puzzleproof.verify.records import Record
+from puzzleproof.verify.records import Record, program_stderr
 
 __all__ = ["Figure", "Table", "Text", "Section", "Report", "load_run", "build", "to_html",
            "to_markdown"]
 
 #: disagreements drawn at most (the table lists every one)
 MAX_DRAWN = 24
+#: lines of a program's stderr shown (its last ones)
+STDERR_LINES = 30
 SOLVED = {"SOLVED", "UNIQUE", "MULTIPLE", "OPTIMAL"}
 
 
@@ -327,9 +329,47 @@ def _disagreements(plugin: Any, disagreements: list[dict], by_inst: dict,
         dis.blocks.append(f"### {d['instance']}: {d['kind']} [{', '.join(d['methods'])}]")
         if draw is not None:
             dis.blocks += _drawn(draw, d, by_inst[d["instance"]], found.get(d["instance"]), k)
+        for m in d["methods"]:
+            rec = next((r for r in by_inst.get(d["instance"], []) if r["method"] == m), None)
+            if rec is not None:
+                dis.blocks += _stderr_blocks(rec)
     if len(disagreements) > MAX_DRAWN:
         dis.blocks.append(f"(the first {MAX_DRAWN} are drawn; the table lists all)")
     return dis
+
+
+def _stderr_blocks(rec: dict) -> list[Text]:
+    """A judged program's stderr in the run of ``rec`` (its last lines), as it wrote it."""
+    lines = program_stderr(rec).rstrip("\n").splitlines()
+    if not lines:
+        return []
+    shown = lines[-STDERR_LINES:]
+    return [Text("\n".join(shown), f"{rec['method']}'s stderr on {rec['instance']}"
+                 + (f" (the last {len(shown)} of {len(lines)} lines)"
+                    if len(shown) < len(lines) else ""))]
+
+
+def _failures(records: list[dict]) -> Section | None:
+    """The records with no verdict (UNKNOWN: a limit; ERROR: a crash, a program's garbage),
+    each with its reason and, for a program, what it wrote on stderr."""
+    unknown = [r for r in records if r["status"] in ("UNKNOWN", "ERROR")]
+    if not unknown:
+        return None
+    rows = []
+    for r in unknown:
+        cert = r.get("certificate")
+        why = r.get("error") or (cert.get("note") if isinstance(cert, dict) else "") \
+            or "its time limit ran out"
+        rows.append([r["instance"], r["method"], r["status"], str(why).split("\n", 1)[0]])
+    blocks: list[Any] = [Table(["instance", "method", "status", "why"], rows)]
+    for r in [r for r in unknown if r["status"] == "ERROR"][:MAX_DRAWN]:
+        text = program_stderr(r) or "\n".join(
+            ln for ln in str(r.get("error") or "").splitlines()[1:]
+            if not ln.startswith("--- stderr"))
+        if text.strip():
+            blocks.append(f"### {r['instance']}: {r['method']} ({r['status']})")
+            blocks += _stderr_blocks({**r, "stderr": text})
+    return Section("Unknown and failed", blocks)
 
 
 def _crosscheck(recs: list[dict], plugin: Any, found: _Instances) -> list[Section]:
@@ -342,14 +382,9 @@ def _crosscheck(recs: list[dict], plugin: Any, found: _Instances) -> list[Sectio
                 _disagreements(plugin, disagreements, by_inst, found)]
     if plugin.report is not None and plugin.report.sections is not None:
         sections += _drawn(plugin.report.sections, recs, found)
-    unknown = [r for r in records if r["status"] in ("UNKNOWN", "ERROR")]
-    if unknown:
-        sections.append(Section("Unknown and failed", [Table(
-            ["instance", "method", "status", "why"],
-            [[r["instance"], r["method"], r["status"],
-              r.get("error") or ((r.get("certificate") or {}).get("note")
-                                 if isinstance(r.get("certificate"), dict) else "")
-              or "its time limit ran out"] for r in unknown])]))
+    failures = _failures(records)
+    if failures is not None:
+        sections.append(failures)
     plots = _plots(plugin, records, by_inst, found)
     if plots.blocks:
         sections.append(plots)

@@ -66,8 +66,17 @@ DEATHRUN_TRAP_WALKER = """\
 """
 
 HASHI_NEVER_3 = """\
+    import sys
     w = int(input()); h = int(input()); rows = [input() for _ in range(h)]
+    print("thinking about", w, "x", h, file=sys.stderr)
     print("0 0 1 0 1")
+"""
+
+HASHI_CRASHER = """\
+    import sys
+    w = int(input())
+    print("read the width", w, file=sys.stderr)
+    raise SystemExit("cannot read this grid")
 """
 
 
@@ -93,6 +102,26 @@ def _report_counts(run: Path, tmp: Path, capsys) -> dict[str, str]:
     return {html.unescape(k): html.unescape(v) for k, v in rows}
 
 
+def _summary_table(page: Path) -> list[dict[str, str]]:
+    """The report's per-method "Summary" table, read back from the HTML, a dict a row."""
+    section = page.read_text().split("<h2>Summary</h2>", 1)[1].split("<h2>", 1)[0]
+    head = [html.unescape(h) for h in re.findall(r"<th>(.*?)</th>", section)]
+    rows = [[html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr)]
+            for tr in re.findall(r"<tr>(<td.*?)</tr>", section)]
+    return [dict(zip(head, row)) for row in rows]
+
+
+def _same_table(json_out: str, page: Path, keys: dict[str, str]) -> None:
+    """The report's table has the terminal's rows: each ``keys`` column (report title:
+    summary key) equals the ``--json`` summary's count for every method."""
+    rows = {row["method"]: row for row in json.loads(json_out)["summary"]}
+    shown = {row["method"]: row for row in _summary_table(page)}
+    assert set(shown) == set(rows)
+    for method, row in rows.items():
+        for title, key in keys.items():
+            assert shown[method][title] == str(row[key]), (method, title)
+
+
 def _same_story(json_out: str, code: int, run: Path, tmp: Path, capsys) -> dict:
     """The terminal's --json counts and exit status equal the report's."""
     record = json.loads(json_out)
@@ -116,6 +145,27 @@ def test_crosscheck_hashi_with_a_solver_the_protocol_cannot_carry(tmp_path, caps
     assert counts["not_sent"] == 1 and counts["disagreements"] == 1
     record = json.loads(out)
     assert all("four-bridges" not in d["instance"] for d in record["disagreements"])
+    _same_table(out, tmp_path / "report.html", {"solved": "solved", "failed": "failed",
+                                                "not sent": "not_sent"})
+    mine = next(row for row in record["summary"] if row["method"] == "mine")
+    assert mine["solved"] == 0 and mine["failed"] == 1  # its one answer breaks the rules
+    text = (tmp_path / "report.html").read_text()
+    assert "mine&#x27;s stderr on" in text and "thinking about 5 x 5" in text
+
+
+def test_a_crashing_hashi_solver_is_failed_with_its_stderr_in_the_report(tmp_path, capsys):
+    solver = _file(tmp_path, "solver.py", HASHI_CRASHER)
+    run = tmp_path / "run.jsonl"
+    code, out, _ = _run(capsys, "crosscheck", "hashi", INSTANCES / "hashi/small-5x5.txt",
+                        "--method", "sat", "--bot-cmd", f"mine={PY} {solver}", "-q", "-o",
+                        run, "--json")
+    assert code == 1  # it misses a solution the exact solver found
+    _same_story(out, code, run, tmp_path, capsys)
+    _same_table(out, tmp_path / "report.html", {"solved": "solved", "failed": "failed"})
+    text = (tmp_path / "report.html").read_text()
+    section = text.split("<h2>Unknown and failed</h2>", 1)[1]
+    assert "ERROR" in section and "read the width 5" in section
+    assert "cannot read this grid" in section
 
 
 @pytest.mark.slow
@@ -146,6 +196,30 @@ def test_skynet_referee_of_a_rule_breaker(tmp_path, capsys):
     assert all(j["reason"] == "illegal-cut" for j in record["judged"])
     text = (tmp_path / "report.html").read_text()
     assert "the agent model &#x27;article&#x27;" in text and "worst-case agent" not in text
+
+
+def test_skynet_referee_report_draws_losses_on_winnable_starts_first(tmp_path, capsys):
+    """Records come in the order the games finished (any order under -j): the report still
+    draws the losses on starts proved winnable first, marked, then the rest."""
+    bot = _file(tmp_path, "bot.py", SKYNET_RULE_BREAKER)
+    run = tmp_path / "run.jsonl"
+    official = shared_path("instances/skynet/ep2/01-robust-double-gateways.txt")
+    code, out, _ = _run(capsys, "skynet", "referee", official, "--all-starts", "--agent",
+                        "article", "--bot-cmd", f"mine={PY} {bot}", "-q", "-o", run, "--json")
+    counts = json.loads(out)["counts"]
+    assert code == 1 and 0 < counts["lost_winnable"] < counts["lost"]
+    lines = run.read_text().splitlines()
+    records = [ln for ln in lines if '"type": "record"' in ln]
+    rest = [ln for ln in lines if '"type": "record"' not in ln]
+    run.write_text("\n".join(records[::-1] + rest) + "\n")  # the winnable ones last
+    page = tmp_path / "report.html"
+    assert _run(capsys, "report", run, "-o", page, "--force")[0] == 0
+    section = page.read_text().split("<h2>Lost games</h2>", 1)[1].split("<h2>", 1)[0]
+    heads = [html.unescape(h) for h in re.findall(r"<h3>(.*?)</h3>", section)]
+    marked = ["LOST A WINNABLE GAME" in h for h in heads]
+    assert marked == sorted(marked, reverse=True)  # every marked one before the others
+    assert sum(marked) == counts["lost_winnable"] and len(heads) == counts["lost"]
+    assert f"{counts['lost_winnable']} of them on starts proved winnable" in section
 
 
 def test_crosscheck_skynet_judges_a_program_beside_the_bots_by_one_rule(tmp_path, capsys):

@@ -314,7 +314,7 @@ def agent_certificate(red: Reduced, deadline: Deadline | None) -> dict | None:
     the region. A cut that does not matter is answered like a pass: the reply to some cut
     that matters, then the search goes on with the links unchanged (passing never helps the
     player, so that position is lost too). None when the deadline passes first."""
-    m, gates = red.m, red.m.gateways
+    gates = red.m.gateways
     K = red.K
     lost: dict[tuple[int, int], bool] = {}  # (agent, mask) -> the player loses
     reply: dict[tuple[int, int, int], int] = {}  # (agent, mask, k) -> move

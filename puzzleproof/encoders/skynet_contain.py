@@ -24,7 +24,6 @@ refutations).
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import Any
 

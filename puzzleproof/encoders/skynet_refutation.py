@@ -188,7 +188,7 @@ def _pair(out: _Writer, a: int, w: int) -> list[dict]:
     paths = []
     through = dict(f.through)
     for _ in range(2):
-        walk, u, links = [a], a, 0
+        u, links = a, 0
         while u != -1:  # follow one unit of flow to the sink
             k = next(k for k, x in through.items()
                      if x and (out.fc.net.ends[k][0] == u if x > 0
@@ -204,7 +204,6 @@ def _pair(out: _Writer, a: int, w: int) -> list[dict]:
 def _replies(out: _Writer, a: int, w: int, r: int, spec: tuple) -> list[dict]:
     """The replies of a refutation by the agent's answers (after the gateway move of a
     forced cut, or the moves to neighbours the tempo bound protects one move ahead)."""
-    fc = out.fc
     replies: list[dict] = []
     if spec[0] == "gate":
         replies.append({"move": out.other(a, spec[1]), "next": None})

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzleproof.errors import InputError
-from puzzleproof.formats.document import Figure, Section
+from puzzleproof.formats.document import Figure, Section, Text
 from puzzleproof.puzzles.base import Page, Params, Task
 from puzzleproof.puzzles.inputs import plural
 from puzzleproof.result import Result
@@ -410,7 +410,9 @@ def ep1_page(maps: list, rows: list[dict], failures: list[str], names: list[str]
 MAX_DRAWN = 12
 
 
-def draw_game(d: dict, k: Any) -> list[Any]:
+def draw_game(d: dict, k: Any, stderr: bool = True) -> list[Any]:
+    """The lost game of ``d``'s evidence: the map with the cuts and the agent's winning
+    line, the line in words and (``stderr``) the program's last lines on stderr."""
     rec = (d.get("evidence") or {}).get("record")
     if not isinstance(rec, dict):
         return []
@@ -430,9 +432,9 @@ def draw_game(d: dict, k: Any) -> list[Any]:
     from puzzleproof.verify.skynet_methods import lost_game_lines
 
     blocks.append("Losing line: " + line_text(lost_game_lines(rec)))
-    tail = [x for x in str(rec.get("stderr") or "").splitlines() if x.strip()][-5:]
-    if tail:
-        blocks.append("The program's stderr (last lines): " + " | ".join(tail))
+    tail = str(rec.get("stderr") or "").rstrip("\n").splitlines()[-30:]
+    if stderr and any(x.strip() for x in tail):
+        blocks.append(Text("\n".join(tail), f"{d['methods'][0]}'s stderr (last lines)"))
     return blocks
 
 
@@ -450,7 +452,7 @@ def game_of(answer: Any) -> dict | None:
 
 
 def draw_disagreement(d: dict, recs: list[dict], inst: Any, k: int) -> list[Any]:
-    return draw_game(d, k)
+    return draw_game(d, k, stderr=False)  # the report adds each program's stderr
 
 
 #: how a judged lost game reads in the report, in the order the games are drawn

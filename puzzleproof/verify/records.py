@@ -101,6 +101,18 @@ WORDS = {"instances": "instances", "games": "games", "disagreements": "disagreem
 ALWAYS = ("disagreements", "failed_checks")
 
 
+def program_stderr(record: dict) -> str:
+    """What a judged program wrote on stderr in the run of ``record`` (capped when it ran):
+    a solver's in its stats, a game's in its game record; "" for our own methods."""
+    answer = record.get("answer")
+    game = answer.get("record") if isinstance(answer, dict) else None
+    for place in (record, record.get("stats"), answer, game):
+        if isinstance(place, dict) and isinstance(place.get("stderr"), str) \
+                and place["stderr"].strip():
+            return place["stderr"]
+    return ""
+
+
 def summary_counts(record: dict) -> dict[str, int]:
     """The counts of a run from its ``--json`` summary (its ``counts``, or its parts'
     added up): the one function the terminal's last line and the report's summary both

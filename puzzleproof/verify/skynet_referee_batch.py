@@ -8,13 +8,11 @@ against the bot); their per-bot counts are :func:`worst_counts`.
 
 from __future__ import annotations
 
-from puzzleproof.clock import Deadline, PerTask
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from puzzleproof.clock import Deadline
+from puzzleproof.clock import Deadline, PerTask
 from puzzleproof.verify.skynet_methods import (game_instances, games_kind, judge_lost_games,
                                                lost_game_lines)
 
