@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 
@@ -394,12 +395,13 @@ def test_json_is_one_object_with_the_worst_case_and_external_programs(capsys, tm
                  "--json", "-q"])
     d = json.loads(capsys.readouterr().out)
     assert code == 1 and d["type"] == "crosscheck" and d["puzzle"] == "skynet"
-    assert [p["type"] for p in d["parts"]] == ["crosscheck", "skynet-batch"]
-    # with -o the programs' games are in the file too (they were left out), and the file
-    # draws: its first lost game, or the K-th with FILE#K
+    assert "parts" not in d  # the program is a row of the one table
+    assert {row["method"] for row in d["summary"]} >= {"sat", "fl"}  # against the worst case
+    # with -o the programs' games are in the file too, and the file draws: its first lost
+    # game, or the K-th with FILE#K
     recs = tmp_path / "cc.jsonl"
     assert main(["crosscheck", "skynet", m, "--bot-cmd", f"fl={sys.executable} {bot}",
-                 "-o", str(recs), "-q"]) == 1
+                 "--agent", "article,nearest", "-o", str(recs), "-q"]) == 1
     methods = [json.loads(x).get("method") for x in recs.read_text().splitlines()]
     assert {"sat", "fl/article", "fl/nearest"} <= set(methods)
     for arg in (str(recs), f"{recs}#2"):
@@ -407,9 +409,11 @@ def test_json_is_one_object_with_the_worst_case_and_external_programs(capsys, tm
         assert main(["render", "skynet", m, "--game", arg, "-o", str(svg), "--force"]) == 0
         assert "stroke-dasharray" in svg.read_text()
     capsys.readouterr()
-    assert main(["render", "skynet", m, "--game", f"{recs}#9"]) == 2
-    assert "#9: the file holds 4 game record(s)" in capsys.readouterr().err
-    assert "fl/article" in {x["method"] for x in d["parts"][1]["lost"]}
+    assert main(["render", "skynet", m, "--game", f"{recs}#99"]) == 2
+    assert re.search(r"#99: the file holds \d+ game record\(s\), numbered 1\.\.\d+$",
+                     capsys.readouterr().err.strip())
+    assert any(x["kind"] == "loses-winnable-game" and x["methods"][0] == "fl"
+               for x in d["disagreements"])
 
 
 @pytest.mark.slow
