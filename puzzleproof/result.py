@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from puzzleproof.clock import Deadline
 
 
 class Status(str, enum.Enum):
@@ -73,26 +76,26 @@ class Result:
         return data
 
 
-def limit_name(deadline: float | None, params: dict) -> str:
-    """Which limit stopped a run: ``"time-limit"`` when the wall clock has passed
-    ``deadline`` (a ``time.monotonic()`` value), else the budget the parameters name."""
+def limit_name(deadline: "Deadline", params: dict) -> str:
+    """Which limit stopped a run: ``"time-limit"`` when ``deadline`` has passed, else the
+    budget the parameters name."""
     import time
 
-    if deadline is not None and time.monotonic() >= deadline - 1e-3:
+    if deadline.at is not None and time.monotonic() >= deadline.at - 1e-3:
         return "time-limit"
     if params.get("conflict_budget") or params.get("conflicts"):
         return "conflict-budget"
     if params.get("max_nodes"):
         return "node-budget"
-    return "time-limit" if deadline is not None else "limit"
+    return "time-limit" if deadline.at is not None else "limit"
 
 
-def which_limit(time_limit: float | None, deadline: float | None, params: dict) -> str:
+def which_limit(deadline: "Deadline", params: dict) -> str:
     """The limit that stopped a run, in words for a note: ``time limit (0.5 s)``,
     ``conflict budget (1000)``, ``node budget (2000000)``."""
     name = limit_name(deadline, params)
-    if name == "time-limit" and time_limit is not None:
-        return f"time limit ({time_limit:g} s)"
+    if name == "time-limit" and deadline.limit is not None:
+        return f"time limit ({deadline.limit:g} s)"
     if name == "conflict-budget":
         return f"conflict budget ({params.get('conflict_budget') or params.get('conflicts')})"
     if name == "node-budget":

@@ -16,7 +16,6 @@ from puzzleproof.encoders.cityclose_layers import root_h
 from puzzleproof.formats.cityclose import read_map
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.result import Status
-from puzzleproof.players import cityclose_article as H
 from puzzleproof.encoders import cityclose_dp as D
 from puzzleproof.verify.cityclose_methods import merged_beam_incumbent
 from tests.conftest import shared_path

@@ -14,7 +14,6 @@ from puzzleproof.formats.cityclose import read_map
 from puzzleproof.models.cityclose import (CityMap, Rules, is_connected_mask, score_order,
                                           wiener, wiener_mask)
 from puzzleproof.result import Status
-from puzzleproof.players import cityclose_article as H
 from puzzleproof.encoders import cityclose_dp as D
 from tests.conftest import shared_path
 from tests.test_cityclose_exact import RULES, _total, atlas_maps, brute_force

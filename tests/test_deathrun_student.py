@@ -12,8 +12,7 @@ import pytest
 from puzzleproof.encoders.deathrun_robust import (integer_value, robust_choice, robust_table,
                                                   solve, water_level)
 from puzzleproof.players.deathrun_robust import RobustStudent
-from puzzleproof.models.deathrun import (BaseCriminal, InProcessPlayer, generate_graph, make_graph,
-                                         nominal_distance, play_game)
+from puzzleproof.models.deathrun import (BaseCriminal, InProcessPlayer, generate_graph, nominal_distance, play_game)
 from puzzleproof.models.deathrun_replay import replay
 from puzzleproof.result import Status
 from puzzleproof.players.deathrun_bots import builtin_player

@@ -4,7 +4,6 @@ no state leak between games, and no process left behind."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import textwrap

@@ -16,7 +16,7 @@ from puzzleproof.clock import Deadline
 from puzzleproof.cli import main
 from puzzleproof.encoders.skynet_sat import solve as sat_solve
 from puzzleproof.formats.skynet import read_map, record_from_json
-from puzzleproof.models.skynet import (SkynetMap, agent_moves, check_cut, legal_cuts, outcome,
+from puzzleproof.models.skynet import (SkynetMap, agent_moves, check_cut, outcome,
                                        replay)
 from puzzleproof.models.skynet_strategy import check_player_strategy
 from puzzleproof.games.skynet_adversary import BotPlayer, ProgramPlayer, adversary

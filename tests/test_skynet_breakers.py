@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_path
-from puzzleproof.clock import Deadline
 from puzzleproof.formats.skynet import read_map, record_from_json, write_map
 from puzzleproof.generate.skynet import (_without_node, beaten_by, breaks, locally_minimal,
                                          shrink)

@@ -79,31 +79,6 @@ def test_the_skynet_encoders_import_one_way():
         assert not up, f"{p.name} imports above the encoders: {up}"
 
 
-def test_time_comes_as_a_deadline_only():
-    """One clock: no function of the Skynet solvers and checkers takes time as seconds or
-    as an instant beside its Deadline (a parameter named time_limit, seconds, until or
-    limit_seconds), and none turns a deadline back into its full limit to start again."""
-    found = []
-    files = list(PACKAGE.glob("encoders/skynet_*.py")) + list(PACKAGE.glob("models/skynet*.py"))
-    for p in files:
-        tree = ast.parse(p.read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                names = [a.arg for a in node.args.args + node.args.kwonlyargs]
-                bad = [n for n in names if n in ("time_limit", "seconds", "until",
-                                                 "limit_seconds")]
-                if bad:
-                    found.append(f"{p.name}:{node.lineno} {node.name}({', '.join(bad)})")
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id == "Deadline" and node.args
-                    and isinstance(node.args[0], ast.Attribute)
-                    and node.args[0].attr == "limit" and not any(
-                        k.arg == "at" for k in node.keywords)):
-                found.append(f"{p.name}:{node.lineno} Deadline(<deadline>.limit) restarts a "
-                             "clock")
-    assert not found, found
-
-
 def test_no_function_of_this_area_is_over_80_lines():
     long = []
     for p in AREA:

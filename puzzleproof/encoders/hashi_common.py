@@ -324,7 +324,7 @@ class _Run:
         return certificate
 
     def limit_words(self) -> str:
-        return which_limit(self.deadline.limit, self.deadline.at, self.params)
+        return which_limit(self.deadline, self.params)
 
     def limit_label(self) -> str:
-        return limit_name(self.deadline.at, self.params)
+        return limit_name(self.deadline, self.params)

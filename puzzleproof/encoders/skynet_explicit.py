@@ -320,7 +320,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
                     else solver.agent_strategy(s, full))
     except _Budget:
         known = {} if verdict is None else {"verdict": "WIN" if verdict else "LOSS"}
-        known["note"] = (f"{which_limit(named, clock.at, params)} reached"
+        known["note"] = (f"{which_limit(clock, params)} reached"
                          + ("" if verdict is None else " (the verdict was settled; the "
                             "value or the certificate was not)"))
         return Result("skynet", Status.UNKNOWN, known, None,
@@ -333,7 +333,7 @@ def solve(m: SkynetMap, rule: str = "ep2", start: int | None = None, *, value: b
             problems = (check_player_strategy(m, rule, s, cert, deadline=clock) if verdict
                         else check_agent_strategy(m, rule, s, cert, deadline=clock))
         except CheckLimit:
-            note = (f"{which_limit(named, clock.at, params)} reached while the "
+            note = (f"{which_limit(clock, params)} reached while the "
                     "strategy was replayed (the verdict was settled by the search)")
             return Result("skynet", Status.UNKNOWN, {"verdict": status.value, "note": note},
                           None, solver="explicit", params=params,

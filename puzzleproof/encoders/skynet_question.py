@@ -82,7 +82,8 @@ class Question:
         stats["conflicts"] = budget.used
         stats["sat_calls"] = budget.calls
         if note and status is Status.UNKNOWN and note.startswith("limit reached"):
-            note = which_limit(self.clock.limit, budget.deadline, self.params) + note[len("limit"):]
+            stopped = Deadline(self.clock.limit, at=budget.deadline)
+            note = which_limit(stopped, self.params) + note[len("limit"):]
         if note:
             answer["note"] = note
         return Result("skynet", status, dict(answer), cert, solver="sat-cegar",

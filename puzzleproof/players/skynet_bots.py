@@ -403,15 +403,14 @@ class ExactBot(Ep2SlackBot):
 
     name = "exact"
 
-    def __init__(self, rule: str = "ep2", seconds: float | None = None) -> None:
+    def __init__(self, rule: str = "ep2") -> None:
+        from puzzleproof.clock import Deadline
+
         self.rule = rule
         self.name = "exact" if rule == "ep2" else f"exact-{rule}"
-        #: the time its first turn may take to decide (None: no limit); past it, the bot
-        #: plays as from a lost position
-        self.seconds = seconds
-        #: a clock time (``time.monotonic()``) the first turn's decision ends by in any
-        #: case: the deadline of the task the bot is played in (None: none)
-        self.until: float | None = None
+        #: the clock of the task the bot is played in: its first turn decides by it, and
+        #: past it the bot plays as from a lost position (the slack bot)
+        self.deadline = Deadline(None)
 
     def reset(self, m: SkynetMap) -> None:
         super().reset(m)
@@ -429,11 +428,7 @@ class ExactBot(Ep2SlackBot):
             if not red.threat:
                 self.proved = True
                 return super().choose(agent)
-            import time
-
-            ends = [t for t in (self.until, None if self.seconds is None
-                                else time.monotonic() + self.seconds) if t is not None]
-            d = decide(red, red.K, False, Budget(deadline=min(ends, default=None)))
+            d = decide(red, red.K, False, Budget(deadline=self.deadline.at))
             self.proved = d.status == HOLDS
             if self.proved:
                 self.plan = PlayerStrategy(red, d.proposer, d.candidate or {})

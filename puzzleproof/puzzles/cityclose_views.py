@@ -194,8 +194,9 @@ def bounds(res: Result) -> tuple[Any, Any]:
     return cert.get("lower_bound"), cert.get("upper_bound")
 
 
-def status_line(res: Result, time_limit: float | None) -> str:
-    """One line: the status and what it rests on."""
+def status_line(res: Result, limit: float | None) -> str:
+    """One line: the status and what it rests on (``limit``: the ``--time-limit`` an
+    UNKNOWN names)."""
     a = res.answer
     lb, _ = bounds(res)
     if res.status is Status.OPTIMAL:
@@ -209,7 +210,7 @@ def status_line(res: Result, time_limit: float | None) -> str:
         return f"SOLVED, total {a['total']} ({res.solver}, a heuristic: no proof of optimality)"
     if res.status is Status.INFEASIBLE:
         return _infeasible_line(res)
-    return _unknown_line(res, time_limit)
+    return _unknown_line(res, limit)
 
 
 def _infeasible_line(res: Result) -> str:
@@ -224,24 +225,24 @@ def _infeasible_line(res: Result) -> str:
             + (f" ({why})" if why and why != "no order keeps the rules" else ""))
 
 
-def _unknown_line(res: Result, time_limit: float | None) -> str:
+def _unknown_line(res: Result, limit: float | None) -> str:
     a = res.answer
     lb, ub = bounds(res)
     reason = (res.stats or {}).get("reason")
-    limit = (f"the time limit of {time_limit:g} s ran out" if time_limit is not None
-             and reason and "time" in str(reason) else
-             "a limit ran out" if reason else "the method gave up")
+    ran_out = (f"the time limit of {limit:g} s ran out" if limit is not None
+               and reason and "time" in str(reason) else
+               "a limit ran out" if reason else "the method gave up")
     if reason:
-        limit += f" ({reason})"
+        ran_out += f" ({reason})"
     stuck = (res.stats or {}).get("stuck_at_step")
     if a is None and stuck is not None:
         return (f"UNKNOWN: {res.solver} is stuck at step {stuck}: no closing keeps the rules "
                 "(no order found; not a proof that none exists)")
     if a is None:
-        return f"UNKNOWN: no order found; {limit}"
+        return f"UNKNOWN: no order found; {ran_out}"
     gap = f" (gap {100 * (ub - lb) / ub:.2f} %)" if isinstance(lb, int) and ub else ""
     return (f"UNKNOWN: best order {a['total']}, proved lower bound "
-            f"{lb if lb is not None else 'none'}{gap}; {limit}")
+            f"{lb if lb is not None else 'none'}{gap}; {ran_out}")
 
 
 def effort(res: Result) -> str:

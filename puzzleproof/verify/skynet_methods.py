@@ -154,14 +154,15 @@ def run_worst_case(bot: str, rule: str | None, data: tuple[SkynetMap, int], *,
     # a bot that decides by search on its first turn (ours, playing the proved strategy)
     # decides by the task's deadline; when it gives up, the adversary's clock has run out
     # too, and the answer is UNKNOWN
-    timed = deadline.at is not None and hasattr(make_bot(bot), "until")
-    player = BotPlayer(bot, partial(_bot_until, bot, deadline.at) if timed else None)
+    timed = deadline.at is not None and hasattr(make_bot(bot), "deadline")
+    player = BotPlayer(bot, partial(_timed_bot, bot, deadline) if timed else None)
     return _adversary_result(player, rule, data, deadline, per_line, max_lines)
 
 
-def _bot_until(name: str, until: float) -> Bot:
+def _timed_bot(name: str, deadline: Deadline) -> Bot:
+    """A bot that thinks (the exact bot), on the task's clock."""
     bot = make_bot(name)
-    bot.until = until
+    bot.deadline = deadline
     return bot
 
 
@@ -315,13 +316,13 @@ def proved_verdicts(records: list[dict], rule: str) -> dict[tuple[str, str], Res
 
 
 def judge_lost_games(records: list[dict], instances: list[Instance], *,
-                     time_limit: float | None = 30.0, strategy: bool = False,
+                     each: PerTask = PerTask(30.0), strategy: bool = False,
                      known: dict[tuple[str, str], Result] | None = None,
                      executor: Any = None,
                      progress: Callable[[int, int, str], None] | None = None) -> list[dict]:
     """For every lost game among the harness ``records`` (``run_crosscheck(...).records``
     of a :func:`games_kind`), decide its start with the exact SAT solver (once per map,
-    start and rule, each within ``time_limit``; in the pool of ``executor`` when given) and
+    start and rule, each start on ``each``'s clock from its own start; in the pool of ``executor`` when given) and
     say what the loss means. One dict per lost game:
 
     - ``"verdict"``: ``"lost-proved-winnable"`` (the exact solver proved a strategy that
@@ -354,11 +355,11 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
     for (i, rule), recs in groups.items():
         m = by_id[i].data[0]
         tasks.setdefault((m.name or "", rule), []).append(
-            (by_id[i].data, rule, recs, time_limit, strategy, (known or {}).get((i, rule))))
-    return _judge_all(list(tasks.values()), executor, time_limit, progress)
+            (by_id[i].data, rule, recs, each, strategy, (known or {}).get((i, rule))))
+    return _judge_all(list(tasks.values()), executor, each, progress)
 
 
-def _judge_all(tasks: list[list], executor: Any, time_limit: float | None,
+def _judge_all(tasks: list[list], executor: Any, each: PerTask,
                progress: Any) -> list[dict]:
     from puzzleproof import executor as ex
 
@@ -367,8 +368,8 @@ def _judge_all(tasks: list[list], executor: Any, time_limit: float | None,
         for t in tasks:
             out += judge_map(t)
         return out
-    hang = ex.hang_limit_for(PerTask(None if time_limit is None else
-                                     time_limit * max(map(len, tasks))))
+    hang = ex.hang_limit_for(PerTask(None if each.seconds is None else
+                                     each.seconds * max(map(len, tasks))))
     done = 0
     with ex.open_pool(ex.as_spec(executor)) as pool:
         for task, items in pool.stream(judge_map, tasks, hang_limit=hang,
@@ -390,9 +391,9 @@ def judge_map(starts: list[tuple]) -> list[dict]:
 
     out: list[dict] = []
     with SolverCache() as cache:
-        for data, rule, lost, seconds, strategy, known in starts:
+        for data, rule, lost, each, strategy, known in starts:
             # each start's clock starts when its judging does
-            out += judge_start(data, rule, lost, Deadline(seconds), strategy, known, cache)
+            out += judge_start(data, rule, lost, each.start(), strategy, known, cache)
     return out
 
 
@@ -450,7 +451,7 @@ def _winning_game(m: SkynetMap, start: int, rule: str, r: dict, deadline: Deadli
     except ValueError:  # an agent model this process does not know
         return {}
     bot = ExactBot(rule)
-    bot.until = deadline.at
+    bot.deadline = deadline
     win = play(m, rule, bot, agent_model, start)
     if win.result != "WIN":
         return {}

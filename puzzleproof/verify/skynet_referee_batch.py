@@ -110,7 +110,7 @@ def referee_batch(maps: list, starts_of: dict, bots: list[str], agents: list[str
     batch.lost = [r for r in report.records if r["status"] != "WIN"
                   and not r["method"].endswith("/worst")]
     if batch.lost and not report.interrupted:
-        batch.judged = judge_lost_games(report.records, instances, time_limit=each.seconds,
+        batch.judged = judge_lost_games(report.records, instances, each=each,
                                         known=known, executor=executor, progress=progress)
         _append(target, batch.judged)
     return batch

@@ -13,7 +13,7 @@ from puzzleproof.plugin import (COUNT, METHOD, METHODS, OUTPUT, SEED, TIME_LIMIT
                                 GenerateSpec, Instance, Loaded, Method, Opt, Outcome, Page,
                                 PerTask, Picture, Plugin, PuzzleGroup, PuzzleKind, Reader,
                                 RenderSpec, ReportSpec, SolveSpec, Table, UsageError, inputs_of,
-                                make_command, read_source, resolve_methods, run_harness, say)
+                                make_command, resolve_methods, run_harness, say)
 
 from latin_puzzle.model import Square, read, violations, write
 
