@@ -173,7 +173,7 @@ BEFORE = {
     "complete30": "UNKNOWN (ties kept)",
     "first-run": "first solve of a fresh install 8.6 s compiling (europe30 19.7 s, 2.5 s after)",
     "limits": "exact europe41 at 1 s: 3.9-7.5 s, at 5 s: 12 s; ilp at 1 s: 2.7-6.7 s; "
-              "beam --width 1e9 at 5 s: 12 s",
+              "beam --beam-width 1e9 at 5 s: 12 s",
 }
 
 
@@ -356,7 +356,7 @@ def limits() -> None:
     small = str(SHARED / "two-spies-roundabout.json")
     exe = str(Path(sys.executable).parent / "puzzleproof")
     for meth, extra in (("exact", []), ("ilp", []), ("merged-beam", []),
-                        ("beam", ["--width", "1000000000"])):
+                        ("beam", ["--beam-width", "1000000000"])):
         for limit in (1.0, 5.0):
             walls = []
             for spec in (small, big):

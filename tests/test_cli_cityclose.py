@@ -456,7 +456,7 @@ def test_a_heuristic_out_of_time_beside_an_order_is_no_disagreement(capsys):
     """The merged beam at a width it cannot finish in the limit, beside greedy's order: an
     open question (UNKNOWN naming the limit), not a missed solution; exit 0."""
     code, out, err = run(capsys, "crosscheck", "cityclose", shared("europe30.json"), "-q",
-                         "-j", "1", "--method", "merged-beam,greedy", "--width", "3000",
+                         "-j", "1", "--method", "merged-beam,greedy", "--beam-width", "3000",
                          "--time-limit", "0.1", "--json")
     obj = json.loads(out)
     row = obj["maps"][0]["methods"]

@@ -155,6 +155,11 @@ def _stdout_closed() -> None:
 _common.out.on_broken_pipe = _stdout_closed  # type: ignore[method-assign]
 
 
+def _lower_first(text: str) -> str:
+    """Click's messages start a sentence ('No such option'); ours continue one."""
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command; return its exit code (never a traceback unless ``--debug``)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -178,6 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         say("interrupted")
         return 130
+    except click.UsageError as exc:  # misuse: one line, and where the help is
+        ctx = exc.ctx
+        where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        say(f"puzzleproof: error: {_lower_first(exc.format_message()).rstrip('.')}{where}")
+        return 2
     except click.ClickException as exc:
         exc.show()
         return 2 if exc.exit_code == 2 else exc.exit_code

@@ -51,7 +51,7 @@ FINAL_NOT_PATH = Opt("final_not_path", ("--final-not-path",), "The last map may 
 RULES = (FINAL_SIZE, KEEP, KEEP_MARKED, NO_PATHS, FINAL_NOT_PATH)
 RULE_NAMES = tuple(o.name for o in RULES)
 
-WIDTH = Opt("width", ("--width",), "Beam width (beam, merged-beam; the incumbent of exact and "
+WIDTH = Opt("beam_width", ("--beam-width",), "Beam width (beam, merged-beam; the incumbent of exact and "
             "ilp).", kind="int", default=10, range=(1, None), show_default=True)
 TIEBREAK = Opt("tiebreak", ("--tiebreak",), "Greedy's ties: 'last' lets the last-listed city "
                "win (the article's 13343 on europe30.json), 'first' the first-listed (13352).",
@@ -124,7 +124,7 @@ def solve_map(m: Any, rules: Any, name: str, p: Params) -> Result:
     memory)."""
     from puzzleproof.verify.cityclose_methods import check_order
 
-    values = {"rules": rules, "width": p.width or 10, "tiebreak": p.tiebreak or "last",
+    values = {"rules": rules, "width": p.beam_width or 10, "tiebreak": p.tiebreak or "last",
               "seed": p.seed or 0}
     res = method(name).bind(values)(m, deadline=p.deadline())
     if res.answer is not None:

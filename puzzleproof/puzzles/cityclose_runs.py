@@ -76,7 +76,7 @@ def crosscheck(loaded: Sequence[Loaded], p: Params, env: Any) -> Outcome:
         key = ld.name if not seen[ld.name] else f"{ld.name}@{seen[ld.name]}"
         instances.append(Instance(key, ld.instance, ld.reference))
         maps[key] = ld
-    kind = crosscheck_kind([c for c in chosen if c not in extra], rules, width=p.width,
+    kind = crosscheck_kind([c for c in chosen if c not in extra], rules, width=p.beam_width,
                            tiebreak=p.tiebreak or "last", extra=extra)
     table = Table((("legal order", "solved"), ("infeasible", "infeasible"),
                    ("unknown", "unknown"), ("failed", "failed")), note=views.CROSSCHECK_NOTE)

@@ -48,7 +48,7 @@ differs from the map's reference; 2 unreadable input or misuse.
 Examples:
   puzzleproof solve cityclose ../shared/instances/cityclose/europe30.json
   puzzleproof solve cityclose europe30.json --method greedy
-  puzzleproof solve cityclose europe30.json --method beam --width 10 --json
+  puzzleproof solve cityclose europe30.json --method beam --beam-width 10 --json
   puzzleproof solve cityclose roundabout.json --keep-marked --final-size 5 \\
       --no-paths -o order.json
   puzzleproof solve cityclose instances/cityclose/ --time-limit 30
