@@ -32,7 +32,7 @@ from puzzleproof.puzzles.options import FORCE, JSON, QUIET, RESUME, WHERE
 __all__ = ["COMMANDS", "deathrun_group"]
 
 
-@click.group(name="deathrun", help=views.GROUP_HELP,
+@click.group(name="deathrun", help=views.GROUP_HELP + "\n" + views.BOT_FILE_HELP,
              context_settings={"help_option_names": ["-h", "--help"]})
 def deathrun_group() -> None:
     pass
@@ -78,7 +78,7 @@ PLAY_ROWS = (plugin.PLAY_CRIMINAL, plugin.PLAY_STUDENT, plugin.GRAPH_FILE, plugi
              *plugin.BOT_LIMITS, JSON, plugin.PLAY_OUTPUT, FORCE)
 
 
-@deathrun_group.command(name="play", help=views.PLAY_HELP)
+@deathrun_group.command(name="play", help=views.PLAY_HELP + "\n" + views.BOT_FILE_HELP)
 @options(PLAY_ROWS)
 @click.pass_context
 @usage_errors
@@ -161,7 +161,7 @@ def _run(crims: list[str], studs: list[str], graphs: list[Any] | None, p: Params
     return report
 
 
-@deathrun_group.command(name="tournament", help=views.TOURNAMENT_HELP)
+@deathrun_group.command(name="tournament", help=views.TOURNAMENT_HELP + "\n" + views.BOT_FILE_HELP)
 @options(TOURNAMENT_ROWS)
 @click.pass_context
 @usage_errors

@@ -108,6 +108,22 @@ Examples:
   puzzleproof solve deathrun graphs/
 """
 
+#: how a contest bot file is written (the contest's interface), for every verb that takes one
+BOT_FILE_HELP = """\b
+A bot file is a contest entry, run unchanged: a Python file whose class
+BaseStudent (or BaseCriminal; FILE.py:Class picks another) has
+  __init__(self, edge_list, begin, ends)   edges as (u, v, weight) tuples
+  student:  strategy(self, edge_updates, vertex_count, current_vertex) -> v
+  criminal: strategy(self, edge_updates, vertex_count, budget) -> (u, v, w)
+edge_updates maps every edge (u, v) to what the criminals added to it this
+round (a criminal sees last round's); vertex_count maps every vertex to the
+students on it. A student returns the next vertex, one link out of where it
+stands; a criminal a link and how much to add, at most its budget left. A
+crash, a timeout or an answer that breaks these rules makes that move invalid
+(a criminal does nothing, a student moves at random) and is said with its
+round and why. Example: instances/deathrun/bots/student.py.
+"""
+
 GROUP_HELP = """Death Run (CMIMC 2024): play games and tournaments of bots, built-in or contest files.
 
 \b
@@ -121,8 +137,9 @@ The shared verbs work on Death Run graphs too:
 
 PLAY_HELP = """Play one game of Death Run: 2 criminals and 8 students on one graph, by the
 contest's rules. Prints the scoreboard and the invalid moves (bot, round, why);
-writes the game record with -o. Exit 0 when the game was played (a bot's bad
-moves are verdicts, not errors), 2 on a bad graph or bot.
+writes the game record with -o. Exit 0 when the game was played, 1 when a bot
+file of yours crashed, ran out of time or moved invalidly (each said on stderr),
+2 on a bad graph or bot.
 
 \b
 Examples:
