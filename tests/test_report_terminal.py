@@ -283,6 +283,12 @@ def test_a_mistyped_puzzle_is_one_line_with_a_suggestion(capsys, args):
     assert len([ln for ln in err.splitlines() if ln.strip()]) == 1, err  # one line
 
 
+def test_a_puzzle_without_the_verb_says_so_not_did_you_mean(capsys):
+    code, _, err = _run(capsys, "convert", "skynet", "map.txt", "--format", "json")
+    assert code == 2 and "convert does not apply to skynet (convert knows hashi" in err
+    assert "did you mean" not in err
+
+
 def test_no_installed_puzzle_is_said_not_an_internal_error(capsys, monkeypatch, tmp_path):
     """An install whose entry points are missing (an old editable install) reads no file:
     one clear note and one clear error, exit 2."""

@@ -62,8 +62,14 @@ class PuzzleGroup(click.Group):
         return cmd.name, cmd, args[1:]
 
     def _unknown(self, word: str) -> str:
-        hint = registry.suggest(word)
         have = self.list_commands(click.get_current_context())
+        try:
+            known = registry.get(word).name
+        except KeyError:
+            known = None
+        if known is not None:  # a puzzle, without this verb
+            return f"{self.verb} does not apply to {known} ({self.verb} knows {', '.join(have)})"
+        hint = registry.suggest(word)
         return (f"unknown puzzle {word!r}" + (f"; did you mean {hint!r}?" if hint else "")
                 + f" ({self.verb} knows {', '.join(have)})")
 
