@@ -19,7 +19,8 @@ def shared_path(rel: str) -> Path:
     """A path under ``../shared``; skip when it is absent, but fail under ``CI=true``."""
     path = SHARED / rel
     if not path.exists():
-        msg = f"{path} is absent (outside data lives in ../shared beside the project)"
+        msg = (f"{path} is absent: outside data lives in ../shared beside the project "
+               "(docs/DATA.md says what it holds and how to get it)")
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(msg)
         pytest.skip(msg)
