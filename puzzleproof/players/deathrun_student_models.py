@@ -221,9 +221,11 @@ class Herd:
             return cap
         if model not in ("robust", "minimax4"):
             r = scene.routes(model, v)
-            other = min(c for c, x in r if x != u)
+            others = [c for c, x in r if x != u]
+            if not others:  # refuse: the other exits enter vertices with one way out
+                return cap
             mine = next(c for c, x in r if x == u)
-            return max(0.0, min(cap, other - mine))
+            return max(0.0, min(cap, min(others) - mine))
         if model == "minimax4":
             t = self._fixed_point(link, scene, cap)
             if self.choice(model, v, scene, (link, t)) == u:
@@ -252,3 +254,51 @@ class Herd:
             other = min(c for c, x in costs if x != u)
             t = max(0.0, min(cap, other - mine))
         return t
+
+
+class LearningHerd(Herd):
+    """A :class:`Herd` that also learns, from this game's moves, which models the students
+    it cannot place follow.
+
+    A group standing where no model stands is priced as a mixture of the models, each
+    weighted by how often it predicted such groups' moves this game (``(1 + hits)^2``, so
+    every model keeps a share): after each round, for every vertex where such a group
+    stood, each model's move from there (on what the students saw) is a hit when students
+    arrived at that link's head (half a hit when another occupied vertex also leads there). So a field of
+    cautious students makes the cautious models' thresholds (the gaps they respect) the ones
+    that count, and a greedy field the greedy one's.
+    """
+
+    def __init__(self, g: Graph, total: float = DEFAULT_BUDGET,
+                 models: tuple[str, ...] = PUBLIC_MODELS) -> None:
+        super().__init__(g, total, models)
+        self.hits = {m: 0.0 for m in self.models}
+        self.trials = 0
+
+    def shares(self) -> dict[str, float]:
+        """Each model's share of a group no model explains."""
+        total = sum((1.0 + h) ** 2 for h in self.hits.values())
+        return {m: (1.0 + self.hits[m]) ** 2 / total for m in self.models}
+
+    def groups(self, v: int) -> list[tuple[str, float]]:
+        here = self.here(v)
+        if here:
+            return [(m, 1.0 / len(here)) for m in here]
+        return sorted(self.shares().items())
+
+    def observe(self, scene: Scene, counts_before: dict[int, int],
+                counts_after: dict[int, int]) -> None:
+        """Score the models on the round just played (call before :meth:`advance`):
+        ``scene`` is what the students saw, the counts those at the round's start and end."""
+        tails: dict[int, list[int]] = {}
+        for (a, b) in self.g.weight:
+            if counts_before.get(a) and a not in self.g.end_set:
+                tails.setdefault(b, []).append(a)
+        for v, n in sorted(counts_before.items()):
+            if not n or v in self.g.end_set or not self.g.out.get(v) or self.here(v):
+                continue
+            for m in self.models:
+                u = self.choice(m, v, scene)
+                if counts_after.get(u, 0):
+                    self.hits[m] += 1.0 if tails.get(u) == [v] else 0.5
+            self.trials += 1
