@@ -27,6 +27,7 @@ options' values).
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 from puzzleproof.encoders.deathrun_robust import (DEFAULT_BUDGET, DEFAULT_STEP, robust_choice,
                                                    robust_table)
@@ -47,46 +48,72 @@ class FourMoves:
     weights: before each of its next three moves each criminal, at the student's vertex,
     passes, ties the cheapest exit (least weight) to the second (both tying: twice), or at a
     vertex with one way out dumps its budget (half the combined budget left each); the
-    student's value is the worst case of its best reply, four links deep, nothing beyond."""
+    student's value is the worst case of its best reply, four links deep, nothing beyond.
+    :meth:`of` shares one instance (and its memo) among scenes with the same weights."""
 
     moves = 4
+    _shared: "OrderedDict[tuple, FourMoves]" = OrderedDict()
 
     def __init__(self, g: Graph, weight: dict) -> None:
         self.g, self.weight = g, weight
         self.memo: dict = {}
+        self.exits: dict[int, tuple[list[tuple[int, float]], int, float]] = {}
+        for x in g.vertices:
+            outs = [(u, float(weight[(x, u)])) for u, _ in g.out[x]]
+            if len(outs) >= 2:
+                ws = sorted((w, u) for u, w in outs)
+                self.exits[x] = (outs, ws[0][1], ws[1][0] - ws[0][0])
+            elif outs:
+                self.exits[x] = (outs, outs[0][0], math.inf)
+
+    @classmethod
+    def of(cls, g: Graph, weight: dict) -> "FourMoves":
+        key = (g.fingerprint(), tuple(weight[e] for e in sorted(g.weight)))
+        hit = cls._shared.get(key)
+        if hit is None:
+            hit = cls._shared[key] = cls(g, weight)
+            while len(cls._shared) > 32:
+                cls._shared.popitem(last=False)
+        return hit
 
     def _replies(self, x: int, b1: float, b2: float) -> list[tuple[float, float, float]]:
-        outs = self.g.out[x]
-        if len(outs) == 1:
+        gap = self.exits[x][2]
+        if gap == math.inf:  # one way out: each may dump its budget
             return [(0.0, b1, b2), (b1, 0.0, b2), (b2, b1, 0.0), (b1 + b2, 0.0, 0.0)]
-        ws = sorted(self.weight[(x, u)] for u, _ in outs)
-        gap = ws[1] - ws[0]
         t1, t2 = min(gap, b1), min(gap, b2)
         return [(0.0, b1, b2), (t1, b1 - t1, b2), (t2, b1, b2 - t2),
                 (t1 + t2, b1 - t1, b2 - t2)]
 
     def value(self, x: int, moves: int, b1: float, b2: float) -> float:
         """The worst-case cost of the next ``moves`` links from ``x``."""
-        if x in self.g.end_set or moves <= 0:
+        if moves <= 0 or x in self.g.end_set:
             return 0.0
+        if b2 < b1:  # the two criminals play the same model: the value is symmetric
+            b1, b2 = b2, b1
         key = (x, moves, round(b1, 6), round(b2, 6))
-        if key in self.memo:
-            return self.memo[key]
-        outs = [u for u, _ in self.g.out[x]]
-        cheapest = min(outs, key=lambda u: (self.weight[(x, u)], u))
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        outs, cheapest, _ = self.exits[x]
         worst = -math.inf
         for extra, c1, c2 in self._replies(x, b1, b2):
-            best = min(self.weight[(x, u)] + (extra if u == cheapest else 0.0)
-                       + self.value(u, moves - 1, c1, c2) for u in outs)
-            worst = max(worst, best)
+            if extra == 0.0 and (c1, c2) != (b1, b2):
+                continue  # a tie of nothing: the same as passing
+            best = math.inf
+            for u, w in outs:
+                c = w + (extra if u == cheapest else 0.0) + self.value(u, moves - 1, c1, c2)
+                if c < best:
+                    best = c
+            if best > worst:
+                worst = best
         self.memo[key] = worst
         return worst
 
     def costs(self, v: int, left: float) -> list[tuple[float, int]]:
         """``(cost, u)`` of each out-link of ``v`` with ``left`` the combined budget."""
         half = max(0.0, left) / 2
-        return [(self.weight[(v, u)] + self.value(u, self.moves - 1, half, half), u)
-                for u, _ in self.g.out[v]]
+        return [(w + self.value(u, self.moves - 1, half, half), u)
+                for u, w in self.exits[v][0]]
 
 
 class Scene:
@@ -136,7 +163,7 @@ class Scene:
 
     def four(self) -> FourMoves:
         if self._four is None:
-            self._four = FourMoves(self.g, self.weight)
+            self._four = FourMoves.of(self.g, self.weight)
         return self._four
 
     def routes(self, model: str, v: int, extra: tuple | None = None) -> list[tuple[float, int]]:
