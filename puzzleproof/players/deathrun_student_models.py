@@ -21,7 +21,8 @@ even mixture of the models. For a link ``(v, u)`` a model at ``v`` takes, the *t
 the largest raise on it after which the model still takes it: the detour gap for the path
 models (closed form), found by bisection for the robust one and by a fixed point checked by
 bisection for ``minimax4`` (a raise also lowers the budget left, which changes its other
-options' values).
+options' values). :class:`LearningHerd` also learns, game by game, which models the students
+it cannot place resemble.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from puzzleproof.encoders.deathrun_robust import (DEFAULT_BUDGET, DEFAULT_STEP, 
                                                    robust_table)
 from puzzleproof.models.deathrun import Graph, distances_to_ends
 
-__all__ = ["MODELS", "PUBLIC_MODELS", "Scene", "Herd", "FourMoves", "TRAP_PENALTY",
-           "FEW_EXIT_PENALTY"]
+__all__ = ["MODELS", "PUBLIC_MODELS", "Scene", "Herd", "LearningHerd", "FourMoves",
+           "TRAP_PENALTY", "FEW_EXIT_PENALTY"]
 
 MODELS = ("greedy", "trap", "robust")
 #: the models of the public contest field (the league's students among them)
@@ -130,8 +131,6 @@ class Scene:
         """A vertex with one way out (not an end)."""
         return v not in self.g.end_set and len(self.g.out.get(v, ())) == 1
 
-    _trap = forced
-
     def entry(self, model: str, v: int) -> float:
         """What ``model`` adds for entering ``v``."""
         if model == "trap":
@@ -156,10 +155,6 @@ class Scene:
                            for u, _ in self.g.out[v])
             self._dists[model] = d
         return self._dists[model]
-
-    @property
-    def pdist(self) -> dict[int, float]:
-        return self.penalised("trap")
 
     def four(self) -> FourMoves:
         if self._four is None:
