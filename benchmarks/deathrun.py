@@ -2,7 +2,7 @@
 league and its targets.
 
     .venv/bin/python benchmarks/deathrun.py [--part speed|files|bound|strength|why|league|
-        mixed|all] [--games 1000] [--graphs 100] [--league-graphs 40] [--jobs 2] [--seed 0]
+        mixed|contest|all] [--games 1000] [--graphs 100] [--league-graphs 40] [--jobs 2] [--seed 0]
         [--out DIR]
 
 - speed: ``--games`` games of fast built-in bots (criminals random/crowd/gap-toll, students
@@ -29,15 +29,27 @@ league and its targets.
   conditions: the described gap-toll beats ``toll``, the minimax student beats ``robust``.
 - mixed: a tournament in mixed fields (the tournament's seating) of the new bots with the
   league, on ``--league-graphs`` graphs.
+- contest: the bots written to beat the public contest entries, against the league files
+  written from those entries' descriptions, on ``--league-graphs`` graphs. Students:
+  ``dodger`` x4 against each of minimax4, refuse, fewexit, planner, robust x4, seats swapped,
+  facing forced-edge dumpers and full-gap tiers (one pair of ``CONTEST_PAIRS`` a graph), and
+  a mixed field of dodger and the three public students (two seats each, two seat orders).
+  Criminals: ``ambush`` with each of dumptie, dumpless, tier, patient, forced, pricer in
+  both seat orders, and a mixed field (every ordered pair of ambush, dumptie, dumpless,
+  tier), facing the public field (minimax4, refuse, fewexit, minimax; two seats each). Then
+  the table of who beats whom (markdown, 95 % t intervals over graphs), as in the README.
 
 Targets (printed PASS / FAIL): ``planner``'s mean cost below every other student's and
-``pricer``'s mean score above every other criminal's, each difference significant at 95 %,
-head to head and in mixed fields; 1000 built-in games in under 2 minutes on 2 cores.
+``pricer``'s mean score above every other criminal's (the league part), ``dodger``'s below
+every rival's and ``ambush``'s above every rival's (the contest part), each difference
+significant at 95 %, head to head and in mixed fields; 1000 built-in games in under 2
+minutes on 2 cores.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import sys
@@ -56,11 +68,24 @@ BOTS = ROOT / "instances" / "deathrun" / "bots"
 LEAGUE = BOTS / "league"
 L = {name: str(LEAGUE / f"{name}.py") for name in (
     "student_greedy", "student_trap", "student_minimax", "criminal_forced", "criminal_gaptoll",
-    "criminal_crowd")}
+    "criminal_crowd", "student_minimax4", "student_refuse", "student_fewexit",
+    "criminal_dumptie", "criminal_dumpless", "criminal_tier", "criminal_patient")}
 LEAGUE_STUDENTS = [L["student_greedy"], L["student_trap"], L["student_minimax"]]
 LEAGUE_CRIMINALS = [L["criminal_forced"], L["criminal_gaptoll"], L["criminal_crowd"]]
 #: the fixed mixed field criminals face (two seats each)
 FIELD = ("robust", L["student_minimax"], L["student_trap"], "greedy")
+#: the public contest field (the league files written from the public entries' descriptions)
+PUBLIC_STUDENTS = [L["student_minimax4"], L["student_refuse"], L["student_fewexit"]]
+#: the criminal pairs the students face in the contest part, one a graph in rotation:
+#: forced-edge dumpers and full-gap tiers
+CONTEST_PAIRS = [(L["criminal_dumptie"], L["criminal_dumptie"]),
+                 (L["criminal_dumptie"], L["criminal_tier"]),
+                 (L["criminal_tier"], L["criminal_dumpless"]),
+                 (L["criminal_patient"], L["criminal_dumptie"]),
+                 (L["criminal_forced"], L["criminal_tier"])]
+#: the student field the criminals face in the contest part (two seats each)
+CONTEST_FIELD = (L["student_minimax4"], L["student_refuse"], L["student_fewexit"],
+                 L["student_minimax"])
 
 
 def _specs(n: int, seed: int, crims, studs, files: bool) -> list[GameSpec]:
@@ -411,11 +436,130 @@ def _spending(recs, c: int) -> dict:
     return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in out.items()}
 
 
+# --------------------------------------------------------------------------------------------
+# The contest field: dodger and ambush against the public entries' strategies
+
+
+def _verdict(r: dict, lower_better: bool) -> str:
+    """Who beats whom in one duel row (significant at 95 % or not)."""
+    if r["p"] is None or r["p"] >= 0.05:
+        return "no significant difference"
+    better = r["diff"] < 0 if lower_better else r["diff"] > 0
+    return "beats" if better else "loses to"
+
+
+def _mixed_duels(recs, role: str, ours: str, others, lower_better: bool) -> list[dict]:
+    """``ours`` against each of ``others`` in the same mixed-field games, paired by graph."""
+    return [_duel(recs, role, ours, o, lower_better) for o in others]
+
+
+def _contest_students(args) -> list[dict]:
+    """``dodger`` x4 against each rival x4 (head to head), seats swapped, one criminal pair
+    of :data:`CONTEST_PAIRS` a graph (the same for both seatings); then a mixed field of
+    dodger and the three public students (two seats each), two seat orders a graph."""
+    n = args.league_graphs
+    rivals = PUBLIC_STUDENTS + ["planner", "robust"]
+    mixed = ["dodger"] + PUBLIC_STUDENTS
+    specs = []
+    for i in range(n):
+        gj = _graph_json(args.seed, i)
+        crim = CONTEST_PAIRS[i % len(CONTEST_PAIRS)]
+        for o in rivals:
+            for swap in (0, 1):
+                seats = ("dodger",) * 4 + (o,) * 4 if not swap else (o,) * 4 + ("dodger",) * 4
+                gid = f"cs:{_name(o)}:{i}:{swap}"
+                specs.append(GameSpec(gid, "students", i, gj, f"{args.seed}:{gid}", crim,
+                                      seats))
+        for k, order in enumerate((mixed[i % 4:] + mixed[:i % 4], mixed[::-1])):
+            gid = f"cm:{i}:{k}"
+            specs.append(GameSpec(gid, "students", i, gj, f"{args.seed}:{gid}", crim,
+                                  tuple(order) * 2))
+    t0 = time.monotonic()
+    recs = run_games(specs, jobs=args.jobs)
+    bad = sum(len(r["invalid_moves"]) for r in recs)
+    rows = [_duel([r for r in recs if r["game_id"].startswith(f"cs:{_name(o)}:")],
+                  "students", "dodger", o, True) for o in rivals]
+    _print_duels(f"contest students head to head: dodger x4 against each x4 ({n} graphs x 2 "
+                 f"seatings, {time.monotonic() - t0:.0f} s, {bad} invalid moves)", rows)
+    field = _mixed_duels([r for r in recs if r["game_id"].startswith("cm:")], "students",
+                         "dodger", PUBLIC_STUDENTS, True)
+    _print_duels("contest students, mixed field (dodger, minimax4, refuse, fewexit, two seats "
+                 "each; two seat orders a graph)", field)
+    for r in rows:
+        r["field"] = "head to head"
+    for r in field:
+        r["field"] = "mixed"
+    return rows + field
+
+
+def _contest_criminals(args) -> list[dict]:
+    """``ambush`` with each rival in both seat orders (head to head), then a mixed field of
+    ambush and the forced-edge dumpers and full-gap tiers (every ordered pair), facing
+    :data:`CONTEST_FIELD`."""
+    n = args.league_graphs
+    rivals = [L["criminal_dumptie"], L["criminal_dumpless"], L["criminal_tier"],
+              L["criminal_patient"], L["criminal_forced"], "pricer"]
+    pool = ["ambush", L["criminal_dumptie"], L["criminal_dumpless"], L["criminal_tier"]]
+    specs = []
+    for i in range(n):
+        gj = _graph_json(args.seed, i)
+        rot = i % 4
+        field = CONTEST_FIELD[rot:] + CONTEST_FIELD[:rot]
+        for o in rivals:
+            for swap in (0, 1):
+                crim = ("ambush", o) if not swap else (o, "ambush")
+                gid = f"cc:{_name(o)}:{i}:{swap}"
+                specs.append(GameSpec(gid, "criminals", i, gj, f"{args.seed}:{gid}", crim,
+                                      field + field))
+        for k, pr in enumerate(itertools.permutations(pool, 2)):
+            gid = f"cx:{i}:{k}"
+            specs.append(GameSpec(gid, "criminals", i, gj, f"{args.seed}:{gid}", pr,
+                                  field + field))
+    t0 = time.monotonic()
+    recs = run_games(specs, jobs=args.jobs)
+    bad = sum(len(r["invalid_moves"]) for r in recs)
+    rows = [_duel([r for r in recs if r["game_id"].startswith(f"cc:{_name(o)}:")],
+                  "criminals", "ambush", o, False) for o in rivals]
+    _print_duels(f"contest criminals head to head: ambush with each, both seat orders ({n} "
+                 f"graphs, {time.monotonic() - t0:.0f} s, {bad} invalid moves)", rows)
+    field = _mixed_duels([r for r in recs if r["game_id"].startswith("cx:")], "criminals",
+                         "ambush", pool[1:], False)
+    _print_duels("contest criminals, mixed field (every ordered pair of ambush, dumptie, "
+                 "dumpless, tier)", field)
+    for r in rows:
+        r["field"] = "head to head"
+    for r in field:
+        r["field"] = "mixed"
+    return rows + field
+
+
+def part_contest(args) -> dict:
+    """The contest field's figures and the table of who beats whom (markdown, with the
+    95 % t intervals over graphs), as the README shows it."""
+    res = {"part": "contest", "graphs": args.league_graphs,
+           "students": _contest_students(args), "criminals": _contest_criminals(args)}
+    print("\n| ours | rival | field | graphs | ours (95 % t) | rival (95 % t) | "
+          "difference (95 % t) | p | verdict |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for role, lower in (("students", True), ("criminals", False)):
+        for r in res[role]:
+            r["verdict"] = _verdict(r, lower)
+            print(f"| {r['ours']} | {r['theirs']} | {r['field']} | {r['graphs']} | "
+                  f"{r['mean_ours']:.2f} ± {r['ci_ours']:.2f} | "
+                  f"{r['mean_theirs']:.2f} ± {r['ci_theirs']:.2f} | "
+                  f"{r['diff']:+.2f} ± {r['ci95']:.2f} | "
+                  f"{'-' if r['p'] is None else format(r['p'], '.2g')} | "
+                  f"{r['ours']} {r['verdict']} {r['theirs']} |")
+    print(json.dumps(res), flush=True)
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", default="all",
                     choices=["speed", "files", "bound", "strength", "why", "league",
-                             "league-students", "league-criminals", "mixed", "all"])
+                             "league-students", "league-criminals", "mixed", "contest",
+                             "all"])
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--graphs", type=int, default=100)
     ap.add_argument("--league-graphs", type=int, default=40)
@@ -423,14 +567,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="/tmp")
     args = ap.parse_args()
-    parts = (["speed", "files", "bound", "strength", "why", "league", "mixed"]
+    parts = (["speed", "files", "bound", "strength", "why", "league", "mixed", "contest"]
              if args.part == "all" else [args.part])
     table = {"speed": lambda: part_speed(args, False), "files": lambda: part_speed(args, True),
              "bound": lambda: part_bound(args), "strength": lambda: part_strength(args),
              "why": lambda: part_why(args), "league": lambda: part_league(args),
              "league-students": lambda: part_league(args, "students"),
              "league-criminals": lambda: part_league(args, "criminals"),
-             "mixed": lambda: part_mixed(args)}
+             "mixed": lambda: part_mixed(args), "contest": lambda: part_contest(args)}
     for p in parts:
         table[p]()
 

@@ -5,17 +5,21 @@ Criminals: ``random``, ``crowd`` (spends on the crowded link its students cannot
 divert it), and ``toll`` (:mod:`puzzleproof.encoders.deathrun_tolls`: the single-round
 toll optimum with a budget plan) and ``pricer`` (:mod:`puzzleproof.players.deathrun_pricer`:
 tolls on the links the students it models will take, at what each still pays, with its
-partner's predicted raise weighed in). Students: ``random``,
+partner's predicted raise weighed in), ``ambush``
+(:mod:`puzzleproof.players.deathrun_ambush`: the whole budget on a forced link where students
+stand, tolls at the gaps this game's students pay, beside its partner). Students: ``random``,
 ``greedy`` (current shortest path), ``cautious`` (shortest path with a penalty for
 out-degree-1 trap vertices ahead), ``robust`` (:mod:`puzzleproof.encoders.deathrun_robust`:
 the worst-case DP's policy) and ``planner`` (:mod:`puzzleproof.players.deathrun_planner`:
-plans against the criminals it identified, within a slack of the robust certificate).
+plans against the criminals it identified, within a slack of the robust certificate) and
+``dodger`` (:mod:`puzzleproof.players.deathrun_dodger`: forced vertices priced at the money
+left to the end of the course, and next round's strike predicted from who stands where).
 
 Each bot draws its randomness from ``self.rng``, seeded from Python's ``random`` module when
 the bot is built (the engine seeds that with ``f"{seed}:{seat}"``), so games replay exactly.
 
 >>> sorted(STUDENT_BOTS), sorted(CRIMINAL_BOTS)
-(['cautious', 'greedy', 'planner', 'random', 'robust'], ['crowd', 'gap-toll', 'pricer', 'random', 'toll'])
+(['cautious', 'dodger', 'greedy', 'planner', 'random', 'robust'], ['ambush', 'crowd', 'gap-toll', 'pricer', 'random', 'toll'])
 """
 
 from __future__ import annotations
@@ -213,9 +217,11 @@ class GapTollCriminal(_Bot, BaseCriminal):
 
 
 STUDENT_BOTS: dict[str, Any] = {"random": RandomStudent, "greedy": GreedyStudent,
-                                "cautious": CautiousStudent, "robust": None, "planner": None}
+                                "cautious": CautiousStudent, "robust": None, "planner": None,
+                                "dodger": None}
 CRIMINAL_BOTS: dict[str, Any] = {"random": RandomCriminal, "crowd": CrowdCriminal,
-                                 "gap-toll": GapTollCriminal, "toll": None, "pricer": None}
+                                 "gap-toll": GapTollCriminal, "toll": None, "pricer": None,
+                                 "ambush": None}
 
 
 def bot_class(name: str, role: str) -> Any:
@@ -233,6 +239,10 @@ def bot_class(name: str, role: str) -> Any:
             from puzzleproof.players.deathrun_toll import TollCriminal as cls
         elif name == "pricer":
             from puzzleproof.players.deathrun_pricer import PricerCriminal as cls
+        elif name == "dodger":
+            from puzzleproof.players.deathrun_dodger import DodgerStudent as cls
+        elif name == "ambush":
+            from puzzleproof.players.deathrun_ambush import AmbushCriminal as cls
     return cls
 
 

@@ -24,7 +24,8 @@ from puzzleproof.encoders.deathrun_tolls import best_single_raise
 from puzzleproof.models.deathrun import Graph, distances_to_ends
 
 __all__ = ["View", "Move", "EPS", "gap_described", "gap_builtin", "forced", "crowd", "toll",
-           "nothing", "partner_models", "same"]
+           "nothing", "partner_models", "same", "edge_tie", "dump_tie", "dump_less", "tier",
+           "patient", "contest_models"]
 
 #: How far below a gap a toll stays.
 EPS = 0.01
@@ -111,6 +112,71 @@ def toll(s: View) -> Move:
 
 def nothing(s: View) -> Move:
     return None
+
+
+def _edge_gap(s: View, v: int) -> tuple[int, float]:
+    """The cheapest exit of ``v`` by link weight (lowest vertex on a tie) and the gap to the
+    second cheapest."""
+    ws = sorted((s.weight[(v, u)], u) for u, _ in s.g.out[v])
+    return ws[0][1], ws[1][0] - ws[0][0]
+
+
+def _stays(s: View, v: int, u: int, x: float) -> bool:
+    """Whether the cheapest route from ``v`` still starts with ``(v, u)`` after raising it by
+    ``x`` (equal costs count as staying)."""
+    mine = s.weight[(v, u)] + x + s.dist[u]
+    return all(mine <= s.weight[(v, z)] + s.dist[z] for z, _ in s.g.out[v] if z != u)
+
+
+def edge_tie(s: View, dump: bool = True, less: float = 0.0, pays: bool = False) -> Move:
+    """The public criminals' plan (the league files ``criminal_dumptie``, ``_dumpless``,
+    ``_tier``, ``_patient``): with ``dump``, the whole budget on the only link of the most
+    crowded occupied vertex with one way out; otherwise, at the occupied vertex where
+    students x gap is largest, the cheapest exit (by link weight) raised by the gap to the
+    second cheapest less ``less``. With ``pays``, a tie counts only where the cheapest route
+    still takes it after the raise, and is ranked by students x raise."""
+    occ = s.occupied()
+    if s.budget <= 0 or not occ:
+        return None
+    forced_at = [(n, -v) for v, n in occ if len(s.g.out[v]) == 1]
+    if dump and forced_at:
+        v = -max(forced_at)[1]
+        return (v, s.g.out[v][0][0]), s.budget
+    best = None
+    for v, n in occ:
+        if len(s.g.out[v]) < 2:
+            continue
+        u, gap = _edge_gap(s, v)
+        x = min(s.budget, gap - less)
+        if gap <= 0 or (pays and not _stays(s, v, u, x)):
+            continue
+        key = (n * x, n, -v) if pays else (n * gap, n, -v)
+        if best is None or key > best[0]:
+            best = (key, (v, u), max(0.0, x))
+    return None if best is None else (best[1], best[2])
+
+
+def dump_tie(s: View) -> Move:
+    return edge_tie(s)
+
+
+def dump_less(s: View) -> Move:
+    return edge_tie(s, less=EPS)
+
+
+def tier(s: View) -> Move:
+    return edge_tie(s, dump=False)
+
+
+def patient(s: View) -> Move:
+    return edge_tie(s, pays=True)
+
+
+def contest_models() -> dict[str, Callable[[View], Move]]:
+    """:func:`partner_models` and the public contest criminals' plans (dump on a forced
+    link, else tie the cheapest exit to the second: :func:`edge_tie` and its variants)."""
+    return {**partner_models(), "dump-tie": dump_tie, "dump-tie less": dump_less,
+            "tier": tier, "patient": patient}
 
 
 def partner_models() -> dict[str, Callable[[View], Move]]:

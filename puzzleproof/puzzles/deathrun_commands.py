@@ -3,8 +3,8 @@
 The shared verbs (``solve``, ``check``, ``render``, ``crosscheck``, ``generate``) reach Death
 Run through its plugin (:mod:`puzzleproof.puzzles.deathrun`); its option rows are used here
 too, so an option means the same in every verb. Bots are built-in names (students random,
-greedy, cautious, robust, planner; criminals random, crowd, gap-toll, toll, pricer) or
-contest files
+greedy, cautious, robust, planner, dodger; criminals random, crowd, gap-toll, toll, pricer,
+ambush) or contest files
 ``FILE.py[:Class]``, run in worker processes with per-move limits so that a bot that
 crashes, hangs or prints garbage gets a verdict and never takes the run down.
 """

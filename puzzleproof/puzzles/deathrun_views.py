@@ -19,8 +19,8 @@ MAX_DRAWN = 24
 
 LIMITS = f"Death Run <= {MAX_VERTICES:,} vertices, {MAX_EDGES:,} links"
 
-BOTS_HELP = ("Built-in students: random, greedy, cautious, robust, planner; built-in "
-             "criminals: random, crowd, gap-toll, toll, pricer; or a contest file "
+BOTS_HELP = ("Built-in students: random, greedy, cautious, robust, planner, dodger; built-in "
+             "criminals: random, crowd, gap-toll, toll, pricer, ambush; or a contest file "
              "FILE.py[:Class], such as the sparring partners in instances/deathrun/bots/league/ "
              "(class "
              "default BaseStudent / BaseCriminal).")

@@ -18,7 +18,7 @@ comes from code that does not share the method's logic:
   tournament's mixed student field; the record is replayed by the rules.
 
 >>> [m.name for m in EXACT], sorted(bot_names("student"))
-(['robust', 'toll-round', 'fh-lp'], ['cautious', 'greedy', 'planner', 'random', 'robust'])
+(['robust', 'toll-round', 'fh-lp'], ['cautious', 'dodger', 'greedy', 'planner', 'random', 'robust'])
 """
 
 from __future__ import annotations
@@ -256,7 +256,9 @@ BOTS = {
                 _bot("cautious", "student", "shortest path avoiding trap vertices ahead"),
                 _bot("random", "student", "a random out-link"),
                 _bot("planner", "student", "models each criminal from its raises and plans "
-                                           "three rounds ahead, the robust move where unsure")),
+                                           "three rounds ahead, the robust move where unsure"),
+                _bot("dodger", "student", "forced vertices priced at the money left to the "
+                                          "end, next round's strike predicted and avoided")),
     "criminal": (_bot("toll", "criminal", "the single-round toll optimum with a budget plan"),
                  _bot("gap-toll", "criminal", "raises the crowded link just below the "
                                               "students' detour"),
@@ -264,7 +266,9 @@ BOTS = {
                  _bot("random", "criminal", "a random link raised by a random amount"),
                  _bot("pricer", "criminal", "tolls the links the students really take, "
                                             "at the largest raise each still pays, its "
-                                            "partner's raise predicted")),
+                                            "partner's raise predicted"),
+                 _bot("ambush", "criminal", "all on a forced link where students stand, else "
+                                            "tolls at the gap this game's students pay")),
 }
 
 
