@@ -7,7 +7,6 @@ know the criminals' combined budget exactly, and the robust bound still holds.""
 from __future__ import annotations
 
 import importlib.util
-import math
 import random
 from pathlib import Path
 

@@ -266,19 +266,19 @@ def held_budget(t: RobustTable, v: int, raised: dict[tuple[int, int], float],
 
 
 def solve(g: Graph, *, budget: float = DEFAULT_BUDGET, step: float = DEFAULT_STEP,
-          time_limit: float | None = None, seed: int | None = None,
-          deadline: Deadline | None = None, table: RobustTable | None = None) -> Result:
+          seed: int | None = None, deadline: Deadline | None = None,
+          table: RobustTable | None = None) -> Result:
     """The robust bound and policy from the start (``solve deathrun GRAPH``).
 
     ``answer``: the certified upper bound on a student's cost against any criminal play with
     combined budget ``budget``, the model's lower bound, the nominal shortest path, the
     robust first move and the path the policy takes if nothing is raised. Status OPTIMAL
     when the two bounds meet, else SOLVED (the bound is certified, the gap is the grid's);
-    UNKNOWN when the deadline (or ``time_limit``, from the call) passes first. ``table``:
+    UNKNOWN when the deadline (None: no limit) passes first. ``table``:
     the graph's tables (with the lower one) when the caller made them already.
     """
     t0 = time.monotonic()
-    clock = Deadline.of(deadline if deadline is not None else time_limit)
+    clock = deadline if deadline is not None else Deadline(None)
     try:
         t = table or robust_table(g, budget, step, lower=True, cache=False, deadline=clock)
     except TableOutOfTime as stop:

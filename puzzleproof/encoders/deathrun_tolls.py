@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from puzzleproof.clock import Deadline
 from puzzleproof.models.deathrun import Graph, distances_to_ends
 from puzzleproof.result import Result, Status
 
@@ -215,17 +216,20 @@ def best_single_raise(g: Graph, weight: dict[tuple[int, int], float], counts: di
 
 def toll_mip(g: Graph, weight: dict[tuple[int, int], float], counts: dict[int, int],
              budget: float, added: dict[tuple[int, int], float] | None = None,
-             eps: float = EPS, time_limit: float | None = 10.0) -> TollOption:
+             eps: float = EPS, deadline: Deadline | None = None) -> TollOption:
     """The single-round toll-pricing model as a MIP (SCIP): binaries ``y_e`` (the link
     raised, at most one), ``z_pe`` (group ``p`` keeps link ``e``: only if ``t_e <= gap -
-    eps``; diverting only if ``t_e >= gap``), revenue ``r_pe <= t_e``, ``r_pe <= B z_pe``."""
+    eps``; diverting only if ``t_e >= gap``), revenue ``r_pe <= t_e``, ``r_pe <= B z_pe``.
+    SCIP stops at ``deadline`` (None: no limit); short of its optimum it raises
+    RuntimeError."""
     from ortools.linear_solver import pywraplp
 
     added = added or {}
     st = toll_state(g, weight, counts, added)
     mip = pywraplp.Solver.CreateSolver("SCIP")
-    if time_limit:
-        mip.SetTimeLimit(int(time_limit * 1000))
+    left = deadline.left() if deadline is not None else None
+    if left is not None:
+        mip.SetTimeLimit(max(1, int(left * 1000)))
     links = sorted({e for gr in st["groups"] for e in gr["alt"]})
     y = {e: mip.BoolVar(f"y{e}") for e in links}
     t = {e: mip.NumVar(0, budget, f"t{e}") for e in links}
@@ -262,11 +266,11 @@ def toll_mip(g: Graph, weight: dict[tuple[int, int], float], counts: dict[int, i
     return TollOption(e, t[e].solution_value(), rev, rev - st["base_revenue"], users)
 
 
-def solve_round(g: Graph, weight, counts, budget, added=None, *, time_limit: float | None = 10.0
-                ) -> Result:
+def solve_round(g: Graph, weight, counts, budget, added=None, *,
+                deadline: Deadline | None = None) -> Result:
     """The single-round toll optimum as a :class:`Result` (MIP, checked by enumeration)."""
     t0 = time.monotonic()
-    opt = toll_mip(g, weight, counts, budget, added, time_limit=time_limit)
+    opt = toll_mip(g, weight, counts, budget, added, deadline=deadline)
     ref = best_single_raise(g, weight, counts, budget, added)
     ok = abs(opt.revenue - ref.revenue) <= 1e-6 * max(1.0, abs(ref.revenue))
     return Result("deathrun", Status.OPTIMAL,

@@ -142,8 +142,7 @@ def run_toll_round(g: Graph, *, deadline: Deadline, budget: float = float(BUDGET
         return _unknown("scip (or-tools)", t0, f"{why} before the MIP started",
                         {"budget": budget})
     try:
-        res = solve_round(g, dict(g.weight), counts, budget,
-                          time_limit=None if left is None else max(0.001, left))
+        res = solve_round(g, dict(g.weight), counts, budget, deadline=deadline)
     except RuntimeError:
         if why is None:
             raise  # without a limit the MIP always reaches its optimum
