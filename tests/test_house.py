@@ -87,19 +87,28 @@ def test_the_fast_subset_named_in_the_readme_selects_a_subset():
     assert 0 < kept < total and left_out == total - kept
 
 
-def _readme_commands() -> list[str]:
-    cmds, inside = [], False
-    for ln in README.splitlines():
-        if ln.startswith("```"):
-            inside = not inside
-        elif inside and ln.startswith("$ puzzleproof "):
-            cmds.append(ln[2:].strip())
+#: the documents whose commands the tests run: the README and every page of docs/
+DOCS = {"README.md": README} | {f"docs/{p.name}": p.read_text()
+                                for p in sorted((ROOT / "docs").glob("*.md"))}
+
+
+def _doc_commands() -> list[tuple[str, str]]:
+    """``(document, command)`` for every ``$ puzzleproof ...`` line in a code block."""
+    cmds = []
+    for name, text in DOCS.items():
+        inside = False
+        for ln in text.splitlines():
+            if ln.startswith("```"):
+                inside = not inside
+            elif inside and ln.startswith("$ puzzleproof "):
+                cmds.append((name, ln[2:].strip()))
     return cmds
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command", _readme_commands())
-def test_every_readme_command_runs(command, capsys):
+@pytest.mark.parametrize("doc,command", _doc_commands(),
+                         ids=[f"{d}:{c[12:60]}" for d, c in _doc_commands()])
+def test_every_documented_command_runs(doc, command, capsys):
     if "../shared" in command:
         shared_path("instances/skynet/ep2")
     argv = shlex.split(command)[1:]
@@ -111,8 +120,8 @@ def test_every_readme_command_runs(command, capsys):
         os.chdir(cwd)
     assert code in (0, 1), (command, err)
     assert "internal error" not in err and "Traceback" not in err
-    # the README's first output line of each command is current
-    block = README.split("$ " + command, 1)[1]
+    # the document's first output line of each command is current
+    block = DOCS[doc].split("$ " + command, 1)[1]
     shown = [ln for ln in block.split("\n")[1:] if ln.strip()]
     first = shown[0] if shown and not shown[0].startswith(("$ ", "```")) else None
     if first and not first.startswith(("...", "┃", "│", "┏")):
@@ -122,7 +131,22 @@ def test_every_readme_command_runs(command, capsys):
         if re.search(r"\d+\.\d+ s\b|\(\d+\.\d ms\)", first):
             first = re.sub(r"\d+\.\d+", "", first)
             out = re.sub(r"\d+\.\d+", "", out)
+            err = re.sub(r"\d+\.\d+", "", err)
         assert first.strip() in out or first.strip() in err, (command, first, out[:500])
+
+
+def test_every_document_link_leads_somewhere():
+    """The README's and docs' links to files of the repository name files that exist."""
+    missing = []
+    for name, text in DOCS.items():
+        base = (ROOT / name).parent
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text) + \
+                re.findall(r'src="([^"]+)"', text):
+            if "://" in target:
+                continue
+            if not (base / target).exists():
+                missing.append(f"{name}: {target}")
+    assert not missing, missing
 
 
 def test_python_api_example_in_readme_runs(capsys):
