@@ -52,14 +52,9 @@ strategy reaches: the questions are the certificate's positions, less those sett
 earlier starts (which rest on the same position assumption and its checks). Merging more
 (positions reached by other orders of cuts, by a program that keeps a history) is not done.
 
-What that costs on the large official maps (November 2026): the exact bot's own strategy
-(``puzzleproof skynet play --bot exact``, asked in process: the same code) reaches 16,345 to
-46,012 positions from the 13 winnable starts of map 05, 355,723 in all, none shared between
-starts (its cuts follow a plan made from its start); the explicit solver's winning
-strategies are of the same size (05 start 5: 11,819; start 4: 16,478; start 29: 42,007). A
-forked program costs about 3 ms of CPU a position (a fork of that program 4 to 4.5 ms, 0.6
-forks a position; this process about 0.5 ms), so one such start needs 50 to 140 s of CPU
-(``benchmarks/skynet_adversary.py``).
+What that costs: a winnable start of a large map needs the program's cut at every position
+its strategy reaches, tens of thousands for the official complex mesh, each a fork of the
+program (figures in ``benchmarks/skynet_adversary.py``).
 """
 
 from __future__ import annotations

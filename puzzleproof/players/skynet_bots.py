@@ -234,11 +234,22 @@ class Ep2ArticleBot(Bot):
         return cost
 
     def choose(self, agent: int) -> Link:
+        """The Episode 2 bots differ only in the node whose gateway link they cut: the
+        agent's own gateway link first, then a gateway link of the node :meth:`target`
+        picks, else the gateway link nearest the agent."""
         forced = self.forced_cut(agent)
         if forced:
             return forced
-        n = self.map.n
         connected = self.gateway_link_counts()
+        x = self.target(agent, connected)
+        if x is not None:
+            return (x, self.gate_links(x)[0])
+        return self._nearest_gate_link(agent, connected)
+
+    def target(self, agent: int, connected: list[int]) -> int | None:
+        """The article's node: the first its priority-queue DFS flags (more gateway links
+        than turns to reach it), else the double-gateway node of least turn cost."""
+        n = self.map.n
         dist = self.dist_to_gateway()
         cost = self.turn_cost(agent, connected)
         flagged: list[int] = []
@@ -259,13 +270,9 @@ class Ep2ArticleBot(Bot):
 
         dfs(agent)
         if flagged:
-            x = flagged[0]
-            return (x, self.gate_links(x)[0])
+            return flagged[0]
         doubles = [x for x in range(n) if connected[x] > 1 and cost[x] != float("inf")]
-        if doubles:
-            x = min(doubles, key=lambda y: (cost[y], dist[y], y))
-            return (x, self.gate_links(x)[0])
-        return self._nearest_gate_link(agent, connected)
+        return min(doubles, key=lambda y: (cost[y], dist[y], y)) if doubles else None
 
     def _nearest_gate_link(self, agent: int, connected: list[int]) -> Link:
         seen = {agent}
@@ -285,12 +292,10 @@ class Ep2SlackBot(Ep2ArticleBot):
     name = "ep2-slack"
     rule = "ep2"
 
-    def choose(self, agent: int) -> Link:
-        forced = self.forced_cut(agent)
-        if forced:
-            return forced
+    def target(self, agent: int, connected: list[int]) -> int | None:
+        """The double-gateway node of least slack: nearest by a 0-1 BFS in which a node
+        linked to a gateway costs no free turn."""
         n = self.map.n
-        connected = self.gateway_link_counts()
         inf = float("inf")
         dist = [inf] * n
         dist[agent] = 0
@@ -305,26 +310,23 @@ class Ep2SlackBot(Ep2ArticleBot):
                     dist[v] = dist[u] + w
                     (dq.appendleft if w == 0 else dq.append)(v)
         doubles = [x for x in range(n) if connected[x] > 1 and dist[x] < inf]
-        if doubles:
-            x = min(doubles, key=lambda y: (dist[y], y))
-            return (x, self.gate_links(x)[0])
-        return self._nearest_gate_link(agent, connected)
+        return min(doubles, key=lambda y: (dist[y], y)) if doubles else None
 
 
 class Ep2NearestBot(Ep2ArticleBot):
     name = "ep2-nearest"
     rule = "ep2"
 
-    def choose(self, agent: int) -> Link:
-        forced = self.forced_cut(agent)
-        if forced:
-            return forced
-        return self._nearest_gate_link(agent, self.gateway_link_counts())
+    def target(self, agent: int, connected: list[int]) -> int | None:
+        return None  # always the gateway link nearest the agent
 
 
 class Ep2DoubleBot(Ep2ArticleBot):
     name = "ep2-double"
     rule = "ep2"
+
+    def target(self, agent: int, connected: list[int]) -> int | None:
+        return self.nearest_double(agent, connected)
 
     def nearest_double(self, agent: int, connected: list[int]) -> int | None:
         """The nearest node (BFS from the agent, not through gateways) with two or more
@@ -340,26 +342,14 @@ class Ep2DoubleBot(Ep2ArticleBot):
         doubles = [x for x in dist if connected[x] > 1]
         return min(doubles, key=lambda y: (dist[y], y)) if doubles else None
 
-    def choose(self, agent: int) -> Link:
-        forced = self.forced_cut(agent)
-        if forced:
-            return forced
-        connected = self.gateway_link_counts()
-        x = self.nearest_double(agent, connected)
-        if x is not None:
-            return (x, self.gate_links(x)[0])
-        return self._nearest_gate_link(agent, connected)
-
 
 class Ep2PqDfsBot(Ep2DoubleBot):
     name = "ep2-pqdfs"
     rule = "ep2"
 
-    def choose(self, agent: int) -> Link:
-        forced = self.forced_cut(agent)
-        if forced:
-            return forced
-        connected = self.gateway_link_counts()
+    def target(self, agent: int, connected: list[int]) -> int | None:
+        """The first double-gateway node the priority-queue DFS reaches, else the
+        nearest."""
         dist = self.dist_to_gateway()
         seen = {agent}
         stack: list[list[tuple]] = []
@@ -380,12 +370,9 @@ class Ep2PqDfsBot(Ep2DoubleBot):
                 continue
             _, _, node = heapq.heappop(pq)
             if connected[node] > 1:
-                return (node, self.gate_links(node)[0])
+                return node
             stack.append(children(node))
-        x = self.nearest_double(agent, connected)
-        if x is not None:
-            return (x, self.gate_links(x)[0])
-        return self._nearest_gate_link(agent, connected)
+        return self.nearest_double(agent, connected)
 
 
 class ExactBot(Ep2SlackBot):
