@@ -471,14 +471,14 @@ def open_pool(jobs: "int | ExecutorSpec | None",
 
 
 def _dask() -> tuple[Any, Any, Any]:
-    """``(dask, Client, LocalCluster)``; a UsageError in one line when Dask is absent."""
+    """``(dask, Client, LocalCluster)``; an ExecutorError (one line) when Dask is absent."""
     try:
         import dask
         from distributed import Client, LocalCluster
     except ImportError:
-        from puzzleproof.errors import UsageError
+        from puzzleproof.errors import ExecutorError
 
-        raise UsageError("--scheduler, --scheduler-file and --dask need Dask, which is not "
+        raise ExecutorError("--scheduler, --scheduler-file and --dask need Dask, which is not "
                          "installed: pip install 'puzzleproof[dask]'") from None
     return dask, Client, LocalCluster
 
@@ -496,10 +496,10 @@ def _connect(Client: Any, spec: ExecutorSpec) -> Any:
 
 
 def _ready(client: Any, spec: ExecutorSpec, checks: tuple) -> None:
-    """Make the cluster ready for a batch, or refuse it (UsageError naming the worker): at
+    """Make the cluster ready for a batch, or refuse it (ExecutorError naming the worker): at
     least one worker (waited for), the same versions everywhere, the ``checks`` passed on
     every worker, and every worker prepared."""
-    from puzzleproof.errors import UsageError
+    from puzzleproof.errors import ExecutorError
 
     where = spec.scheduler or spec.scheduler_file or "the local cluster"
     if not client.scheduler_info().get("workers"):
@@ -508,18 +508,18 @@ def _ready(client: Any, spec: ExecutorSpec, checks: tuple) -> None:
         try:
             client.wait_for_workers(1, timeout=spec.wait_for_workers)
         except (TimeoutError, OSError):
-            raise UsageError(f"no Dask worker joined the scheduler at {where} within "
+            raise ExecutorError(f"no Dask worker joined the scheduler at {where} within "
                              f"{spec.wait_for_workers:g} s: start workers ('dask worker "
                              "ADDRESS') or run on local processes (-j)") from None
     problems = _version_problems(client)
     if problems:
-        raise UsageError(_listed("the Dask workers do not run this process's versions",
+        raise ExecutorError(_listed("the Dask workers do not run this process's versions",
                                  problems) + ": install the same versions everywhere")
     for check in checks:
         problems += [f"Dask worker {w}: {p}" for w, found in _on_each(client, check)
                      for p in found]
     if problems:
-        raise UsageError(_listed("a worker cannot run this batch", problems))
+        raise ExecutorError(_listed("a worker cannot run this batch", problems))
     if spec.prepare is not None:
         _prepare(client, spec.prepare)
 
@@ -563,7 +563,7 @@ def _version_problems(client: Any) -> list[str]:
 def _prepare(client: Any, prepare: Callable[[], Any]) -> None:
     """``prepare()`` once on every worker, as a task of its own there (a worker's event loop
     keeps answering the scheduler meanwhile); a failure refuses the run."""
-    from puzzleproof.errors import UsageError
+    from puzzleproof.errors import ExecutorError
 
     workers = sorted(client.scheduler_info().get("workers", {}))
     futures = [client.submit(prepare, workers=[w], allow_other_workers=False, pure=False)
@@ -572,5 +572,5 @@ def _prepare(client: Any, prepare: Callable[[], Any]) -> None:
         try:
             fut.result()
         except Exception as exc:  # noqa: BLE001 - said in one line
-            raise UsageError(f"preparing Dask worker {w} failed: {type(exc).__name__}: "
+            raise ExecutorError(f"preparing Dask worker {w} failed: {type(exc).__name__}: "
                              f"{exc}") from None
