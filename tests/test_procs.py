@@ -497,6 +497,66 @@ def test_every_pool_under_each_start_method_as_the_default(tmp_path, method):
     assert not left, f"{method}: {len(left)} of {len(seen)} descendants left"
 
 
+_VERB_AS_DEFAULT = """
+import multiprocessing.context as mpc, sys
+sys.path.insert(0, {root!r})
+mpc._default_context._default_context = mpc._concrete_contexts[sys.argv[1]]
+if __name__ == "__main__":
+    from puzzleproof.cli import main
+    sys.exit(main(sys.argv[2:]))
+"""
+
+#: batch verbs whose tasks reach the pool in every way: a program, bot files, compiled
+#: loops, a generator's attempts
+_BATCHES = {
+    "skynet-referee": ["skynet", "referee", "instances/skynet/ep1/02-star.txt", "--all-starts",
+                       "--agent", "article", "--bot", "ep2-slack", "--bot-cmd",
+                       f"first={PY} instances/skynet/examples/first-link-bot.py"],
+    "deathrun-tournament": ["deathrun", "tournament", "--criminals",
+                            "toll,instances/deathrun/bots/criminal.py", "--students",
+                            "greedy,instances/deathrun/bots/student.py", "-n", "4"],
+    "cityclose-crosscheck": ["crosscheck", "cityclose", "instances/cityclose/ring14-s1-0.json"],
+    "hashi-generate": ["generate", "hashi", "--size", "7x7", "-n", "2", "--seed", "4"],
+}
+
+
+def _timeless(x):
+    if isinstance(x, dict):
+        return {k: _timeless(v) for k, v in x.items()
+                if k not in ("host", "layers") and not k.endswith(("_s", "_ms")) and not any(
+                    w in k for w in ("time", "seconds", "rss"))}
+    if isinstance(x, list):
+        return [_timeless(v) for v in x]
+    return x
+
+
+def _batch_records(path: Path) -> list[str]:
+    return sorted(json.dumps(_timeless(r), sort_keys=True)
+                  for r in map(json.loads, path.read_text().splitlines())
+                  if r.get("type") != "run-summary")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+@pytest.mark.parametrize("batch", list(_BATCHES))
+def test_every_batch_verb_under_each_start_method_as_the_default(tmp_path, method, batch):
+    """The batch verbs on two pool workers, ``forkserver`` or ``spawn`` being the unset
+    default: the records of one process (``-j 1``), and no task lost to what those methods
+    must pickle (a program, bot files, a puzzle's kind, a generator's state)."""
+    script = tmp_path / "verb.py"
+    script.write_text(_VERB_AS_DEFAULT.format(root=str(ROOT)))
+    runs = {}
+    for jobs, how in (("1", "fork"), ("2", method)):
+        out = tmp_path / f"{how}-{jobs}.jsonl"
+        res = subprocess.run([PY, str(script), how, *_BATCHES[batch], "-q", "-j", jobs,
+                              "-o", str(out)], cwd=ROOT, capture_output=True, text=True,
+                             timeout=300)
+        assert res.returncode in (0, 1), res.stderr
+        assert "Traceback" not in res.stderr and "ERROR" not in out.read_text(), res.stderr
+        runs[jobs] = (res.returncode, _batch_records(out))
+    assert runs["1"] == runs["2"] and runs["1"][1]
+
+
 def test_sigterm_handler_is_scoped_to_the_main_thread_default():
     """The handler goes in only over the default, and is taken out after."""
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
