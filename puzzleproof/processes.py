@@ -15,8 +15,8 @@ Every process the package starts is covered by one of these helpers:
 - **The main process of a batch command that runs a pool** (:func:`sigterm_exits`) answers
   SIGTERM by killing its pool workers (every process it started in its own process group,
   read from the process tree: a worker forked but not yet listed by its pool too) at once
-  and raising ``SystemExit(143)``, so the command's ``finally`` blocks run: records already appended stay whole, files being gathered
-  are written, external programs are stopped. A second SIGTERM exits at once. The exit is put
+  and raising ``SystemExit(143)``, so the command's ``finally`` blocks run: records already
+  appended stay whole, files being gathered are written, external programs are stopped. A second SIGTERM exits at once. The exit is put
   off (by 10 ms steps, SIGALRM) while the signal lands in code that would swallow it or hold a
   lock through it - ``logging``'s fork hooks run around every worker started, finalizers - as
   an exception raised there is printed ("Exception ignored in ...") and lost, and the run went
@@ -61,7 +61,8 @@ import weakref
 from typing import Any, Callable, Iterator
 
 __all__ = ["note", "set_parent_death_signal", "set_child_subreaper", "die_with_parent",
-           "pool_worker_init", "worker_initargs", "process_pool", "kill_pool_workers", "sigterm_exits", "child_setup", "kill_tree",
+           "pool_worker_init", "worker_initargs", "process_pool", "kill_pool_workers",
+           "sigterm_exits", "child_setup", "kill_tree",
            "guardian_register", "guardian_unregister", "helper_pids", "descendants",
            "EXIT_SIGTERM", "WORKERS_PER_CORE", "cap_jobs", "terminating", "exit_if_terminated"]
 
@@ -321,7 +322,12 @@ def _rolled(pool: Any) -> list[Any]:
         while not roll.empty():
             with contextlib.suppress(psutil.Error):
                 seen.append(psutil.Process(roll.get()))
-    return [p for p in seen if p.is_running()]
+    alive = []
+    for p in seen:
+        with contextlib.suppress(psutil.Error):
+            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                alive.append(p)
+    return alive
 
 
 def _worker_tree() -> list[Any]:

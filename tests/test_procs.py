@@ -423,6 +423,33 @@ def test_after_sigterm_the_pool_internals_tearing_down_print_nothing(monkeypatch
     assert seen == [pool_err, ours]
 
 
+def test_killing_a_pools_workers_spares_every_other_process():
+    """``kill_pool_workers(pool)`` (a batch abandoned, a broken pool renewed) ends that pool's
+    workers, as they put themselves on its roll, and no other child of this process."""
+    import multiprocessing
+
+    other = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+    other.start()
+    pool = processes.process_pool(2)
+    try:
+        futs = [pool.submit(time.sleep, 60) for _ in range(2)]
+        end = time.monotonic() + 60
+        while len(processes._rolled(pool)) < 2 and time.monotonic() < end:
+            time.sleep(0.05)
+        pids = [p.pid for p in processes._rolled(pool)]
+        workers = {(pid, _stat(pid)[2]) for pid in pids}  # type: ignore[index]
+        assert processes.kill_pool_workers(pool) == 2
+        left, _ = _wait_gone(workers)
+        assert len(workers) == 2 and not left and other.is_alive()
+        assert not processes._rolled(pool)  # the roll forgets the dead
+        for f in futs:
+            f.cancel()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        other.kill()
+        other.join()
+
+
 _AS_DEFAULT = """
 import json, multiprocessing, sys, time
 import multiprocessing.context as mpc

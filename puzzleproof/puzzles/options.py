@@ -31,8 +31,8 @@ from typing import Any, Callable
 from puzzleproof.games.program import DEFAULT_LIMITS, Limits
 
 __all__ = ["Opt", "MAX_SECONDS", "OUTPUT", "FORCE", "FORMAT", "METHOD", "METHODS", "COUNT",
-           "JOBS", "SCHEDULER", "SCHEDULER_FILE", "DASK", "WHERE", "TIME_LIMIT", "MOVE_TIMEOUT", "INIT_TIMEOUT",
-           "MEMORY_LIMIT", "BOT_CMD", "SEED", "JSON", "JSONL", "QUIET", "RESUME", "CONFLICTS",
+           "JOBS", "SCHEDULER", "SCHEDULER_FILE", "DASK", "WHERE", "TIME_LIMIT", "MOVE_TIMEOUT",
+           "INIT_TIMEOUT", "MEMORY_LIMIT", "BOT_CMD", "SEED", "JSON", "JSONL", "QUIET", "RESUME", "CONFLICTS",
            "program_limits"]
 
 #: The longest time limit or timeout the options take: about 11.6 days (a larger one is a
