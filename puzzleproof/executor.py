@@ -23,8 +23,9 @@ are refused in one line. At connect, before any task (:meth:`Pool._start`):
 - a scheduler with no worker is said so on stderr and waited for, at most
   ``ExecutorSpec.wait_for_workers`` seconds (then refused);
 - every worker must run the versions of puzzleproof, OR-Tools, python-sat and numba this
-  process runs (:data:`SAME_VERSIONS`: the records and the compiled code depend on them), or
-  the run is refused naming the worker and the versions;
+  process runs (:data:`SAME_VERSIONS`: the records and the compiled code depend on them),
+  and puzzleproof's own code (:func:`code_digest`: two checkouts of one version may
+  differ), or the run is refused naming the worker and what differs;
 - the batch's ``checks`` run on every worker (a program's folder and files, seen at the
   same paths with the same content: :func:`puzzleproof.games.program.reach_check`), and a
   problem refuses the run naming the worker;
@@ -73,7 +74,7 @@ from puzzleproof.clock import PerTask
 
 __all__ = ["ExecutorSpec", "TaskFailure", "TaskHung", "Pool", "open_pool", "as_spec",
            "guarded_call", "hang_limit_for", "DEFAULT_RETRIES", "SAME_VERSIONS",
-           "scheduler_address"]
+           "scheduler_address", "code_digest"]
 
 #: how many more times a task whose worker died is run before it is an ERROR
 DEFAULT_RETRIES = 2
@@ -512,6 +513,11 @@ def _ready(client: Any, spec: ExecutorSpec, checks: tuple) -> None:
                              f"{spec.wait_for_workers:g} s: start workers ('dask worker "
                              "ADDRESS') or run on local processes (-j)") from None
     problems = _version_problems(client)
+    if not problems:
+        here = code_digest()
+        problems = [f"{w} runs other puzzleproof code than this process (the same version, "
+                    "another checkout or an edited one)"
+                    for w, there in _on_each(client, code_digest) if there != here]
     if problems:
         raise ExecutorError(_listed("the Dask workers do not run this process's versions",
                                  problems) + ": install the same versions everywhere")
@@ -558,6 +564,19 @@ def _version_problems(client: Any) -> list[str]:
                 out.append(f"{worker} has {label} {there or '(not installed)'}, this process "
                            f"{here or '(not installed)'}")
     return out
+
+
+def code_digest() -> str:
+    """SHA-256 of the package's source (every ``.py`` file's path and text): two checkouts of
+    one version that differ in their code differ here."""
+    import hashlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 def _prepare(client: Any, prepare: Callable[[], Any]) -> None:

@@ -265,21 +265,35 @@ def test_an_unreadable_scheduler_file_is_one_line(tmp_path):
 
 
 class _Versions:
-    """A client whose workers report the versions given (``run`` as distributed's)."""
+    """A client whose workers report the versions (and code digests) given, ``run`` and
+    ``scheduler_info`` as distributed's."""
 
     def __init__(self, versions: dict[str, dict[str, str | None]]) -> None:
         self.versions = versions
 
-    def run(self, fn, dist, on_error="raise"):
+    def scheduler_info(self):
+        return {"workers": {w: {"nthreads": 1} for w in self.versions}}
+
+    def run(self, fn, *args, on_error="raise"):
         from importlib.metadata import PackageNotFoundError
 
-        return {w: v.get(dist) or PackageNotFoundError(dist) for w, v in self.versions.items()}
+        if not args:  # code_digest
+            return {w: v["code"] for w, v in self.versions.items()}
+        return {w: v.get(args[0]) or PackageNotFoundError(args[0])
+                for w, v in self.versions.items()}
 
 
 def test_versions_that_differ_are_named_per_worker():
-    from puzzleproof.executor import _installed, _version_problems
+    from puzzleproof.executor import _installed, _ready, _version_problems, code_digest
 
     same = {d: _installed(d) for d in ("puzzleproof", "ortools", "python-sat", "numba")}
+    same["code"] = code_digest()
+    spec = ExecutorSpec(scheduler="tcp://127.0.0.1:1")
+    _ready(_Versions({"tcp://a:1": same, "tcp://b:2": same}), spec, ())  # nothing to say
+    edited = {**same, "code": "0" * 64}
+    with pytest.raises(ExecutorError, match="tcp://b:2 runs other puzzleproof code than this "
+                                            "process .the same version"):
+        _ready(_Versions({"tcp://a:1": same, "tcp://b:2": edited}), spec, ())
     assert _version_problems(_Versions({"tcp://a:1": same, "tcp://b:2": same})) == []
     other = {**same, "ortools": "9.14.6206", "numba": None}
     found = _version_problems(_Versions({"tcp://a:1": same, "tcp://b:2": other}))
