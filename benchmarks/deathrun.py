@@ -54,7 +54,7 @@ import json
 import statistics
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from puzzleproof.processes import process_pool
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,7 +130,7 @@ def _bound_one(i: int, seed: int) -> dict:
 
 def part_bound(args) -> dict:
     t0 = time.monotonic()
-    with ProcessPoolExecutor(args.jobs) as ex:
+    with process_pool(args.jobs) as ex:
         rows = list(ex.map(_bound_one, range(args.graphs), [args.seed] * args.graphs))
     res = {"part": "bound", "graphs": len(rows),
            **{k: round(statistics.fmean(r[k] for r in rows), 2) for k in rows[0]},

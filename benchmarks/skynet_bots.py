@@ -91,7 +91,7 @@ def _adversary_task(args):
 def adversary_table(limit: float, jobs: int = 2, bots=("ep2-article", "ep2-slack", "exact"),
                     only: tuple[str, ...] = ()) -> None:
     """Section 4: every start of every official map, each bot against the adversary."""
-    from concurrent.futures import ProcessPoolExecutor
+    from puzzleproof.processes import process_pool
 
     maps = [read_map(f.read_text(), f.stem) for f in sorted((SHARED / "ep2").glob("*.txt"))
             if not only or f.stem[:2] in only]
@@ -104,7 +104,7 @@ def adversary_table(limit: float, jobs: int = 2, bots=("ep2-article", "ep2-slack
           f"{'art.lost':>8} {'near.lost':>9} | {'s mean':>7} {'s max':>7} | {'lines mean':>10} "
           f"{'lines max':>9}")
     rows: dict = {}
-    with ProcessPoolExecutor(jobs) as pool:
+    with process_pool(jobs) as pool:
         for name, bot, start, verdict, secs, lines, _pos, games in pool.map(
                 _adversary_task, tasks, chunksize=1):
             row = rows.setdefault((name, bot), {"starts": 0, "PROVED": 0, "BEATEN": 0,

@@ -51,3 +51,9 @@ class UsageError(PuzzleproofError):
     """The command or function was misused: options that exclude each other, a method that
     cannot answer the question asked. Raised by any layer; the command shows it as Click
     shows its own usage errors (exit 2)."""
+
+
+class ExecutorError(PuzzleproofError):
+    """Where a batch was to run cannot run it: Dask not installed, a Dask scheduler without
+    workers, workers with other versions of the solvers, a program a worker cannot reach,
+    a worker that failed to prepare. The command shows it in one line (exit 2)."""

@@ -11,10 +11,26 @@ and run their tasks through :func:`open_pool`, which yields a :class:`Pool` arou
   :meth:`Pool.stream`, with no more workers than its tasks and at most
   :data:`puzzleproof.processes.WORKERS_PER_CORE` per core (:func:`puzzleproof.processes.cap_jobs`):
   ``-j 100000`` on one instance once forked 100000 workers for three tasks;
-- ``--scheduler tcp://HOST:8786``: an existing Dask cluster, through
-  ``distributed.Client(address).get_executor()``;
+- ``--scheduler tcp://HOST:8786``, or ``--scheduler-file FILE`` (the JSON file
+  ``dask scheduler --scheduler-file``, dask-jobqueue and dask-mpi write): an existing Dask
+  cluster, through ``distributed.Client(address).get_executor()``;
 - ``--dask N``: a Dask ``LocalCluster`` of N single-threaded worker processes on the loopback
   address, started for the batch and torn down at its end.
+
+Dask is an optional dependency (``pip install 'puzzleproof[dask]'``); without it these three
+are refused in one line. At connect, before any task (:meth:`Pool._start`):
+
+- a scheduler with no worker is said so on stderr and waited for, at most
+  ``ExecutorSpec.wait_for_workers`` seconds (then refused);
+- every worker must run the versions of puzzleproof, OR-Tools, python-sat and numba this
+  process runs (:data:`SAME_VERSIONS`: the records and the compiled code depend on them),
+  and puzzleproof's own code (:func:`code_digest`: two checkouts of one version may
+  differ), or the run is refused naming the worker and what differs;
+- the batch's ``checks`` run on every worker (a program's folder and files, seen at the
+  same paths with the same content: :func:`puzzleproof.games.program.reach_check`), and a
+  problem refuses the run naming the worker;
+- ``ExecutorSpec.prepare`` runs once on every worker (what ``puzzleproof prepare`` does:
+  compiled loops loaded or compiled), outside any task's time limit, as on this machine.
 
 Choosing is one line at the edge (:func:`ExecutorSpec` from the options); batch code submits
 tasks and takes results as they complete (:meth:`Pool.stream`), whatever runs them. There is
@@ -41,6 +57,8 @@ timings and host names differ.
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
+import json
 import os
 import pickle
 import select
@@ -55,32 +73,46 @@ from puzzleproof import processes
 from puzzleproof.clock import PerTask
 
 __all__ = ["ExecutorSpec", "TaskFailure", "TaskHung", "Pool", "open_pool", "as_spec",
-           "guarded_call", "hang_limit_for", "DEFAULT_RETRIES"]
+           "guarded_call", "hang_limit_for", "DEFAULT_RETRIES", "SAME_VERSIONS",
+           "scheduler_address", "code_digest"]
 
 #: how many more times a task whose worker died is run before it is an ERROR
 DEFAULT_RETRIES = 2
+#: distributions a Dask worker must have in the client's version, and their names in words
+SAME_VERSIONS = {"puzzleproof": "puzzleproof", "ortools": "OR-Tools",
+                 "python-sat": "python-sat", "numba": "numba"}
+#: how long a run waits for a first worker at a scheduler that has none
+WAIT_FOR_WORKERS = 60.0
 
 
 @dataclass(frozen=True)
 class ExecutorSpec:
-    """Where a batch runs: ``jobs`` local processes, or the Dask cluster at ``scheduler``, or
-    a local Dask cluster of ``dask_workers`` processes started for the batch."""
+    """Where a batch runs: ``jobs`` local processes, or the Dask cluster at ``scheduler``
+    (or the one ``scheduler_file`` names), or a local Dask cluster of ``dask_workers``
+    processes started for the batch. On Dask, ``prepare()`` runs once on every worker at
+    connect, and a scheduler without workers is waited for ``wait_for_workers`` seconds."""
 
     jobs: int = 1
     scheduler: str | None = None
     dask_workers: int | None = None
     retries: int = DEFAULT_RETRIES
+    scheduler_file: str | None = None
+    prepare: Callable[[], Any] | None = None
+    wait_for_workers: float = WAIT_FOR_WORKERS
 
     def __post_init__(self) -> None:
-        if self.scheduler and self.dask_workers:
-            raise ValueError("--scheduler and --dask exclude each other: use an existing "
-                             "cluster or start one, not both")
+        if sum(map(bool, (self.scheduler, self.scheduler_file, self.dask_workers))) > 1:
+            raise ValueError("--scheduler, --scheduler-file and --dask exclude each other: "
+                             "use an existing cluster or start one, not both")
         if self.jobs < 1 or (self.dask_workers is not None and self.dask_workers < 1):
             raise ValueError("a batch needs at least one worker")
+        if not self.wait_for_workers > 0:
+            raise ValueError("the wait for a first Dask worker must be a positive number of "
+                             f"seconds, found {self.wait_for_workers!r}")
 
     @property
     def distributed(self) -> bool:
-        return bool(self.scheduler or self.dask_workers)
+        return bool(self.scheduler or self.scheduler_file or self.dask_workers)
 
     @property
     def parallel(self) -> bool:
@@ -90,9 +122,33 @@ class ExecutorSpec:
     def describe(self) -> str:
         if self.scheduler:
             return f"Dask cluster at {self.scheduler}"
+        if self.scheduler_file:
+            return f"Dask cluster of {self.scheduler_file}"
         if self.dask_workers:
             return f"local Dask cluster of {self.dask_workers} worker(s)"
         return f"{self.jobs} local process(es)" if self.jobs > 1 else "this process"
+
+
+def scheduler_address(path: str) -> str:
+    """The scheduler address a scheduler file holds (the JSON ``dask scheduler
+    --scheduler-file``, dask-jobqueue and dask-mpi write: ``{"address": ...}``);
+    InputError naming the file when it cannot be read or holds none."""
+    from puzzleproof.errors import InputError
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read(1 << 20)
+    except OSError as exc:
+        raise InputError(f"cannot read the scheduler file: {exc.strerror or exc}", path) \
+            from None
+    try:
+        address = json.loads(text)["address"]
+    except (ValueError, KeyError, TypeError):
+        address = None
+    if not isinstance(address, str) or "://" not in address:
+        raise InputError("not a Dask scheduler file (expected JSON with the scheduler's "
+                         "\"address\", as 'dask scheduler --scheduler-file FILE' writes)", path)
+    return address
 
 
 def as_spec(jobs: "int | ExecutorSpec | None") -> ExecutorSpec:
@@ -250,6 +306,8 @@ class Pool:
     client: Any = None
     cluster: Any = None
     hosts: list[str] = field(default_factory=list)
+    #: run on every Dask worker at connect: each returns the problems it finds there
+    checks: tuple[Callable[[], list[str]], ...] = ()
     _size: int = 0  # workers of the local process pool made by _ensure
 
     def _start(self) -> None:
@@ -261,12 +319,7 @@ class Pool:
                 self.executor = _InlineExecutor()
                 self.slots = 1
             return
-        try:
-            import dask
-            from distributed import Client, LocalCluster
-        except ImportError as exc:  # pragma: no cover - a dependency
-            raise RuntimeError("Dask is not installed (pip install 'dask[distributed]')") \
-                from exc
+        dask, Client, LocalCluster = _dask()
         if spec.dask_workers:
             with dask.config.set({"distributed.scheduler.allowed-failures": spec.retries,
                                   "distributed.admin.system-monitor.gil.enabled": False}):
@@ -276,15 +329,9 @@ class Pool:
                 self.client = Client(self.cluster)
             self.client.run(_worker_dies_with_parent)
         else:
-            try:
-                self.client = Client(spec.scheduler, timeout=10)
-            except OSError as exc:
-                from puzzleproof.errors import InputError
-
-                raise InputError(f"no Dask scheduler answers ({exc})", spec.scheduler) \
-                    from None
-        info = self.client.scheduler_info()
-        workers = info.get("workers", {})
+            self.client = _connect(Client, spec)
+        _ready(self.client, spec, self.checks)
+        workers = self.client.scheduler_info().get("workers", {})
         self.slots = max(1, sum(w.get("nthreads", 1) for w in workers.values()))
         self.hosts = sorted({w.get("host", "") for w in workers.values()})
         self.executor = self.client.get_executor(pure=False)
@@ -401,13 +448,16 @@ class Pool:
 
 
 @contextlib.contextmanager
-def open_pool(jobs: "int | ExecutorSpec | None") -> Iterator[Pool]:
+def open_pool(jobs: "int | ExecutorSpec | None",
+              checks: Iterable[Callable[[], list[str]]] = ()) -> Iterator[Pool]:
     """The executor ``jobs`` names, open for one batch and closed (a local Dask cluster torn
     down, local workers ended) when the block ends, however it ends. SIGTERM in the block
     kills local workers and raises ``SystemExit(143)`` (:func:`puzzleproof.processes.sigterm_exits`);
-    with one local job the default SIGTERM stays."""
+    with one local job the default SIGTERM stays. ``checks``: callables run on every Dask
+    worker at connect, each returning the problems it finds there (the run is refused on
+    any, naming the worker)."""
     spec = as_spec(jobs)
-    pool = Pool(spec)
+    pool = Pool(spec, checks=tuple(checks))
     guard = processes.sigterm_exits() if spec.parallel else contextlib.nullcontext()
     with guard:
         try:
@@ -415,3 +465,131 @@ def open_pool(jobs: "int | ExecutorSpec | None") -> Iterator[Pool]:
             yield pool
         finally:
             pool.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Connecting to Dask
+
+
+def _dask() -> tuple[Any, Any, Any]:
+    """``(dask, Client, LocalCluster)``; an ExecutorError (one line) when Dask is absent."""
+    try:
+        import dask
+        from distributed import Client, LocalCluster
+    except ImportError:
+        from puzzleproof.errors import ExecutorError
+
+        raise ExecutorError("--scheduler, --scheduler-file and --dask need Dask, which is not "
+                         "installed: pip install 'puzzleproof[dask]'") from None
+    return dask, Client, LocalCluster
+
+
+def _connect(Client: Any, spec: ExecutorSpec) -> Any:
+    """A client of the scheduler ``spec`` names (its address, or its scheduler file's)."""
+    from puzzleproof.errors import InputError
+
+    where = spec.scheduler or spec.scheduler_file
+    address = spec.scheduler or scheduler_address(str(spec.scheduler_file))
+    try:
+        return Client(address, timeout=10)
+    except OSError as exc:
+        raise InputError(f"no Dask scheduler answers at {address} ({exc})", where) from None
+
+
+def _ready(client: Any, spec: ExecutorSpec, checks: tuple) -> None:
+    """Make the cluster ready for a batch, or refuse it (ExecutorError naming the worker): at
+    least one worker (waited for), the same versions everywhere, the ``checks`` passed on
+    every worker, and every worker prepared."""
+    from puzzleproof.errors import ExecutorError
+
+    where = spec.scheduler or spec.scheduler_file or "the local cluster"
+    if not client.scheduler_info().get("workers"):
+        processes.note(f"the Dask scheduler at {where} has no workers yet: waiting up to "
+                       f"{spec.wait_for_workers:g} s for one ('dask worker ADDRESS' starts one)")
+        try:
+            client.wait_for_workers(1, timeout=spec.wait_for_workers)
+        except (TimeoutError, OSError):
+            raise ExecutorError(f"no Dask worker joined the scheduler at {where} within "
+                             f"{spec.wait_for_workers:g} s: start workers ('dask worker "
+                             "ADDRESS') or run on local processes (-j)") from None
+    problems = _version_problems(client)
+    if not problems:
+        here = code_digest()
+        problems = [f"{w} runs other puzzleproof code than this process (the same version, "
+                    "another checkout or an edited one)"
+                    for w, there in _on_each(client, code_digest) if there != here]
+    if problems:
+        raise ExecutorError(_listed("the Dask workers do not run this process's versions",
+                                 problems) + ": install the same versions everywhere")
+    for check in checks:
+        problems += [f"Dask worker {w}: {p}" for w, found in _on_each(client, check)
+                     for p in found]
+    if problems:
+        raise ExecutorError(_listed("a worker cannot run this batch", problems))
+    if spec.prepare is not None:
+        _prepare(client, spec.prepare)
+
+
+def _listed(what: str, problems: list[str], most: int = 4) -> str:
+    more = f"; and {len(problems) - most} more" if len(problems) > most else ""
+    return f"{what}: " + "; ".join(problems[:most]) + more
+
+
+def _on_each(client: Any, fn: Callable[..., Any], *args: Any) -> list[tuple[str, Any]]:
+    """``fn(*args)`` on every worker: (worker, what it returned), an exception it raised
+    given as a one-item list of its message."""
+    got = client.run(fn, *args, on_error="return")
+    return [(w, [f"{type(v).__name__}: {v}"] if isinstance(v, BaseException) else v)
+            for w, v in sorted(got.items())]
+
+
+def _installed(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _version_problems(client: Any) -> list[str]:
+    """Each worker whose version of a :data:`SAME_VERSIONS` distribution differs from this
+    process's, in words. Asked with the standard library's own function, so that a worker
+    without puzzleproof answers too."""
+    out = []
+    for dist, label in SAME_VERSIONS.items():
+        here = _installed(dist)
+        got = client.run(importlib.metadata.version, dist, on_error="return")
+        for worker, there in sorted(got.items()):
+            there = None if isinstance(there, BaseException) else there
+            if there != here:
+                out.append(f"{worker} has {label} {there or '(not installed)'}, this process "
+                           f"{here or '(not installed)'}")
+    return out
+
+
+def code_digest() -> str:
+    """SHA-256 of the package's source (every ``.py`` file's path and text): two checkouts of
+    one version that differ in their code differ here."""
+    import hashlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _prepare(client: Any, prepare: Callable[[], Any]) -> None:
+    """``prepare()`` once on every worker, as a task of its own there (a worker's event loop
+    keeps answering the scheduler meanwhile); a failure refuses the run."""
+    from puzzleproof.errors import ExecutorError
+
+    workers = sorted(client.scheduler_info().get("workers", {}))
+    futures = [client.submit(prepare, workers=[w], allow_other_workers=False, pure=False)
+               for w in workers]
+    for w, fut in zip(workers, futures):
+        try:
+            fut.result()
+        except Exception as exc:  # noqa: BLE001 - said in one line
+            raise ExecutorError(f"preparing Dask worker {w} failed: {type(exc).__name__}: "
+                             f"{exc}") from None

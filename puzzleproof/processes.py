@@ -8,12 +8,15 @@ Every process the package starts is covered by one of these helpers:
   the kernel sends them SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``), and the
   worker checks its parent right after asking for it, in case the parent died in between;
   on other POSIX systems a watchdog thread polls ``os.getppid()`` twice a second instead.
+  Every pool resolves its start method (``fork``, ``forkserver`` or ``spawn``: the
+  interpreter's default or the context given) where it is made, and its workers are told
+  it: a ``forkserver`` worker's parent is the fork server, which outlives the pool's owner
+  while workers live, so such a worker watches the owner's sentinel instead.
 - **The main process of a batch command that runs a pool** (:func:`sigterm_exits`) answers
-  SIGTERM by killing its pool workers (and any other live process ``multiprocessing``
-  started: a worker forked but not yet listed by its pool) at once and raising
-  ``SystemExit(143)``, so the
-  command's ``finally`` blocks run: records already appended stay whole, files being gathered
-  are written, external programs are stopped. A second SIGTERM exits at once. The exit is put
+  SIGTERM by killing its pool workers (every process it started in its own process group,
+  read from the process tree: a worker forked but not yet listed by its pool too) at once
+  and raising ``SystemExit(143)``, so the command's ``finally`` blocks run: records already
+  appended stay whole, files being gathered are written, external programs are stopped. A second SIGTERM exits at once. The exit is put
   off (by 10 ms steps, SIGALRM) while the signal lands in code that would swallow it or hold a
   lock through it - ``logging``'s fork hooks run around every worker started, finalizers - as
   an exception raised there is printed ("Exception ignored in ...") and lost, and the run went
@@ -58,7 +61,8 @@ import weakref
 from typing import Any, Callable, Iterator
 
 __all__ = ["note", "set_parent_death_signal", "set_child_subreaper", "die_with_parent",
-           "pool_worker_init", "process_pool", "sigterm_exits", "child_setup", "kill_tree",
+           "pool_worker_init", "worker_initargs", "process_pool", "kill_pool_workers",
+           "sigterm_exits", "child_setup", "kill_tree",
            "guardian_register", "guardian_unregister", "helper_pids", "descendants",
            "EXIT_SIGTERM", "WORKERS_PER_CORE", "cap_jobs", "terminating", "exit_if_terminated"]
 
@@ -163,25 +167,75 @@ def die_with_parent(parent: int | None = None, sig: int = signal.SIGKILL,
 # Pools
 
 
-def pool_worker_init(parent: int, start_method: str | None = None) -> None:
+#: the start methods ``multiprocessing`` knows (``ctx.get_start_method()`` of a context)
+START_METHODS = ("fork", "forkserver", "spawn")
+
+
+def pool_worker_init(parent: int, start_method: str, roll: Any = None) -> None:
     """Initializer for pool workers: die with the parent, leave the parent's SIGTERM
     handler (inherited by ``fork``) behind, and ignore SIGINT: Ctrl-C reaches the whole
     foreground process group, and a worker that took it as KeyboardInterrupt reported the
     task as failed and started the next one (its programs) before the parent killed it;
-    the parent alone answers Ctrl-C, by killing the workers."""
+    the parent alone answers Ctrl-C, by killing the workers.
+
+    ``start_method`` is the pool's actual method, resolved in the parent
+    (:func:`worker_initargs`), never None: a ``forkserver`` worker is a child of the fork
+    server, not of ``parent`` (taken for a child of ``parent`` it would find its parent
+    "gone" and die at once, as every worker would where ``forkserver`` is the unset default,
+    Python 3.14 on Linux), and the server outlives ``parent`` while its workers live, so
+    such a worker watches ``parent`` itself (:func:`_die_with_pool_owner`).
+    ``roll``: a queue the worker puts its pid on, so that the parent can end this pool's
+    workers and no other process (:func:`kill_pool_workers`)."""
+    if start_method not in START_METHODS:
+        raise ValueError(f"pool_worker_init needs the pool's start method, one of "
+                         f"{', '.join(START_METHODS)}; found {start_method!r}")
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except (ValueError, OSError):
         pass
+    if roll is not None:
+        roll.put(os.getpid())
     if not _POSIX:
         return
     if start_method == "forkserver":
-        parent = os.getppid()  # workers are children of the fork server, which dies with us
-    die_with_parent(parent, signal.SIGKILL)
+        _die_with_pool_owner()
+    else:
+        die_with_parent(parent, signal.SIGKILL)
 
 
-_POOLS: "weakref.WeakSet[Any]" = weakref.WeakSet()
+def _die_with_pool_owner() -> None:
+    """End this ``forkserver`` worker when the process that made its pool ends. Its parent is
+    the fork server, which lives as long as any of its workers (each holds the server's
+    "alive" pipe), so a parent-death signal would never come: the worker waits instead, in a
+    thread, on the pool owner's sentinel (``multiprocessing.parent_process()``: a pipe that
+    the owner alone holds open), and kills itself when it is ready."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    owner = multiprocessing.parent_process()
+    sentinel = getattr(owner, "sentinel", None) if owner is not None else None
+    if sentinel is None:
+        note("a forkserver pool worker cannot see the process that made its pool: if that "
+             "process is killed, end the workers by hand")
+        return
+
+    def watch() -> None:
+        wait([sentinel])
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="pool-owner-watch", daemon=True).start()
+
+
+def worker_initargs(context: Any, roll: Any = None) -> tuple[int, str, Any]:
+    """``initargs`` of :func:`pool_worker_init` for a pool of ``context`` (a
+    ``multiprocessing`` context): this process, the context's actual start method and the
+    pool's roll (a ``context.SimpleQueue()``, or None)."""
+    return os.getpid(), context.get_start_method(), roll
+
+
+#: pool -> [its roll queue, the workers read from it so far (psutil processes)]
+_ROLLS: "weakref.WeakKeyDictionary[Any, list[Any]]" = weakref.WeakKeyDictionary()
 
 
 def _pool_support_note() -> None:
@@ -208,21 +262,27 @@ def cap_jobs(jobs: int, tasks: int | None = None) -> int:
     return n
 
 
-def process_pool(jobs: int, **kwargs: Any):
+def process_pool(jobs: int, context: Any = None, **kwargs: Any):
     """A :class:`~concurrent.futures.ProcessPoolExecutor` whose workers die with this process
     and are killed by :func:`sigterm_exits`'s handler; ``jobs`` is capped (:func:`cap_jobs`)
     here, where every pool of the package is made. With ``fork`` the executor starts all its
-    workers at the first task, so the cap is what keeps a large ``-j`` from forking at once."""
+    workers at the first task, so the cap is what keeps a large ``-j`` from forking at once.
+
+    ``context`` is a ``multiprocessing`` context (default: the interpreter's, ``fork`` on
+    Linux up to Python 3.13, ``forkserver`` from 3.14, ``spawn`` on macOS and Windows, or
+    what the program chose with ``set_start_method``); it is resolved here, and its actual
+    start method given to the workers, whatever the default is."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     jobs = cap_jobs(jobs)
     _pool_support_note()
     _quiet_manager_race()
-    method = multiprocessing.get_start_method(allow_none=True)
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=pool_worker_init,
-                               initargs=(os.getpid(), method), **kwargs)
-    _POOLS.add(pool)
+    ctx = context if context is not None else multiprocessing.get_context()
+    roll = ctx.SimpleQueue()
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=pool_worker_init,
+                               initargs=worker_initargs(ctx, roll), **kwargs)
+    _ROLLS[pool] = [roll, []]
     return pool
 
 
@@ -232,66 +292,88 @@ _prev_excepthook: list[Any] = []
 def _manager_race(args: Any) -> None:
     """``threading.excepthook`` that drops one known race of Python 3.11's process pool: when
     its workers die (killed on SIGTERM, or when a batch is abandoned) while the main thread
-    cancels the futures, the pool's manager thread marks a future broken that is
-    cancelled already and dies printing ``InvalidStateError`` (Python 3.12 ignores it). The
-    futures are ended either way; anything else goes to the hook before."""
+    cancels the futures, the pool's manager thread marks a future broken that is cancelled
+    already and dies printing ``InvalidStateError`` (Python 3.12 catches it itself). Told
+    by the exception and its traceback, which runs through ``concurrent.futures``' own code;
+    anything else goes to the hook before."""
     from concurrent.futures import InvalidStateError
-    from concurrent.futures.process import _ExecutorManagerThread  # type: ignore[attr-defined]
 
-    if not (isinstance(args.thread, _ExecutorManagerThread)
-            and isinstance(args.exc_value, InvalidStateError)):
+    if not (isinstance(args.exc_value, InvalidStateError)
+            and _in_pool_internals(args.exc_traceback)):
         (_prev_excepthook[0] if _prev_excepthook else threading.__excepthook__)(args)
 
 
 def _quiet_manager_race() -> None:
-    if threading.excepthook is not _manager_race:
+    if sys.version_info < (3, 12) and threading.excepthook is not _manager_race:
         _prev_excepthook[:] = [threading.excepthook]
         threading.excepthook = _manager_race
 
 
-def register_pool(pool: Any) -> Any:
-    """Have :func:`sigterm_exits` kill ``pool``'s workers too (a ``multiprocessing.Pool`` or an
-    executor made elsewhere); returns ``pool``."""
-    _POOLS.add(pool)
-    return pool
+def _rolled(pool: Any) -> list[Any]:
+    """The live workers of a pool made by :func:`process_pool`, as they put themselves on
+    its roll (psutil processes: a pid reused by another process is not taken for them)."""
+    import psutil
 
-
-def _pool_processes(pool: Any) -> list[Any]:
-    procs = getattr(pool, "_processes", None)  # ProcessPoolExecutor: dict; Pool: list
-    if procs is None:
-        procs = getattr(pool, "_pool", None)
-    if isinstance(procs, dict):
-        procs = list(procs.values())
-    try:
-        return list(procs or [])
-    except RuntimeError:  # changed size while we looked
+    entry = _ROLLS.get(pool)
+    if entry is None:
         return []
+    roll, seen = entry
+    with contextlib.suppress(OSError, EOFError, ValueError):
+        while not roll.empty():
+            with contextlib.suppress(psutil.Error):
+                seen.append(psutil.Process(roll.get()))
+    alive = []
+    for p in seen:
+        with contextlib.suppress(psutil.Error):
+            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                alive.append(p)
+    return alive
 
 
-def _started_children() -> list[Any]:
-    """The processes ``multiprocessing`` started from this one and has not found ended yet
-    (read as they are: no child is reaped here, which could steal a wait in progress)."""
-    mp = sys.modules.get("multiprocessing.process")
+def _worker_tree() -> list[Any]:
+    """Every process this one started in its own process group, read from the process tree
+    (psutil): pool workers (the ``forkserver`` ones are children of the fork server, which
+    is taken too), a worker forked but not yet listed by its pool, a local Dask cluster's
+    workers. External programs, bot workers, the guardian and tasks' forked children each
+    have a group of their own; ``multiprocessing``'s resource tracker is left (it must
+    outlive the pools: killed, it is started again with a warning)."""
+    import psutil
+
     try:
-        kids = list(getattr(mp, "_children", ()) or ())
-    except RuntimeError:  # changed size while we looked
+        group = os.getpgid(0)
+        tree = psutil.Process().children(recursive=True)
+    except (psutil.Error, OSError):
         return []
-    return [p for p in kids if getattr(getattr(p, "_popen", None), "returncode", 0) is None]
+    out = []
+    for p in tree:
+        try:
+            if p.status() == psutil.STATUS_ZOMBIE or os.getpgid(p.pid) != group \
+                    or "multiprocessing.resource_tracker" in " ".join(p.cmdline()[:4]):
+                continue
+        except (psutil.Error, OSError):
+            continue
+        out.append(p)
+    return out
 
 
 def kill_pool_workers(pool: Any = None) -> int:
-    """SIGKILL every worker of ``pool`` (default: of every pool made here, and every other
-    live process ``multiprocessing`` started from this one: a SIGTERM while a pool forks can
-    land after a worker started and before the pool listed it, and the interpreter's exit
-    then waited for that idle worker forever); returns how many were signalled."""
+    """SIGKILL pool workers and return how many were signalled.
+
+    ``pool`` given (made by :func:`process_pool`): its workers only (Python 3.14's
+    ``kill_workers`` where the pool has it; elsewhere those on its roll). Without ``pool``
+    (SIGTERM): every process this one started in its process group (:func:`_worker_tree`),
+    as a SIGTERM while a pool forks can land after a worker started and before the pool
+    knew it, and the interpreter's exit then waited for that idle worker forever. Nothing is
+    reaped here (a reap could steal a wait in progress)."""
+    victims = _worker_tree() if pool is None else _rolled(pool)
+    if pool is not None and callable(getattr(pool, "kill_workers", None)):
+        with contextlib.suppress(Exception):
+            pool.kill_workers()  # Python 3.14+: the pool's own (then shutdown(wait=False))
+            return len(victims)
     n = 0
-    procs_ = [p for pl in ([pool] if pool is not None else list(_POOLS))
-              for p in _pool_processes(pl)]
-    if pool is None:
-        procs_ += _started_children()
-    for pid in {getattr(p, "pid", None) for p in procs_} - {None}:
+    for p in victims:
         try:
-            os.kill(pid, signal.SIGKILL)
+            os.kill(p.pid, signal.SIGKILL)
             n += 1
         except OSError:
             pass
@@ -594,34 +676,15 @@ def child_setup(memory_limit_mb: float | None = None, death_signal: int | None =
     return setup, notes
 
 
-def _ppid_table() -> dict[int, list[int]]:
-    kids: dict[int, list[int]] = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return kids
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        kids.setdefault(ppid, []).append(int(name))
-    return kids
-
-
 def descendants(pid: int) -> list[int]:
-    """Pids of ``pid``'s descendants by parent links (Linux ``/proc``; empty elsewhere)."""
-    kids = _ppid_table()
-    out: list[int] = []
-    todo = list(kids.get(pid, []))
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo.extend(kids.get(p, []))
-    return out
+    """Pids of ``pid``'s live descendants by parent links (psutil; empty when ``pid`` is
+    gone)."""
+    import psutil
+
+    try:
+        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
+        return []
 
 
 def kill_tree(pid: int, pgid: int | None = None, reaped: bool = False,
@@ -636,7 +699,7 @@ def kill_tree(pid: int, pgid: int | None = None, reaped: bool = False,
                 os.kill(pid, signal.SIGTERM)
         return
     pgid = pid if pgid is None else pgid
-    strays = [] if reaped else [pid] + (descendants(pid) if _LINUX else [])
+    strays = [] if reaped else [pid] + descendants(pid)
     with contextlib.suppress(OSError):
         os.killpg(pgid, signal.SIGKILL)
     for p in strays + [p for p in also if p not in strays]:

@@ -307,7 +307,8 @@ def test_a_bad_map_is_one_line_with_file_and_line(name, capsys, tmp_path):
 
 def test_bad_orders_exit_2(capsys, tmp_path):
     for text, expected in (('{"order": ["c03", 3]}', ":1:19: order[1]: expected a city name"),
-                           ('{"order": ["c03",\n ]}', ":2:2: bad JSON"),
+                           ('{"order": ["c03",\n ]}', ":1:17: bad JSON: Illegal trailing "
+                                                       "comma before end of array"),
                            ("", "empty order")):
         f = tmp_path / "o.json"
         f.write_text(text)

@@ -129,8 +129,10 @@ FLAKY = """\
 def test_a_program_that_fails_one_run_in_three_is_reported_as_intermittent(tmp_path,
                                                                            capsys):
     bot = _file(tmp_path, "flaky.py", FLAKY)
+    # one run at a time: the program counts its runs in a file, which runs side by side
+    # (a hunt judges a few draws at once) would both read before either writes
     code, out, err = run(capsys, "generate", "skynet", "--bot-cmd", f"flaky={PY} {bot}",
-                         "--agent", "article", "--nodes", "5", "--time-limit", "60")
+                         "--agent", "article", "--nodes", "5", "--time-limit", "60", "-j", "1")
     assert code == 1, err
     doc = json.loads(out.splitlines()[0])
     assert doc["failure"]["kind"] == "crash" and doc["hunt"]["intermittent"]

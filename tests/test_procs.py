@@ -334,40 +334,64 @@ def test_a_sigterm_put_off_exits_143_however_slow_the_shutdown(tmp_path, how):
 def test_the_pool_manager_race_is_not_printed_and_nothing_else_is_hidden(monkeypatch):
     """Python 3.11's pool manager thread dies with ``InvalidStateError`` when it marks broken
     a future the main thread has just cancelled (a SIGTERM while a pool starts printed that
-    traceback about once in 60 runs): that one is dropped, any other goes to the hook."""
-    from concurrent.futures import InvalidStateError
-    from concurrent.futures.process import _ExecutorManagerThread
+    traceback about once in 60 runs): that one is dropped, any other goes to the hook. The
+    hook goes in on 3.11 only (3.12 catches the error itself)."""
+    from concurrent.futures import Future, InvalidStateError
     from types import SimpleNamespace
 
     seen: list = []
     monkeypatch.setattr(threading, "excepthook", seen.append)
+    monkeypatch.setattr(processes, "_prev_excepthook", [])
     processes.process_pool(1).shutdown()
-    manager = _ExecutorManagerThread.__new__(_ExecutorManagerThread)
-    race = SimpleNamespace(thread=manager, exc_value=InvalidStateError("CANCELLED"))
-    other = SimpleNamespace(thread=manager, exc_value=RuntimeError("a real bug"))
-    mine = SimpleNamespace(thread=threading.current_thread(), exc_value=InvalidStateError())
+    assert (threading.excepthook is processes._manager_race) == (sys.version_info < (3, 12))
+
+    def raised(fn):
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001
+            return exc
+        raise AssertionError("no error")
+
+    cancelled = Future()
+    cancelled.cancel()
+    in_pool = raised(lambda: cancelled.set_exception(RuntimeError("broken")))  # the race
+    assert isinstance(in_pool, InvalidStateError)
+    race = SimpleNamespace(exc_value=in_pool, exc_traceback=in_pool.__traceback__)
+    # another error in the same code, and the same error elsewhere: shown
+    other = SimpleNamespace(exc_value=RuntimeError("a real bug"),
+                            exc_traceback=in_pool.__traceback__)
+    mine_exc = raised(lambda: (_ for _ in ()).throw(InvalidStateError("ours")))
+    mine = SimpleNamespace(exc_value=mine_exc, exc_traceback=mine_exc.__traceback__)
+    monkeypatch.setattr(processes, "_prev_excepthook", [seen.append])
     for args in (race, other, mine):
-        threading.excepthook(args)
+        processes._manager_race(args)
     assert seen == [other, mine]
 
 
-def test_the_sigterm_kill_reaches_a_worker_no_pool_lists_yet():
+_STRAY_CHILD = """
+import multiprocessing, signal, sys, time
+sys.path.insert(0, {root!r})
+from puzzleproof import processes
+p = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+p.start()
+first = processes.kill_pool_workers()
+p.join(10)
+print(first, p.exitcode == -signal.SIGKILL, processes.kill_pool_workers(), flush=True)
+"""
+
+
+def test_the_sigterm_kill_reaches_a_worker_no_pool_lists_yet(tmp_path):
     """A SIGTERM while a pool forks can land after a worker started and before the pool
     listed it; the interpreter's exit then waited for that idle worker (a test run hung 30 s
-    once in about 60). The kill takes every live process ``multiprocessing`` started."""
-    import multiprocessing
-
-    p = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
-    p.start()
-    try:
-        assert processes.kill_pool_workers() >= 1
-        p.join(10)
-        assert p.exitcode == -signal.SIGKILL
-        assert processes.kill_pool_workers() == 0  # an ended child is not signalled again
-    finally:
-        if p.is_alive():
-            p.kill()
-            p.join()
+    once in about 60). The kill takes every process this one started in its process group,
+    read from the process tree (in a process of its own here, as it takes them all)."""
+    script = tmp_path / "stray.py"
+    script.write_text(_STRAY_CHILD.format(root=str(ROOT)))
+    res = subprocess.run([PY, str(script)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    first, killed, again = res.stdout.split()
+    assert int(first) >= 1 and killed == "True"
+    assert again == "0"  # an ended child is not signalled again
 
 
 def test_after_sigterm_the_pool_internals_tearing_down_print_nothing(monkeypatch):
@@ -399,31 +423,165 @@ def test_after_sigterm_the_pool_internals_tearing_down_print_nothing(monkeypatch
     assert seen == [pool_err, ours]
 
 
-def test_pool_workers_die_with_a_killed_library_caller(tmp_path):
-    """A pool made by :func:`processes.process_pool` in a process killed with SIGKILL: the workers
-    go with it (the kernel's parent-death signal)."""
-    script = tmp_path / "parent.py"
-    script.write_text(textwrap.dedent(f"""
-        import sys, time
-        sys.path.insert(0, {str(ROOT)!r})
-        from puzzleproof import processes
-        pool = processes.process_pool(2)
-        futs = [pool.submit(time.sleep, 100) for _ in range(2)]
-        time.sleep(0.5)
-        print(*[p.pid for p in pool._processes.values()], flush=True)
-        time.sleep(100)
-    """))
-    proc = subprocess.Popen([PY, str(script)], stdout=subprocess.PIPE, text=True)
+def test_killing_a_pools_workers_spares_every_other_process():
+    """``kill_pool_workers(pool)`` (a batch abandoned, a broken pool renewed) ends that pool's
+    workers, as they put themselves on its roll, and no other child of this process."""
+    import multiprocessing
+
+    other = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+    other.start()
+    pool = processes.process_pool(2)
     try:
+        futs = [pool.submit(time.sleep, 60) for _ in range(2)]
+        end = time.monotonic() + 60
+        while len(processes._rolled(pool)) < 2 and time.monotonic() < end:
+            time.sleep(0.05)
+        pids = [p.pid for p in processes._rolled(pool)]
+        workers = {(pid, _stat(pid)[2]) for pid in pids}  # type: ignore[index]
+        assert processes.kill_pool_workers(pool) == 2
+        left, _ = _wait_gone(workers)
+        assert len(workers) == 2 and not left and other.is_alive()
+        assert not processes._rolled(pool)  # the roll forgets the dead
+        for f in futs:
+            f.cancel()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        other.kill()
+        other.join()
+
+
+_AS_DEFAULT = """
+import json, multiprocessing, sys, time
+import multiprocessing.context as mpc
+
+sys.path.insert(0, {root!r})
+# {method} as the interpreter's own default, as a newer Python (forkserver, 3.14 on Linux)
+# or another platform (spawn) has it: nothing chose a method, so get_start_method(allow_none=
+# True) is None and the pool must resolve it itself
+mpc._default_context._default_context = mpc._concrete_contexts[{method!r}]
+
+
+def batch(jobs):
+    from puzzleproof.executor import ExecutorSpec
+    from puzzleproof.verify.crosscheck import run_crosscheck
+    from puzzleproof.verify.hashi_methods import hashi_kind, load_hashi_instances
+
+    inst = load_hashi_instances([{examples!r}])
+    report = run_crosscheck(hashi_kind(), inst, ["sat", "article"], None,
+                            jobs=ExecutorSpec(jobs=jobs))
+    return sorted(json.dumps({{k: v for k, v in r.items() if "time" not in k and k != "stats"}},
+                             sort_keys=True) for r in report.records)
+
+
+if __name__ == "__main__":
+    from puzzleproof import processes
+
+    assert multiprocessing.get_start_method(allow_none=True) is None
+    pooled = batch(2)
+    print(json.dumps({{"same": pooled == batch(1), "records": len(pooled),
+                      "method": multiprocessing.get_start_method()}}), flush=True)
+    pool = processes.process_pool(2)
+    futs = [pool.submit(time.sleep, 100) for _ in range(2)]
+    end = time.monotonic() + 60
+    while len(processes._rolled(pool)) < 2 and time.monotonic() < end:
+        time.sleep(0.05)
+    print(*[p.pid for p in processes._rolled(pool)], flush=True)
+    time.sleep(100)
+"""
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
+def test_every_pool_under_each_start_method_as_the_default(tmp_path, method):
+    """Under ``fork``, ``forkserver`` (Linux's default from Python 3.14) and ``spawn`` (macOS,
+    Windows), each as the interpreter's unset default: a cross-check batch on two workers
+    gives the records of one process, and when the caller is killed with SIGKILL its pool's
+    workers go with it (the kernel's parent-death signal; under ``forkserver`` they are the
+    fork server's children and go with it), and so does every other process it started."""
+    script = tmp_path / "parent.py"
+    script.write_text(_AS_DEFAULT.format(root=str(ROOT), method=method,
+                                         examples=str(ROOT / "instances/hashi/examples.jsonl")))
+    err = open(tmp_path / "stderr.txt", "wb")
+    proc = subprocess.Popen([PY, str(script)], stdout=subprocess.PIPE, stderr=err, text=True,
+                            cwd=tmp_path)
+    seen: set[tuple[int, int]] = set()
+    try:
+        line = proc.stdout.readline()  # type: ignore[union-attr]
+        assert line, (tmp_path / "stderr.txt").read_text()
+        batch = json.loads(line)
         pids = [int(x) for x in proc.stdout.readline().split()]  # type: ignore[union-attr]
-        workers = {(p, _stat(p)[2]) for p in pids}  # type: ignore[index]
+        workers = {(p, _stat(p)[2]) for p in pids if _stat(p)}  # type: ignore[index]
+        seen = _tree(proc.pid)
     finally:
         proc.kill()
         proc.wait()
+    assert batch == {"same": True, "records": 4, "method": method}
+    assert len(workers) == 2 and workers <= seen
     left, took = _wait_gone(workers)
     _kill_all(left)
-    assert len(workers) == 2 and not left
-    assert took < 1.0
+    assert not left and took < 1.0, f"{method}: workers alive {took:.2f} s after SIGKILL"
+    left, _ = _wait_gone(seen)
+    _kill_all(left)
+    assert not left, f"{method}: {len(left)} of {len(seen)} descendants left"
+
+
+_VERB_AS_DEFAULT = """
+import multiprocessing.context as mpc, sys
+sys.path.insert(0, {root!r})
+mpc._default_context._default_context = mpc._concrete_contexts[sys.argv[1]]
+if __name__ == "__main__":
+    from puzzleproof.cli import main
+    sys.exit(main(sys.argv[2:]))
+"""
+
+#: batch verbs whose tasks reach the pool in every way: a program, bot files, compiled
+#: loops, a generator's attempts
+_BATCHES = {
+    "skynet-referee": ["skynet", "referee", "instances/skynet/ep1/02-star.txt", "--all-starts",
+                       "--agent", "article", "--bot", "ep2-slack", "--bot-cmd",
+                       f"first={PY} instances/skynet/examples/first-link-bot.py"],
+    "deathrun-tournament": ["deathrun", "tournament", "--criminals",
+                            "toll,instances/deathrun/bots/criminal.py", "--students",
+                            "greedy,instances/deathrun/bots/student.py", "-n", "4"],
+    "cityclose-crosscheck": ["crosscheck", "cityclose", "instances/cityclose/ring14-s1-0.json"],
+    "hashi-generate": ["generate", "hashi", "--size", "7x7", "-n", "2", "--seed", "4"],
+}
+
+
+def _timeless(x):
+    if isinstance(x, dict):
+        return {k: _timeless(v) for k, v in x.items()
+                if k not in ("host", "layers") and not k.endswith(("_s", "_ms")) and not any(
+                    w in k for w in ("time", "seconds", "rss"))}
+    if isinstance(x, list):
+        return [_timeless(v) for v in x]
+    return x
+
+
+def _batch_records(path: Path) -> list[str]:
+    return sorted(json.dumps(_timeless(r), sort_keys=True)
+                  for r in map(json.loads, path.read_text().splitlines())
+                  if r.get("type") != "run-summary")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+@pytest.mark.parametrize("batch", list(_BATCHES))
+def test_every_batch_verb_under_each_start_method_as_the_default(tmp_path, method, batch):
+    """The batch verbs on two pool workers, ``forkserver`` or ``spawn`` being the unset
+    default: the records of one process (``-j 1``), and no task lost to what those methods
+    must pickle (a program, bot files, a puzzle's kind, a generator's state)."""
+    script = tmp_path / "verb.py"
+    script.write_text(_VERB_AS_DEFAULT.format(root=str(ROOT)))
+    runs = {}
+    for jobs, how in (("1", "fork"), ("2", method)):
+        out = tmp_path / f"{how}-{jobs}.jsonl"
+        res = subprocess.run([PY, str(script), how, *_BATCHES[batch], "-q", "-j", jobs,
+                              "-o", str(out)], cwd=ROOT, capture_output=True, text=True,
+                             timeout=300)
+        assert res.returncode in (0, 1), res.stderr
+        assert "Traceback" not in res.stderr and "ERROR" not in out.read_text(), res.stderr
+        runs[jobs] = (res.returncode, _batch_records(out))
+    assert runs["1"] == runs["2"] and runs["1"][1]
 
 
 def test_sigterm_handler_is_scoped_to_the_main_thread_default():

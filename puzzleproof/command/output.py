@@ -245,23 +245,38 @@ def show(page) -> None:
 
 def executor_for(jobs: int | None, ctx: click.Context | None = None):
     """The executor the options name (the one line at the edge where local processes or
-    Dask is chosen): an :class:`~puzzleproof.executor.ExecutorSpec`."""
+    Dask is chosen): an :class:`~puzzleproof.executor.ExecutorSpec`. On Dask every worker
+    is prepared at connect as ``puzzleproof prepare`` prepares this machine
+    (:func:`prepare_here`)."""
     from puzzleproof.executor import ExecutorSpec
     from puzzleproof.processes import cap_jobs
 
     ctx = ctx or click.get_current_context(silent=True)
     meta = ctx.meta if ctx is not None else {}
     scheduler = meta.get("puzzleproof.scheduler")
+    scheduler_file = meta.get("puzzleproof.scheduler_file")
     workers = meta.get("puzzleproof.dask_workers")
-    if scheduler and workers:
-        raise click.UsageError("--scheduler and --dask exclude each other: use an existing "
-                               "cluster or start one, not both")
+    if sum(map(bool, (scheduler, scheduler_file, workers))) > 1:
+        raise click.UsageError("--scheduler, --scheduler-file and --dask exclude each other: "
+                               "use an existing cluster or start one, not both")
     if scheduler and not str(scheduler).startswith(("tcp://", "tls://", "inproc://", "ws://",
                                                     "wss://", "ucx://")):
         scheduler = f"tcp://{scheduler}"
     # capped here too (the pool caps again), so what the run reports is what it runs
     return ExecutorSpec(jobs=cap_jobs(jobs or cores()), scheduler=scheduler,
-                        dask_workers=workers)
+                        scheduler_file=scheduler_file, dask_workers=workers,
+                        prepare=prepare_here)
+
+
+def prepare_here() -> dict[str, Any]:
+    """What ``puzzleproof prepare`` does, in this process (a Dask worker, at connect): each
+    puzzle's one-off preparation (city closing's compiled loops loaded, or compiled into
+    numba's cache where this worker has none yet). Per puzzle, what was done."""
+    from puzzleproof import puzzles as registry
+    from puzzleproof.method import load_ref
+
+    return {p.name: dict(load_ref(p.prepare)()) for p in registry.all_puzzles()
+            if p.prepare is not None}
 
 
 def cores() -> int:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from puzzleproof.errors import InputError
-from puzzleproof.formats.numbers import load_json
+from puzzleproof.formats.numbers import json_error, load_json
 from puzzleproof.sizes import over_limit
 from puzzleproof.models.cityclose import MAX_CITIES, CityMap, is_connected_mask
 
@@ -472,8 +472,8 @@ def read_instances(text: str, source: str = "<string>", fmt: str | None = None) 
             try:
                 json.loads(text)
             except json.JSONDecodeError as exc:  # bad JSON is bad whoever reads it
-                raise InputError(f"bad JSON: {exc.msg}", source, exc.lineno,
-                                 exc.colno) from None
+                msg, line, col = json_error(exc)
+                raise InputError(f"bad JSON: {msg}", source, line, col) from None
             except (ValueError, RecursionError):
                 pass
         if not any(ln.split("#", 1)[0].strip() for ln in text.splitlines()):

@@ -39,7 +39,7 @@ from puzzleproof.errors import InputError
 from puzzleproof.sizes import LIFT_HINT, SIZE_ENV, limit, size_factor
 
 __all__ = ["MAX_DIGITS", "SIZE_ENV", "parse_int", "parse_float", "json_int", "json_number",
-           "load_json", "size_factor", "limit", "check_size"]
+           "json_error", "load_json", "size_factor", "limit", "check_size"]
 
 #: The most digits a number may have (an int64 has 19; nothing the puzzles mean needs more).
 MAX_DIGITS = 30
@@ -149,6 +149,31 @@ def _line_of(text: str, needle: str, nth: int = 1) -> int | None:
 _LONG_DIGITS = re.compile(r"\d{%d}" % (MAX_DIGITS + 1))
 
 
+def json_error(exc: json.JSONDecodeError) -> tuple[str, int, int]:
+    """``(message, line, column)`` of a JSON syntax error, the same on every Python: a
+    trailing comma (``[1,]``, ``{"a": 1,}``) is named as Python 3.13 names it, at the comma,
+    where 3.11 and 3.12 report the bracket after it ("Expecting value", "Expecting property
+    name enclosed in double quotes").
+
+    >>> try:
+    ...     json.loads('{"grid": ["1.1"],}')
+    ... except json.JSONDecodeError as exc:
+    ...     json_error(exc)
+    ('Illegal trailing comma before end of object', 1, 17)
+    """
+    doc, pos = exc.doc, exc.pos
+    if exc.msg.startswith(("Expecting value", "Expecting property name")) \
+            and 0 <= pos < len(doc) and doc[pos] in "]}":
+        k = pos - 1
+        while k >= 0 and doc[k] in " \t\n\r":
+            k -= 1
+        if k > 0 and doc[k] == ",":
+            kind = "array" if doc[pos] == "]" else "object"
+            at = json.JSONDecodeError(f"Illegal trailing comma before end of {kind}", doc, k)
+            return at.msg, at.lineno, at.colno
+    return exc.msg, exc.lineno, exc.colno
+
+
 def load_json(text: str, source: str | None = None, line_offset: int = 0, *,
               syntax: str = "invalid JSON") -> Any:
     """Parse JSON strictly: errors name ``source`` and the line (plus ``line_offset``, for a
@@ -205,7 +230,8 @@ def load_json(text: str, source: str | None = None, line_offset: int = 0, *,
         return json.loads(text, parse_int=parse_int, parse_float=parse_float,
                           parse_constant=parse_constant, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
-        err = InputError(f"{syntax}: {exc.msg}", source, exc.lineno + line_offset, exc.colno)
+        msg, line, col = json_error(exc)
+        err = InputError(f"{syntax}: {msg}", source, line + line_offset, col)
         err.syntax_error = True  # type: ignore[attr-defined]
         raise err from None
     except RecursionError:

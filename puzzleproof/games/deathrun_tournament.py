@@ -44,12 +44,12 @@ from puzzleproof.models.deathrun import Graph, generate_graph, make_graph, play_
 from puzzleproof.formats.jsonl import load_records, trim_torn_tail
 from puzzleproof.games.deathrun_workers import (DEFAULT_INIT_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB,
                                                  DEFAULT_MOVE_TIMEOUT,
-                                                 WorkerPool, make_player, parse_bot)
+                                                 BotSpec, WorkerPool, make_player, parse_bot)
 from puzzleproof.games.tournament_stats import mean_interval, paired_test
 
 __all__ = ["GameSpec", "schedule", "iter_schedule", "graphs_for_games", "per_graph",
-           "run_games", "run_tournament", "TournamentReport", "Tally", "summarise",
-           "scores_by_bot", "plot_scores", "crosscheck_records"]
+           "run_games", "run_tournament", "resolve_bots", "TournamentReport", "Tally",
+           "summarise", "scores_by_bot", "plot_scores", "crosscheck_records"]
 
 
 @dataclass(frozen=True)
@@ -175,15 +175,31 @@ def _pool(move_timeout: float, init_timeout: float,
     return _POOL
 
 
+def resolve_bots(criminals: Sequence[str], students: Sequence[str]) -> dict[tuple[str, str],
+                                                                          BotSpec]:
+    """The bots of a tournament, read here: ``{(spec text, role): BotSpec}``, a bot file's
+    text in its spec (a bad spec is an InputError before any game). Games carry them, so a
+    worker that cannot see the files (a Dask worker elsewhere) plays the same bots."""
+    return {**{(c, "criminal"): parse_bot(c, "criminal") for c in criminals},
+            **{(s, "student"): parse_bot(s, "student") for s in students}}
+
+
+def _bot(text: str, role: str, bots: dict[tuple[str, str], BotSpec] | None) -> BotSpec:
+    found = (bots or {}).get((text, role))
+    return found.here() if found is not None else parse_bot(text, role)
+
+
 def play_spec(spec: GameSpec, move_timeout: float = DEFAULT_MOVE_TIMEOUT,
               init_timeout: float = DEFAULT_INIT_TIMEOUT, graph: Graph | None = None,
-              memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB) -> dict[str, Any]:
+              memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB,
+              bots: dict[tuple[str, str], BotSpec] | None = None) -> dict[str, Any]:
     """Play one scheduled game (in this process; bot files in this process's workers, each
-    limited to ``memory_limit`` MB)."""
+    limited to ``memory_limit`` MB). ``bots``: the bots as read where the run began
+    (:func:`resolve_bots`); a bot not there is read here."""
     g = graph or make_graph(spec.graph["edges"], spec.graph["begin"], spec.graph["ends"])
     pool = _pool(move_timeout, init_timeout, memory_limit)
-    crim = [make_player(parse_bot(c, "criminal"), "criminal", pool) for c in spec.criminals]
-    studs = [make_player(parse_bot(s, "student"), "student", pool) for s in spec.students]
+    crim = [make_player(_bot(c, "criminal", bots), "criminal", pool) for c in spec.criminals]
+    studs = [make_player(_bot(s, "student", bots), "student", pool) for s in spec.students]
     t0 = time.monotonic()
     rec = play_game(g, crim, studs, spec.seed,
                     names=list(spec.criminals) + list(spec.students))
@@ -223,11 +239,13 @@ def run_games(specs: Iterable[GameSpec], *, jobs: int = 1,
               on_record: Callable[[dict], None] | None = None,
               memory_limit: float | None = DEFAULT_MEMORY_LIMIT_MB,
               on_failure: Callable[[dict], None] | None = None,
-              keep: bool = True) -> list[dict]:
+              keep: bool = True,
+              bots: dict[tuple[str, str], BotSpec] | None = None) -> list[dict]:
     """Play ``specs`` (any iterable, consumed :data:`CHUNK` games at a time) on ``jobs`` (a
     number of local processes or an :class:`~puzzleproof.executor.ExecutorSpec`);
     ``on_record(record)`` as each one finishes. A game whose worker kept dying is
-    ``on_failure(error record)`` (default: an error). Returns the records when ``keep``."""
+    ``on_failure(error record)`` (default: an error). Returns the records when ``keep``.
+    ``bots`` (:func:`resolve_bots`) travel with every game."""
     out: list[dict] = []
 
     def accept(rec: dict) -> None:
@@ -244,7 +262,8 @@ def run_games(specs: Iterable[GameSpec], *, jobs: int = 1,
             for chunk in _chunks(specs, CHUNK):
                 for s, rec in pool.stream(
                         play_spec, chunk, name=lambda s: f"game {s.game_id}",
-                        args=lambda s: (s, move_timeout, init_timeout, None, memory_limit)):
+                        args=lambda s: (s, move_timeout, init_timeout, None, memory_limit,
+                                        bots)):
                     if isinstance(rec, executor.TaskFailure):
                         if on_failure is None:
                             raise RuntimeError(rec.message)
@@ -333,10 +352,7 @@ def run_tournament(criminals: Sequence[str], students: Sequence[str],
     ``FileExistsError`` unless ``resume``. ``progress(done, total, game id)`` counts the
     resumed games as done.
     """
-    for c in criminals:
-        parse_bot(c, "criminal")
-    for s in students:
-        parse_bot(s, "student")
+    bots = resolve_bots(criminals, students)
     if games is None and n_graphs is None and graphs is None:
         raise ValueError("give games, n_graphs or graphs")
     if graphs is not None and games is None and n_graphs is None:
@@ -381,7 +397,8 @@ def run_tournament(criminals: Sequence[str], students: Sequence[str],
 
     try:
         run_games(specs, jobs=jobs, move_timeout=move_timeout, init_timeout=init_timeout,
-                  on_record=accept, memory_limit=memory_limit, on_failure=fail, keep=False)
+                  on_record=accept, memory_limit=memory_limit, on_failure=fail, keep=False,
+                  bots=bots)
     finally:
         if sink is not None:
             sink.close()

@@ -44,7 +44,7 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -83,17 +83,50 @@ def _where(exc: BaseException, path: str) -> str:
 
 @dataclass(frozen=True)
 class BotSpec:
-    """A bot by name: a built-in (``builtin``) or a file and class (``path``, ``cls``)."""
+    """A bot by name: a built-in (``builtin``) or a file and class (``path``, ``cls``).
+    ``source``: the file's text as read where the bot was named (:func:`parse_bot` with
+    ``check``), so that the bot travels with its games to a machine that lacks the file
+    (:meth:`here`)."""
 
     text: str
     role: str
     builtin: str | None = None
     path: str | None = None
     cls: str | None = None
+    source: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def label(self) -> str:
         return self.text
+
+    def here(self) -> "BotSpec":
+        """This bot as this machine can load it: the file at ``path`` when it holds
+        ``source``, else ``source`` written under this user's temporary folder, in a
+        folder named by its digest, with the file's own name (what a crash names). A bot
+        that travels so is alone in its folder: modules beside the original are found
+        only where the worker sees the original folder."""
+        if self.source is None or self.path is None:
+            return self
+        data = self.source.encode("utf-8")
+        try:
+            with open(self.path, "rb") as fh:
+                if fh.read() == data:
+                    return self
+        except OSError:
+            pass
+        import hashlib
+        import tempfile
+
+        folder = os.path.join(tempfile.gettempdir(), f"puzzleproof-{os.getuid()}", "bots",
+                              hashlib.sha256(data).hexdigest()[:24])
+        target = os.path.join(folder, os.path.basename(self.path))
+        if not os.path.isfile(target):
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            part = f"{target}.{os.getpid()}.part"
+            with open(part, "wb") as fh:
+                fh.write(data)
+            os.replace(part, target)
+        return replace(self, path=target)
 
 
 def parse_bot(text: str, role: str, check: bool = True) -> BotSpec:
@@ -118,7 +151,8 @@ def parse_bot(text: str, role: str, check: bool = True) -> BotSpec:
         if not p.is_file():
             raise InputError("no such bot file", path)
         try:
-            tree = ast.parse(p.read_text(encoding="utf-8"), filename=path)
+            source = p.read_text(encoding="utf-8")
+            tree = ast.parse(source, filename=path)
         except SyntaxError as exc:
             raise InputError(f"not valid Python: {exc.msg}", path, exc.lineno, exc.offset
                              ) from None
@@ -128,7 +162,7 @@ def parse_bot(text: str, role: str, check: bool = True) -> BotSpec:
         if cls not in names:
             raise InputError(f"defines no class {cls!r} (classes: {', '.join(names) or 'none'})",
                              path)
-        path = str(p.resolve())
+        return BotSpec(text, role, path=str(p.resolve()), cls=cls, source=source)
     return BotSpec(text, role, path=path, cls=cls)
 
 

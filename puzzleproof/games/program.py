@@ -11,6 +11,14 @@ The defaults are CodinGame's, written here once: 1 s for start-up and the first 
 150 ms for each later one, 768 MB of memory. A puzzle whose programs live by other limits
 (Death Run's bot files: 5 s to load, 1 s a move) says so in its own option rows.
 
+A program made from a command here (:meth:`Program.parse`, :meth:`Program.of`) is **pinned**
+to this machine: its folder is this process's (absolute), and the files its command names
+(``bot.py`` in ``python3 bot.py``, ``./solver``) are listed with their SHA-256. A batch that
+runs it on Dask workers checks at connect that each worker sees the folder and the same
+files at the same paths (:func:`reach_check`: a shared folder), and refuses the run naming
+what a worker lacks; without that, a program whose script a worker cannot reach would be
+judged by what it could not run.
+
 Example:
     >>> p = Program.parse("mine=python3 bot.py --fast", check_exists=False)
     >>> p.name, p.command, p.limits.turn
@@ -21,14 +29,17 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
 import re
 import shlex
 import shutil
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["Limits", "Program", "DEFAULT_LIMITS", "NAME_PATTERN"]
+__all__ = ["Limits", "Program", "DEFAULT_LIMITS", "NAME_PATTERN", "programs_in", "reach_check"]
 
 #: a program's name: a word that can name a record, a table column and a file
 NAME_PATTERN = r"\w[\w.+-]{0,63}"
@@ -63,13 +74,15 @@ DEFAULT_LIMITS = Limits()
 @dataclass(frozen=True)
 class Program:
     """A program to judge (see the module docstring). ``env`` adds to (or replaces names
-    of) the judge's own environment."""
+    of) the judge's own environment. ``files``: ``(absolute path, SHA-256)`` of the files
+    its command names, as seen where it was pinned (:meth:`pinned`)."""
 
     name: str
     command: tuple[str, ...]
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     limits: Limits = DEFAULT_LIMITS
+    files: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if not self.command:
@@ -100,7 +113,7 @@ class Program:
                              "executable file)")
         name = name.strip() or Path(argv[-1]).stem or argv[0]
         try:
-            return cls(name, tuple(argv), limits=limits)
+            return cls(name, tuple(argv), limits=limits).pinned()
         except ValueError as exc:
             raise ValueError(f"{value!r}: {exc}") from None
 
@@ -113,7 +126,44 @@ class Program:
         if not argv:
             raise ValueError("an empty command")
         return cls(name or re.sub(r"[^\w.+-]", "_", Path(argv[-1]).stem or "program")[:64],
-                   argv, limits=limits)
+                   argv, limits=limits).pinned()
+
+    def pinned(self) -> "Program":
+        """This program as this machine sees it: its folder made absolute (this process's
+        when it has none) and the files its command names listed with their digests: an
+        argument that is a file relative to the folder, and the command itself when it is
+        a path (``./solver``), not a name found on the PATH."""
+        cwd = os.path.abspath(self.cwd or os.getcwd())
+        found = []
+        for k, arg in enumerate(self.command):
+            if k == 0 and os.sep not in arg:
+                continue
+            path = os.path.join(cwd, arg)
+            if os.path.isfile(path):
+                found.append((os.path.abspath(path), _digest(path)))
+        return replace(self, cwd=cwd, files=tuple(found))
+
+    def reach_problems(self) -> list[str]:
+        """What keeps this program from running here as it was pinned: its folder absent,
+        its command not found, a file it names absent or different (each in words)."""
+        out = []
+        if self.cwd is not None and not os.path.isdir(self.cwd):
+            out.append(f"its folder {self.cwd} is not there")
+        first = self.command[0]
+        if os.sep in first:
+            ok = os.access(os.path.join(self.cwd or os.getcwd(), first), os.X_OK)
+        else:
+            ok = shutil.which(first, path=(self.env.get("PATH") if self.env else None)) \
+                is not None
+        if not ok:
+            out.append(f"its command {first!r} is not found (not on the PATH, or not an "
+                       "executable file)")
+        for path, digest in self.files:
+            if not os.path.isfile(path):
+                out.append(f"{path} is not there")
+            elif _digest(path) != digest:
+                out.append(f"{path} differs from the client's (another SHA-256)")
+        return [f"program {self.name!r}: {p}" for p in out]
 
     def with_limits(self, limits: Limits) -> "Program":
         return replace(self, limits=limits)
@@ -122,3 +172,61 @@ class Program:
     def text(self) -> str:
         """The command as a person would type it."""
         return " ".join(shlex.quote(a) for a in self.command)
+
+
+@functools.lru_cache(maxsize=256)
+def _digest_of(path: str, size: int, mtime_ns: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _digest(path: str) -> str:
+    """The SHA-256 of a file (cached while its size and time stay)."""
+    st = os.stat(path)
+    return _digest_of(os.path.abspath(path), st.st_size, st.st_mtime_ns)
+
+
+def programs_in(*objs: Any, depth: int = 4) -> list[Program]:
+    """The programs inside ``objs``: a :class:`Program`, or one held by a method's ``run``,
+    a ``functools.partial``'s arguments, a dataclass's fields, a list, tuple or dict's
+    values (``depth`` levels down), each once, in the order met."""
+    out: list[Program] = []
+
+    def walk(x: Any, d: int) -> None:
+        if isinstance(x, Program):
+            if x not in out:
+                out.append(x)
+            return
+        if d <= 0 or isinstance(x, (str, bytes, int, float)):
+            return
+        if isinstance(x, functools.partial):
+            items: Iterable[Any] = [x.func, *x.args, *x.keywords.values()]
+        elif isinstance(x, dict):
+            items = x.values()
+        elif isinstance(x, (list, tuple, set, frozenset)):
+            items = x
+        elif is_dataclass(x) and not isinstance(x, type):
+            items = [getattr(x, f.name, None) for f in fields(x)]
+        else:
+            return
+        for y in items:
+            walk(y, d - 1)
+
+    for obj in objs:
+        walk(obj, depth)
+    return out
+
+
+def _unreachable(programs: tuple[Program, ...]) -> list[str]:
+    return [p for program in programs for p in program.reach_problems()]
+
+
+def reach_check(programs: Iterable[Program]) -> list[Any]:
+    """The executor's checks (:func:`puzzleproof.executor.open_pool`) for ``programs``: on
+    each Dask worker, what keeps one of them from running there as pinned here (empty
+    when there is no program)."""
+    progs = tuple(programs)
+    return [functools.partial(_unreachable, progs)] if progs else []

@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator, Protocol, Sequence
 from pathlib import Path
 
 from puzzleproof.clock import Deadline
-from puzzleproof.games.program import Limits, Program
+from puzzleproof.games.program import Limits, Program, programs_in, reach_check
 
 __all__ = ["Failure", "Undecided", "UNDECIDED", "Hunter", "Breaker", "hunt", "shrink", "breaker_name", "breaker_document",
            "read_breaker", "rejudge", "program_of", "BREAKER_TYPE"]
@@ -144,7 +144,8 @@ def hunt(hunter: Hunter, *, count: int = 1, seed: int = 0, deadline: Deadline,
     seen: set[str] = set()
     attempts = 0
     draws = _draws(hunter.sizes, attempts_per_size)
-    with executor.open_pool(jobs) as pool:
+    checks = reach_check(programs_in(getattr(hunter, "program", None)))  # on every Dask worker
+    with executor.open_pool(jobs, checks) as pool:
         width = 2 * pool.slots if pool.spec.parallel else 1
         while len(seen) < count and not deadline.expired():
             left = None if max_attempts is None else max_attempts - attempts

@@ -31,8 +31,8 @@ from typing import Any, Callable
 from puzzleproof.games.program import DEFAULT_LIMITS, Limits
 
 __all__ = ["Opt", "MAX_SECONDS", "OUTPUT", "FORCE", "FORMAT", "METHOD", "METHODS", "COUNT",
-           "JOBS", "SCHEDULER", "DASK", "WHERE", "TIME_LIMIT", "MOVE_TIMEOUT", "INIT_TIMEOUT",
-           "MEMORY_LIMIT", "BOT_CMD", "SEED", "JSON", "JSONL", "QUIET", "RESUME", "CONFLICTS",
+           "JOBS", "SCHEDULER", "SCHEDULER_FILE", "DASK", "WHERE", "TIME_LIMIT", "MOVE_TIMEOUT",
+           "INIT_TIMEOUT", "MEMORY_LIMIT", "BOT_CMD", "SEED", "JSON", "JSONL", "QUIET", "RESUME", "CONFLICTS",
            "program_limits"]
 
 #: The longest time limit or timeout the options take: about 11.6 days (a larger one is a
@@ -189,6 +189,10 @@ SCHEDULER = Opt("scheduler", ("--scheduler",), "Run the batch on the Dask cluste
                 "scheduler is at this address (started with 'dask scheduler' and 'dask "
                 "worker').", metavar="tcp://HOST:8786", expose=False,
                 parse=lambda text: _address(text))
+SCHEDULER_FILE = Opt("scheduler_file", ("--scheduler-file",), "Run the batch on the Dask "
+                     "cluster whose scheduler wrote this file ('dask scheduler "
+                     "--scheduler-file FILE'; dask-jobqueue and dask-mpi write one too).",
+                     kind="path", metavar="FILE", expose=False)
 DASK = Opt("dask_workers", ("--dask",), "Run the batch on a local Dask cluster of N worker "
            "processes, started for it and torn down at its end.", kind="int", range=(1, 256),
            metavar="N", expose=False)
@@ -219,7 +223,7 @@ CONFLICTS = Opt("conflicts", ("--conflicts",), "SAT conflict budget; UNKNOWN nam
                 range=(1, None))
 
 #: where a batch runs: -j N local processes, or a Dask cluster
-WHERE = (JOBS, SCHEDULER, DASK)
+WHERE = (JOBS, SCHEDULER, SCHEDULER_FILE, DASK)
 
 _SCHEMES = ("tcp://", "tls://", "inproc://", "ws://", "wss://", "ucx://")
 

@@ -37,6 +37,7 @@ from puzzleproof import executor
 from puzzleproof.clock import PerTask
 from puzzleproof.method import Method
 from puzzleproof.formats.jsonl import load_records, trim_torn_tail
+from puzzleproof.games.program import programs_in, reach_check
 from puzzleproof.verify.records import Disagreement, Record
 
 __all__ = ["Instance", "Method", "PuzzleKind", "describe", "CrosscheckReport", "run_crosscheck",
@@ -294,7 +295,9 @@ class _Run:
         # inside a solver's C code that a Python handler would wait for; records are flushed
         # one by one)
         try:
-            with executor.open_pool(executor.as_spec(jobs)) as pool:
+            # the programs judged must be reachable as here on every Dask worker
+            checks = reach_check(programs_in(list(kind.methods.values())))
+            with executor.open_pool(executor.as_spec(jobs), checks) as pool:
                 for (inst, m), rec in pool.stream(
                         _run_task, self.tasks, hang_limit=hang, warm=kind.warm,
                         args=lambda t: (kind, kind.methods[t[1]], t[0], each),
