@@ -45,8 +45,7 @@ QUIET_BOT = BOT.replace('    print("agent at", si, file=sys.stderr)\n', "")
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--maps", nargs="*", default=[str(SHARED / "instances/skynet/ep2"),
-                                                   str(SHARED / "instances/skynet/custom"),
+    ap.add_argument("--maps", nargs="*", default=[str(SHARED / "instances/skynet/custom"),
                                                    str(ROOT / "instances/skynet")],
                     help="Map folders (default: the official and forum maps, and the "
                          "project's).")

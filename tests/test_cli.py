@@ -97,7 +97,7 @@ def test_seconds_are_finite_positive_and_bounded(capsys, args, value):
             if a == "MAP" else a for a in args]
     code, out, err = run(capsys, *args, value)
     assert code == 2 and out == ""
-    assert "Invalid value for" in err and ("not a finite number" in err or "range" in err)
+    assert "invalid value for" in err and ("not a finite number" in err or "range" in err)
 
 
 @pytest.mark.parametrize("value,says", [

@@ -176,7 +176,7 @@ def test_4_numeric_options_have_ranges(capsys):
                   "1000000000"],
                  ["solve", small, "-n", "99999999999999999999", "--all"]):
         code, out, err = _in_process(argv, capsys)
-        assert code == 2 and "Invalid value" in err and "expected" in err, (argv, err)
+        assert code == 2 and "invalid value" in err and "expected" in err, (argv, err)
 
 
 def test_9_an_output_folder_that_does_not_exist_is_refused(tmp_path, capsys):

@@ -131,10 +131,16 @@ class PuzzleGroup(click.Group):
                 if isinstance(param, click.Option):
                     known.update(param.opts)
                     known.update(param.secondary_opts)
+        takes = self._value_options(ctx)
+        value_next = False
         for a in args:
             if a == "--":
                 return
+            if value_next:  # the value of the option before it ('--time-limit -inf')
+                value_next = False
+                continue
             word = a.split("=", 1)[0]
+            value_next = word in takes and "=" not in a
             if a.startswith("-") and a != "-" and word not in known \
                     and not (a.startswith("-") and not a.startswith("--") and len(word) > 2
                              and word[:2] in known):
