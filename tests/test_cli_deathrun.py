@@ -86,7 +86,8 @@ class TestPlay:
         code, out, err = run(capsys, "deathrun", "play", "--criminal", f"{hang}:Sleepy",
                              "--criminal", "toll", "--student", f"{crash}*2",
                              "--student", "greedy*6", "--move-timeout", "0.3")
-        assert code == 0, err
+        assert code == 1, err  # a verdict on the user's files, the game played out
+        assert "seat 0 (" in err and "invalid move(s); the game shows why" in err
         assert "invalid move" in out
         # a crash names the line of the bot's own file it came from
         assert "crash.py), round 2: crash at crash.py:7 in strategy: ZeroDivisionError: boom" \
@@ -311,7 +312,7 @@ def test_memory_limit_is_an_option(capsys, tmp_path):
     args = ("deathrun", "play", "--criminal", "toll", "--student", f"{hog}*2",
             "--student", "greedy*6")
     code, out, err = run(capsys, *args, "--memory-limit", 200)
-    assert code == 0, err
+    assert code == 1, err  # the user's file broke the limit: a verdict, not a crash
     assert "hog.py), round 1: memory limit" in out
     code, out, err = run(capsys, *args)
     assert code == 0, err

@@ -107,18 +107,24 @@ def _check(args: Sequence[str], p: Params, inputs: Any) -> Outcome:
     return Outcome(not bad, record, views.check_page(verdicts, source))
 
 
+def _file_of(arg: str) -> str:
+    """The file of ``FILE#N`` (the argument itself when no such file part exists)."""
+    return arg.rpartition("#")[0] if "#" in arg and not Path(arg).exists() else arg
+
+
 def _render(arg: str, kind: str, p: Params, inputs: Any) -> Picture:
     """The graph (or a record's), with a game drawn on it; a game that breaks the rules is
     drawn with its title saying so."""
     from puzzleproof.formats import deathrun as dfmt
-    from puzzleproof.formats import read_source
     from puzzleproof.models.deathrun_replay import replay
 
-    base = arg.rpartition("#")[0] if "#" in arg and not Path(arg).exists() else arg
-    text, source, _ = read_source(base)
     record, notes = None, []
-    if dfmt.kind_of(text) == "record":
-        record = read_games(arg)[0][0]
+    given = inputs.given_instance(arg)
+    text, source = ("", arg) if given is not None else inputs.text(_file_of(arg))
+    if given is not None:
+        g = given.instance
+    elif dfmt.kind_of(text) == "record":
+        record = read_games(arg, inputs)[0][0]
         g = record_graph(record)
     else:
         g = dfmt.read_graph(text, source)

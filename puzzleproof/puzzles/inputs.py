@@ -138,6 +138,11 @@ class Inputs:
         else:
             self._given[arg] = Classified(puzzle, "instance", [what])
 
+    def given_instance(self, arg: str) -> "Loaded | None":
+        """The model object given for ``arg`` (:meth:`give`), or None."""
+        got = self._given.get(arg)
+        return got.loaded[0] if isinstance(got, Classified) else None
+
     def text(self, arg: str) -> tuple[str, str]:
         """The text of the file ``arg`` (or ``-``) and the name to call it by, or the text
         given for it (:meth:`give`)."""
