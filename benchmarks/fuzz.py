@@ -1,6 +1,6 @@
 """The long fuzz run, before a release: every verb x puzzle on mutated inputs for N minutes.
 
-The cases are the ones ``tests/test_fuzz.py`` draws (see ``tests/fuzzlib.py``): a shipped
+The cases are the ones ``tests/command/test_fuzz.py`` draws (see ``tests/fuzzlib.py``): a shipped
 instance (or a check's answer) mutated by truncation, byte flips, huge and negative numbers,
 wrong JSON types, non-ASCII digits, deep nesting, duplicate keys...; each is run as
 ``python -m puzzleproof ...`` in a fresh folder with a timeout. A run fails when it exits
@@ -28,8 +28,8 @@ from collections import Counter, defaultdict
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-import fuzzlib  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests import fuzzlib  # noqa: E402
 
 
 def draw(rnd: random.Random) -> fuzzlib.Case | None:

@@ -31,8 +31,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from test_hunt import (CITY_SMALLEST_DEGREE, GREEDY_STUDENT,  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tests.command.test_hunt import (CITY_SMALLEST_DEGREE, GREEDY_STUDENT,  # noqa: E402
                        HASHI_NO_CROSSING_RULE, SKYNET_NEAREST_LINK)
 
 PY = sys.executable

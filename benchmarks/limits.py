@@ -12,8 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-import limitslib  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests import limitslib  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,9 +1,12 @@
-"""Shared test helpers: where outside data lives, and how its absence is handled."""
+"""Shared test helpers: where the project and outside data live (and how the absence of
+outside data is handled), the command run in this process or in a fresh one, and the check
+that no test leaves a process behind."""
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,6 +16,24 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 INSTANCES = ROOT / "instances"
+#: the command as a fresh process runs it
+PP = [sys.executable, "-m", "puzzleproof"]
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    """The command in this process, as a user types it: ``(exit code, stdout, stderr)``."""
+    from puzzleproof.cli import main
+
+    code = main([str(a) for a in args])
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def pp(*args, timeout: float = 120, cwd: Path = ROOT,
+       env: dict | None = None) -> subprocess.CompletedProcess:
+    """The command in a fresh process (text output captured), from the project's root."""
+    return subprocess.run(PP + [str(a) for a in args], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout, env=env)
 
 
 def shared_path(rel: str) -> Path:

@@ -1,4 +1,4 @@
-"""Hostile inputs for every reader and every verb x puzzle, shared by ``tests/test_fuzz.py``
+"""Hostile inputs for every reader and every verb x puzzle, shared by ``tests/command/test_fuzz.py``
 (short, deterministic) and ``benchmarks/fuzz.py`` (the long run before a release).
 
 A *case* is a command (verb, puzzle, argument template), the files it reads (seeded from the

@@ -1,5 +1,5 @@
 """Every method of every puzzle, timed on its puzzle's hardest shipped instance under a time
-limit, in a fresh process: shared by ``tests/test_limits_table.py`` (a generous bound) and
+limit, in a fresh process: shared by ``tests/command/test_limits_table.py`` (a generous bound) and
 ``benchmarks/limits.py`` (the tight one). The table is read from the registry, so a new
 method or puzzle is timed without editing either."""
 

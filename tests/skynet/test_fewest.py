@@ -1,0 +1,526 @@
+"""The exact fewest-cuts search for Skynet ``ep1`` (encoders/skynet_fewest.py): its value
+against an independent brute force (the explicit-state minimax of encoders/skynet_explicit.py
+and a tiny minimax written here on the rules of models/skynet.py), its strategies and
+escapes replayed by the rules-only checker, its prunings on the maps that motivate them,
+and its place in ``solve skynet --rule ep1 --min-cuts`` (limits honoured)."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from functools import lru_cache
+
+import pytest
+
+from puzzleproof.clock import Deadline
+from puzzleproof.cli import main
+from puzzleproof.encoders.skynet_cegar import Reduced
+from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime
+from puzzleproof.encoders.skynet_sat import solve as sat_solve
+from puzzleproof.result import Status
+from puzzleproof.models.skynet import (SkynetMap, agent_moves, legal_cuts, norm,
+                                       outcome)
+from puzzleproof.models.skynet_strategy import (check_agent_escape, check_player_strategy,
+                                                strategy_depth)
+from puzzleproof.encoders.skynet_explicit import ExplicitSolver
+from puzzleproof.formats.skynet import read_map
+from tests.conftest import ROOT, shared_path
+from tests.skynet.test_game import OFFICIAL
+
+EP1_SET = ROOT / "instances" / "skynet" / "ep1"
+
+
+def official(prefix: str) -> SkynetMap:
+    from puzzleproof.formats.skynet import read_map
+    name = next(k for k in OFFICIAL if k.startswith(prefix))
+    return read_map(shared_path(f"instances/skynet/ep2/{name}.txt").read_text(), name)
+
+INF = float("inf")
+
+
+def random_map(rng: random.Random, n: int) -> SkynetMap:
+    links = {norm(rng.randrange(v), v) for v in range(1, n)}
+    for _ in range(rng.randint(0, n)):
+        u, v = rng.sample(range(n), 2)
+        links.add(norm(u, v))
+    gates = frozenset(rng.sample(range(1, n), rng.randint(1, max(1, n // 3))))
+    return SkynetMap(n, tuple(sorted(links)), gates, start=0)
+
+
+def minimax_value(m: SkynetMap) -> float:
+    """Fewest cuts that contain the agent against every reply, by plain minimax over the
+    rules' own State (no pruning, no reduction): INF when the agent can win."""
+
+    @lru_cache(maxsize=None)
+    def value(state) -> float:
+        best = INF
+        for cut in legal_cuts(state, "ep1"):
+            after = state.cut(cut)
+            if outcome(after) == "WIN":
+                return 1
+            worst = 0.0
+            for w in agent_moves(after):
+                moved = after.move(w)
+                worst = max(worst, INF if outcome(moved) == "LOSS" else value(moved))
+                if worst >= best - 1:
+                    break
+            best = min(best, 1 + worst)
+        return best
+
+    s = m.initial_state()
+    return 0 if outcome(s) == "WIN" else value(s)
+
+
+def small_maps(seed: int, lo: int, hi: int, max_links: int):
+    """Random maps of ``lo``..``hi`` nodes with at most ``max_links`` links, endlessly."""
+    rng = random.Random(seed)
+    while True:
+        m = random_map(rng, rng.randint(lo, hi))
+        if len(m.links) <= max_links:
+            yield m
+
+
+def fewest(m: SkynetMap) -> tuple[FewestCuts, int | None]:
+    fc = FewestCuts(Reduced(m, "ep1", m.start))
+    lower, val = fc.value(m.start)
+    return fc, val
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3))
+def test_value_agrees_with_explicit_search_on_random_maps(seed):
+    """150 random winnable maps of 4-9 nodes per seed: the same value as the explicit
+    minimax; every strategy replays and needs exactly that many cuts; every escape from
+    one cut fewer replays."""
+    rng = random.Random(seed)
+    done = escapes = 0
+    values = set()
+    while done < 150:
+        m = random_map(rng, rng.randint(4, 9))
+        ex = ExplicitSolver(m, "ep1", max_nodes=20_000)
+        try:
+            want = ex.value(0, (1 << len(ex.g.cuttable)) - 1)
+        except Exception:  # the brute force's budget: skip the map
+            continue
+        if want == INF:
+            continue
+        done += 1
+        fc, got = fewest(m)
+        assert got == want, m
+        values.add(got)
+        if got == 0:
+            continue
+        cert = fc.certificate(0)
+        assert check_player_strategy(m, "ep1", 0, cert) == [], m
+        assert strategy_depth(m, "ep1", 0, cert) == want, m
+        if got >= 2:
+            esc = fc.escape(0, got - 1, max_nodes=5000)
+            assert check_agent_escape(m, "ep1", 0, esc) == [], m
+            escapes += 1
+    assert len(values) >= 3 and escapes > 15  # more than trivial values are exercised
+
+
+def test_value_agrees_with_a_tiny_minimax_on_the_rules():
+    """A second brute force, on the rules' own states (models/skynet.py), shares nothing
+    with either solver."""
+    rng = random.Random(11)
+    done = 0
+    while done < 60:
+        m = random_map(rng, rng.randint(4, 7))
+        if len(m.links) > 10:
+            continue
+        want = minimax_value(m)
+        if want == INF:
+            continue
+        done += 1
+        assert fewest(m)[1] == want, m
+
+
+def test_an_agent_kept_off_nodes_is_never_harder_to_contain():
+    """The argument behind the benchmark's lower bounds on map 05 (section 5b): removing a
+    node other than the start and the gateways (with its links) never raises the value, so
+    a refutation on the smaller map is one on the full map. Checked by the rules' minimax,
+    including maps where the agent wins (INF) on the full map."""
+    smaller = compared = 0
+    for m in small_maps(23, 4, 7, 10):
+        if compared >= 120:
+            break
+        full = minimax_value(m)
+        for v in range(1, m.n):
+            if v in m.gateways:
+                continue
+            links = tuple(lk for lk in m.links if v not in lk)
+            sub = minimax_value(SkynetMap(m.n, links, m.gateways, start=0))
+            assert sub <= full, (m, v, sub, full)
+            compared += 1
+            smaller += sub < full
+    assert smaller >= 10  # the bound is not always tight: the comparison can fail
+
+
+def test_two_level_star_is_not_cut_by_the_start_min_cut():
+    """Five spokes 0-b-c-gateway: the minimum cut at the start is 5 but 3 cuts contain
+    the agent (it must step onto a spoke). The tempo bound looks at every node within
+    reach, not at the start alone."""
+    links = []
+    for i in range(5):
+        b, c = 1 + 2 * i, 2 + 2 * i
+        links += [(0, b), (b, c), (c, 11)]
+    m = SkynetMap(12, tuple(links), frozenset({11}), start=0)
+    fc, val = fewest(m)
+    assert val == 3
+    assert not fc.contains(0, fc.full, 2) and fc.contains(0, fc.full, 3)
+
+
+def test_forced_cut_and_two_gateway_links():
+    # the agent next to two gateways over uncut links is lost whatever the budget
+    m = SkynetMap(3, ((0, 1), (0, 2)), frozenset({1, 2}), start=0)
+    fc = FewestCuts(Reduced(m, "ep1", 0))
+    assert not fc.contains(0, fc.full, 5)
+    # next to one: cutting it contains the agent (1 cut)
+    m = SkynetMap(3, ((0, 1), (1, 2)), frozenset({1}), start=0)
+    assert fewest(m)[1] == 1
+
+
+def test_limits_raise_and_keep_what_was_learnt():
+    m = official("05")
+    fc = FewestCuts(Reduced(m, "ep1", m.start))
+    with pytest.raises(OutOfTime):
+        fc.contains(m.start, fc.full, 9, max_positions=50)
+    t0 = time.monotonic()
+    with pytest.raises(OutOfTime):  # "within 9" takes seconds even after those positions
+        fc.contains(m.start, fc.full, 9, deadline=Deadline(0.2))
+    assert time.monotonic() - t0 < 2
+    lower, val = fc.value(m.start, deadline=Deadline(0.2))
+    assert val is None and lower >= 1
+
+
+def test_official_small_maps_values():
+    """ep1 values of the official maps 01-03 and 06 (agreeing with the SAT solver's)."""
+    for prefix, want in {"01": 4, "02": 4, "03": 3, "06": 5}.items():
+        assert fewest(official(prefix))[1] == want, prefix
+
+
+def test_solve_min_cuts_uses_it_and_proves_both_sides():
+    """``solve`` under ep1: the exact search settles map 03 (3 cuts) at once, with the
+    player's strategy and the agent's escape from 2 cuts, both replayed."""
+    m = official("03")
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(30))
+    assert r.status.value == "WIN" and r.answer["value"] == 3 and r.check["ok"]
+    assert r.answer["upper_bound"]["by"].startswith("exact search")
+    lb = r.answer["lower_bound"]
+    assert lb["horizon"] == 2 and lb["check"]["ok"]
+    assert check_agent_escape(m, "ep1", m.start, lb["escape"]) == []
+    assert r.stats["exact_search"]["settled"][-1] == {
+        "H": 3, "contained": True, "positions": r.stats["exact_search"]["settled"][-1][
+            "positions"], "seconds": r.stats["exact_search"]["settled"][-1]["seconds"]}
+
+
+@pytest.mark.slow
+def test_solve_min_cuts_honours_the_time_limit_on_the_complex_mesh(capsys):
+    """Map 05 under ep1 is open: a short limit gives UNKNOWN with proved bounds, on time."""
+    m = official("05")
+    t0 = time.monotonic()
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(4))
+    assert time.monotonic() - t0 < 4 * 1.1 + 2  # (the limit is checked in steps)
+    assert r.status.value == "UNKNOWN" and "limit" in r.answer["note"]
+    if "value_lower" not in r.answer:  # no strategy written in time: the verdict is open
+        assert r.certificate is None and "verdict" not in r.answer
+        return
+    lo, hi = r.answer["value_lower"], r.answer["value_upper"]
+    # the value is at least 12: without its pockets the map refutes 11 (skynet_exact.py)
+    assert 1 <= lo <= 12 and hi >= 12
+    if r.certificate is not None:  # the upper bound's strategy, replayed
+        assert r.check["ok"]
+        assert strategy_depth(m, "ep1", m.start, r.certificate) == hi
+
+
+def test_cli_min_cuts_json(capsys):
+    m = shared_path(f"instances/skynet/ep2/{OFFICIAL[0]}.txt")
+    code = main(["solve", "skynet", str(m), "--rule", "ep1", "--min-cuts", "--json",
+                 "--time-limit", "30"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["answer"]["value"] == 4
+
+
+def test_refutations_stand_on_their_witness_links():
+    """A refutation keeps the links it rests on (``fwit``), and the search skips every cut
+    outside them: the claim is that the game on those links alone is refuted too. Checked
+    by the rules' minimax on the map with only those links, on random maps."""
+    done = smaller = 0
+    for m in small_maps(5, 4, 8, 11):
+        if done >= 80:
+            break
+        fc, val = fewest(m)
+        if val is None or val < 2:
+            continue
+        done += 1
+        key = fc.key(0, fc.full)
+        r, wit = fc.fail[key], fc.fwit[key]
+        assert r == val - 1 and wit & ~key[1] == 0, m  # the links left, no others
+        links = tuple(norm(*fc.ends[k]) for k in range(fc.K) if wit >> k & 1)
+        on_wit = minimax_value(SkynetMap(m.n, links, m.gateways, start=0))
+        assert on_wit > r, (m, links)
+        smaller += len(links) < bin(key[1]).count("1")
+    assert smaller >= 20  # the witness is often a proper part of the links
+
+
+def test_an_escape_on_the_map_without_pockets_holds_on_the_full_map():
+    """``solve``'s pocket bound: the map without its pockets refutes "contain within h",
+    and the agent's escape found there, answering the full map's cuts, replays on the full
+    map (official map 04: value 8; without its 4 pockets 7)."""
+    from puzzleproof.encoders.skynet_fewest import pocket_nodes, without
+    m = official("04")
+    drop = pocket_nodes(m, m.start)
+    assert drop and m.start not in drop
+    fc = FewestCuts(Reduced(without(m, drop), "ep1", m.start))
+    assert fc.value(m.start) == (7, 7)
+    esc = fc.escape(m.start, 5, max_nodes=5000, links=m.links)
+    assert check_agent_escape(m, "ep1", m.start, esc) == []
+    checked = 0
+    for rm in small_maps(8, 5, 8, 11):
+        if checked >= 40:
+            break
+        drop = pocket_nodes(rm, 0)
+        if not drop:
+            continue
+        sub = FewestCuts(Reduced(without(rm, drop), "ep1", 0))
+        low, val = sub.value(0)
+        if val is None or val < 2:
+            continue
+        esc = sub.escape(0, val - 1, max_nodes=5000, links=rm.links)
+        assert check_agent_escape(rm, "ep1", 0, esc) == [], rm
+        assert minimax_value(rm) >= val, rm
+        checked += 1
+
+
+@pytest.mark.slow
+def test_solve_raises_the_lower_bound_without_the_pockets(monkeypatch):
+    """When the exact search on the full map runs out, the one without pockets raises the
+    lower bound before the fence and SAT (map 04, the full search given no positions)."""
+    from puzzleproof.encoders import skynet_value
+    monkeypatch.setattr(skynet_value, "EXACT_GROWTH", 0)
+    monkeypatch.setattr(skynet_value, "EXACT_SLACK", 0)
+    m = official("04")
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(120))
+    assert r.status.value == "WIN" and r.answer["value"] == 8 and r.check["ok"]
+    st = r.stats["pocket_search"]
+    assert [s["contained"] for s in st["settled"]][-2:] == [False, True]
+    assert st["settled"][-1]["H"] == 7
+
+
+def _called_from(*steps: str) -> bool:
+    """Whether the running code is inside one of the solver's ``steps`` (method names)."""
+    import inspect
+
+    return any(f.function in steps for f in inspect.stack(0))
+
+
+@pytest.mark.slow
+def test_a_fence_not_checked_in_time_leaves_the_bounds_proved_before(monkeypatch):
+    """The limit coming while the fence's strategy is checked costs the fence's bound only:
+    the verdict and the bounds are still proved without it (the double-star ring at 30 s
+    answered a bare UNKNOWN)."""
+    from puzzleproof.encoders import skynet_certify
+
+    real = skynet_certify.check
+
+    def check(*args, **kw):
+        if _called_from("fence_bound"):
+            raise skynet_certify.NoCertificate()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(skynet_certify, "check", check)
+    r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
+    assert r.stats["fence_search"]["note"].startswith("the limit came")
+    assert r.answer["verdict"] == "WIN" and r.check["ok"]  # by another strategy
+    assert r.answer["value"] == 8 and "fence" not in r.answer["upper_bound"]["by"]
+
+
+@pytest.mark.slow
+def test_a_verdict_not_checked_in_time_keeps_the_lower_bound(monkeypatch):
+    """The limit coming while the verdict's strategy is checked (no fence, no invariant
+    bound): UNKNOWN, the solver's verdict not reported unchecked, and the lower bound the
+    exact search proved kept (it was a bare UNKNOWN)."""
+    from puzzleproof.encoders import skynet_certify
+
+    real = skynet_certify.check
+
+    def check(*args, **kw):
+        if _called_from("fence_bound", "win_cert"):
+            raise skynet_certify.NoCertificate()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(skynet_certify, "check", check)
+    r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
+    a = r.answer
+    assert r.status == Status.UNKNOWN and "verdict" not in a and "value" not in a
+    assert "verdict WIN is not reported unchecked" in a["note"]
+    assert "it needs 8 cuts or more" in a["note"]
+    assert a["lower_bound"]["horizon"] == 7 and "exact search" in a["lower_bound"]["by"]
+
+
+@pytest.mark.slow
+def test_no_fence_certificate_when_the_invariant_bounds_as_well():
+    """Where every node links to at most one gateway, the invariant at the start bounds the
+    value by the gateway links the agent reaches; a fence no better is not certified (on the
+    double-star ring, checking its 20-cut strategy took 24 s of a 30 s limit)."""
+
+    from puzzleproof.formats.skynet import read_map
+
+    path = ROOT / "instances/skynet/ep1/04-double-star-ring.txt"
+    m = read_map(path.read_text(), path.name)
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(8))
+    assert r.stats["fence_search"]["note"] == "no better than the invariant at the start (20 cuts)"
+    a = r.answer
+    assert a["verdict"] == "WIN" and r.check["ok"] and a["upper_bound"]["cuts"] == 20
+    assert 8 <= a["value_lower"] <= a["value_upper"] == 20
+    assert a["lower_bound"]["horizon"] == a["value_lower"] - 1
+
+
+def test_bounds_that_meet_are_a_proved_value():
+    """Proved means proved: whatever limit stops a value question (a tiny time limit, a
+    conflict budget of 0 or a few SAT conflicts), an answer whose proved lower and upper
+    bounds meet is WIN with that value, the proof of each side named, and the value is the
+    exhaustive search's; an UNKNOWN never carries two equal bounds."""
+    maps = small_maps(41, 4, 9, 14)
+    proved = unknown = 0
+    for _ in range(40):
+        m = next(maps)
+        ex = ExplicitSolver(m, "ep1", max_nodes=50_000)
+        want = ex.value(0, (1 << len(ex.g.cuttable)) - 1)
+        for limit, conflicts in ((0.0005, None), (0.005, None), (None, 0), (None, 3)):
+            r = sat_solve(m, "ep1", value=True, conflicts=conflicts,
+                          deadline=None if limit is None else Deadline(limit))
+            a = r.answer
+            lo, hi = a.get("value_lower"), a.get("value_upper")
+            if r.status is Status.UNKNOWN:
+                unknown += 1
+                assert lo is None or hi is None or lo < hi, (m, a)
+                continue
+            if want == INF:
+                assert r.status is Status.LOSS, (m, a)
+                continue
+            assert r.status is Status.WIN and a["value"] == want, (m, a, want)
+            assert lo == hi == want, (m, a)
+            if want > 0:
+                assert a["upper_bound"]["by"] and (a["lower_bound"].get("by")
+                                                   or a["lower_bound"].get("escape")), a
+                assert r.check["ok"], r.check
+            proved += 1
+    assert proved > 60 and unknown > 5, (proved, unknown)
+
+
+def test_refutations_are_written_as_witness_escapes_the_checker_proves():
+    """Every refutation of "contain within value - 1" on random maps becomes an escape in
+    witness form that the rules-only checker proves node by node; claiming one cut more
+    at the root, dropping a link a node rests on, or dropping a reply breaks it."""
+    from puzzleproof.encoders.skynet_refutation import refutation
+
+    maps = small_maps(7, 5, 11, 20)
+    done = broken = 0
+    while done < 80:
+        m = next(maps)
+        fc, val = fewest(m)
+        if val is None or val < 2 or val > fc.K:  # above K: the agent wins outright
+            continue
+        done += 1
+        esc = refutation(fc, 0, val - 1)
+        assert check_agent_escape(m, "ep1", 0, esc) == [], m
+        lie = json.loads(json.dumps(esc))
+        lie["horizon"] = val
+        lie["nodes"][lie["root"]]["h"] = val
+        assert check_agent_escape(m, "ep1", 0, lie), m  # no escape beats the value
+        for nid, node in esc["nodes"].items():
+            w = int(node["links"], 16)
+            if node.get("replies") and w:
+                cut = json.loads(json.dumps(esc))
+                cut["nodes"][nid]["replies"] = node["replies"][:1]
+                low = json.loads(json.dumps(esc))
+                low["nodes"][nid]["links"] = f"{w & (w - 1):x}"
+                broken += bool(check_agent_escape(m, "ep1", 0, cut)) + bool(
+                    check_agent_escape(m, "ep1", 0, low))
+                break
+    assert broken > 40, broken
+
+
+def test_the_checkers_disjoint_paths_are_the_minimum_cut():
+    """The checker's own count of link-disjoint paths equals networkx's maximum flow."""
+    import networkx as nx
+
+    from puzzleproof.models.skynet_board import Board
+    from puzzleproof.models.skynet_escape import disjoint_paths
+
+    rng = random.Random(5)
+    for _ in range(200):
+        m = random_map(rng, rng.randint(4, 12))
+        bd = Board(m, "ep1")
+        links = rng.getrandbits(len(m.links))
+        g = nx.Graph()
+        for i, (u, v) in enumerate(m.links):
+            if links >> i & 1:
+                a, b = (-1 if u in m.gateways else u), (-1 if v in m.gateways else v)
+                if g.has_edge(a, b):
+                    g[a][b]["capacity"] += 1
+                else:
+                    g.add_edge(a, b, capacity=1)
+        for x in range(m.n):
+            if x in m.gateways:
+                continue
+            want = nx.maximum_flow_value(g, x, -1) if x in g and -1 in g else 0
+            assert disjoint_paths(bd, x, links, 99) == want, (m, x, links)
+
+
+def test_episode1_fewest_cuts_equal_an_independent_search_on_small_ep1_maps():
+    """Episode 1 maps (each node linked to at most one gateway) of 6-9 nodes, drawn as the
+    generator draws them: ``solve --rule ep1 --min-cuts`` (every search it asks, the
+    bounds met) proves the same fewest cuts as the explicit minimax, and both of its
+    certificates replay: the player's strategy needs exactly that many cuts, and the
+    agent's escape survives one fewer."""
+    from puzzleproof.generate.skynet_ep1 import GapParams, _random_ep1
+
+    rng = random.Random(38)
+    done = 0
+    while done < 25:
+        m = _random_ep1(rng, GapParams(nodes=rng.randint(6, 9), gateways=rng.randint(1, 3)))
+        if m is None or m.ep1_problems():
+            continue
+        ex = ExplicitSolver(m, "ep1", max_nodes=100_000)
+        want = ex.value(m.start, (1 << len(ex.g.cuttable)) - 1)
+        r = sat_solve(m, "ep1", value=True)
+        assert r.status is Status.WIN and r.answer["value"] == want, (m, r.answer, want)
+        if want == 0:
+            continue
+        done += 1
+        assert check_player_strategy(m, "ep1", m.start, r.certificate) == []
+        assert strategy_depth(m, "ep1", m.start, r.certificate) == want
+        esc = r.answer["lower_bound"].get("escape")
+        if want >= 2 and esc is not None:
+            assert esc["horizon"] == want - 1
+            assert check_agent_escape(m, "ep1", m.start, esc) == [], m
+
+
+@pytest.mark.parametrize("path", sorted((EP1_SET).glob("*.cuts.json")), ids=lambda p: p.stem)
+def test_every_episode1_certificate_replays(path, capsys):
+    """Every certificate behind a shipped Episode 1 figure replays by the rules alone (the
+    ``check`` verb): the player's strategy contains the agent within the upper bound (its
+    depth is that bound) and the agent's escape survives one cut fewer than the lower
+    bound. A proved value has both."""
+    rec = json.loads(path.read_text())
+    f = rec["fewest"]
+    lower = f["value"] if f.get("value") is not None else f["lower"]
+    upper = f["value"] if f.get("value") is not None else f["upper"]
+    files = f.get("certificates") or []
+    if f.get("value") is not None and upper > 0:
+        assert any(x.endswith(".upper.strategy.json") for x in files), files
+        assert upper == 1 or any(x.endswith(".lower.strategy.json") for x in files), files
+    mpath = path.with_name(f"{rec['map']}.txt")
+    m = read_map(mpath.read_text(), mpath.name)
+    for name in files:
+        cert = json.loads(path.with_name(name).read_text())
+        assert main(["check", "skynet", str(mpath), str(path.with_name(name))]) == 0, name
+        capsys.readouterr()
+        if name.endswith(".upper.strategy.json"):
+            assert strategy_depth(m, "ep1", m.start, cert) == upper, name
+        else:
+            assert cert["horizon"] == lower - 1, name
