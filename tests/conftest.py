@@ -29,6 +29,20 @@ def run(capsys, *args) -> tuple[int, str, str]:
     return code, cap.out, cap.err
 
 
+def spread(fn, items, workers: int = 2) -> list:
+    """``fn`` over every item (a list from each), on ``workers`` forked processes: a long
+    property check over many seeds shares the machine's cores. ``fn`` is a module-level
+    function (the children are forks: the test module is already loaded in them)."""
+    import concurrent.futures
+    import multiprocessing
+
+    items = list(items)
+    chunks = [items[k::workers] for k in range(workers)]
+    ctx = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        return [x for part in pool.map(fn, chunks) for x in part]
+
+
 def pp(*args, timeout: float = 120, cwd: Path = ROOT,
        env: dict | None = None) -> subprocess.CompletedProcess:
     """The command in a fresh process (text output captured), from the project's root."""
