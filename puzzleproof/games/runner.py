@@ -77,6 +77,9 @@ MAX_OUTPUT_BYTES = 32 << 20
 KILL_GRACE_SECONDS = 0.2
 #: How often a wait looks whether the program has exited.
 _TICK = 0.02
+#: How often a program whose pipes have shut is looked at until it can be reaped (it ends
+#: within a millisecond or two of its SIGTERM; a whole tick there costs every game 20 ms).
+_REAP_TICK = 0.001
 
 REASONS = ("cannot-start", "init-timeout", "timeout", "crash", "memory-limit", "exited",
            "closed-stdout", "closed-stdin", "malformed-output", "output-too-long")
@@ -311,14 +314,19 @@ class ExternalProgram:
         return got
 
     def _drain(self, seconds: float) -> None:
-        """Take in what is readily available (waiting up to ``seconds``; bounded)."""
+        """Take in what is readily available (waiting up to ``seconds``; bounded). With both
+        pipes shut nothing more can come: it only pauses a moment (callers wait in loops
+        for the program to be reaped)."""
+        if self._sel is None or not self._sel.get_map():
+            time.sleep(min(max(0.0, seconds), _REAP_TICK))
+            return
         end = time.monotonic() + seconds
         for _ in range(256):
             try:
                 got = self._read_ready(max(0.0, min(_TICK, end - time.monotonic())))
             except ProgramEnded:
                 return
-            if not got and time.monotonic() >= end:
+            if (not got and time.monotonic() >= end) or not self._sel.get_map():
                 return
 
     def send(self, text: str, timeout: float, reason: str = "timeout") -> None:
@@ -477,7 +485,7 @@ class ExternalProgram:
             pass
         end = time.monotonic() + KILL_GRACE_SECONDS
         while time.monotonic() < end and not self._reap(False):
-            self._drain_quietly(_TICK)
+            self._drain_quietly(_TICK)  # its last output, the EOF of its death
         # whatever ignored SIGTERM, children too, and descendants that left the group but are
         # still attached to the program; then off the guardian's list
         processes.kill_tree(self.pid, reaped=self.exit.returncode is not None, also=strays)
