@@ -152,10 +152,22 @@ class RateColumn(ProgressColumn):
         return Text(text, style="progress.data.speed")
 
 
+class _Bar(Progress):
+    """rich's progress bar, silent when disabled: before rich 15 a bar ended with an empty
+    line on a console that is not a terminal, even a disabled one (stderr must stay empty
+    when there is nothing to say)."""
+
+    def stop(self) -> None:
+        if self.disable:
+            self.live.stop()
+            return
+        super().stop()
+
+
 def progress_bar(disable: bool) -> Progress:
-    """The progress bar every batch shows on stderr: done/total, rate, elapsed and time
-    left."""
-    return Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
+    """The progress bar every batch shows on stderr (a terminal's): done/total, rate,
+    elapsed and time left."""
+    return _Bar(TextColumn("[progress.description]{task.description}"), BarColumn(),
                     MofNCompleteColumn(), RateColumn(), TimeElapsedColumn(),
                     TimeRemainingColumn(), console=err,
                     disable=disable or not err.is_terminal, transient=True)
