@@ -32,7 +32,8 @@ __all__ = ["Kernels", "root_h"]
 
 
 # -- the set primitives, chosen by the type of the set ----------------------------------------
-# (stubs: numba compiles the overload that fits; Python never calls them)
+# (declarations for numba's @overload: each name's body for a one-word set and for a row of
+# words is compiled where it is used; Python never calls these, which is why they raise)
 
 def set_has(s, v):  # pragma: no cover - compiled only
     """Whether city ``v`` is in ``s``."""
@@ -70,10 +71,12 @@ def set_members(s, db, buf):  # pragma: no cover
 
 
 def set_hash(s, shift):  # pragma: no cover
+    """A hash of ``s`` for the layer's hash table (``shift`` as the table takes it)."""
     raise NotImplementedError
 
 
 def set_same(a, b):  # pragma: no cover
+    """Whether ``a`` and ``b`` hold the same cities."""
     raise NotImplementedError
 
 

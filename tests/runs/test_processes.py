@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, shared_path
+from tests.runs.proctree import GRACE, kill_all, stat_of, tree_of, wait_gone
 from puzzleproof import processes
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -24,62 +25,6 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                        "tested on Linux")
 
 PY = sys.executable
-GRACE = 5.0  # "none of its descendants survives 5 s later"
-
-
-# --------------------------------------------------------------------------------------------
-# /proc helpers: processes are named by (pid, start time) so a reused pid is not mistaken
-
-
-def _stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, ppid, start time) of a process, None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            f = fh.read().rsplit(b")", 1)[1].split()
-        return f[0].decode(), int(f[1]), int(f[19])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _tree(root: int) -> set[tuple[int, int]]:
-    """The live descendants of ``root``, by parent links, as (pid, start time)."""
-    kids: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            st = _stat(int(name))
-            if st and st[0] not in ("Z", "X"):
-                kids.setdefault(st[1], []).append(int(name))
-    out, todo = set(), list(kids.get(root, []))
-    while todo:
-        p = todo.pop()
-        st = _stat(p)
-        if st:
-            out.add((p, st[2]))
-        todo.extend(kids.get(p, []))
-    return out
-
-
-def _alive(proc: tuple[int, int]) -> bool:
-    st = _stat(proc[0])
-    return st is not None and st[2] == proc[1] and st[0] not in ("Z", "X")
-
-
-def _wait_gone(procs_: set[tuple[int, int]], within: float = GRACE) -> tuple[list, float]:
-    """Wait until none of ``procs_`` lives; (the ones still alive, seconds waited)."""
-    t0 = time.monotonic()
-    while True:
-        left = [p for p in procs_ if _alive(p)]
-        if not left or time.monotonic() - t0 > within:
-            return left, time.monotonic() - t0
-        time.sleep(0.02)
-
-
-def _kill_all(procs_) -> None:
-    for pid, _ in procs_:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 def _cli(args: list[str], cwd: Path) -> subprocess.Popen:
@@ -92,17 +37,17 @@ def _signal_and_reap(proc: subprocess.Popen, seen: set, sig: int) -> tuple[int, 
     """Send ``sig`` to the command once ``seen`` holds its descendants: (its exit code, the
     descendants still alive ``GRACE`` s later (then killed), seconds from signal to gone)."""
     try:
-        seen.update(_tree(proc.pid))
+        seen.update(tree_of(proc.pid))
         t_sig = time.monotonic()
         proc.send_signal(sig)
         code = proc.wait(timeout=30)
-        left, _ = _wait_gone(seen)
+        left, _ = wait_gone(seen)
         took = time.monotonic() - t_sig
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    _kill_all(left)
+    kill_all(left)
     return code, left, took
 
 
@@ -154,7 +99,7 @@ def test_killed_batch_command_leaves_no_process(tmp_path, command, sig):
     seen: set[tuple[int, int]] = set()
     try:
         def workers_run() -> bool:
-            seen.update(_tree(proc.pid))
+            seen.update(tree_of(proc.pid))
             assert proc.poll() is None, (tmp_path / "stderr.txt").read_text()
             return len(seen) >= 2
 
@@ -184,7 +129,7 @@ def _children(pid: int) -> set[tuple[int, int]]:
     out = set()
     for name in os.listdir("/proc"):
         if name.isdigit():
-            st = _stat(int(name))
+            st = stat_of(int(name))
             if st and st[1] == pid and st[0] not in ("Z", "X"):
                 out.add((int(name), st[2]))
     return out
@@ -236,7 +181,7 @@ def test_sigterm_with_many_jobs_exits_cleanly(tmp_path, when):
     seen: set[tuple[int, int]] = set()
     try:
         def ready() -> bool:
-            seen.update(_tree(proc.pid))
+            seen.update(tree_of(proc.pid))
             assert proc.poll() is None, (tmp_path / "stderr.txt").read_text()
             if when == "starting":
                 return len(seen) >= 2
@@ -437,9 +382,9 @@ def test_killing_a_pools_workers_spares_every_other_process():
         while len(processes._rolled(pool)) < 2 and time.monotonic() < end:
             time.sleep(0.05)
         pids = [p.pid for p in processes._rolled(pool)]
-        workers = {(pid, _stat(pid)[2]) for pid in pids}  # type: ignore[index]
+        workers = {(pid, stat_of(pid)[2]) for pid in pids}  # type: ignore[index]
         assert processes.kill_pool_workers(pool) == 2
-        left, _ = _wait_gone(workers)
+        left, _ = wait_gone(workers)
         assert len(workers) == 2 and not left and other.is_alive()
         assert not processes._rolled(pool)  # the roll forgets the dead
         for f in futs:
@@ -448,140 +393,6 @@ def test_killing_a_pools_workers_spares_every_other_process():
         pool.shutdown(wait=False, cancel_futures=True)
         other.kill()
         other.join()
-
-
-_AS_DEFAULT = """
-import json, multiprocessing, sys, time
-import multiprocessing.context as mpc
-
-sys.path.insert(0, {root!r})
-# {method} as the interpreter's own default, as a newer Python (forkserver, 3.14 on Linux)
-# or another platform (spawn) has it: nothing chose a method, so get_start_method(allow_none=
-# True) is None and the pool must resolve it itself
-mpc._default_context._default_context = mpc._concrete_contexts[{method!r}]
-
-
-def batch(jobs):
-    from puzzleproof.executor import ExecutorSpec
-    from puzzleproof.verify.crosscheck import run_crosscheck
-    from puzzleproof.verify.hashi_methods import hashi_kind, load_hashi_instances
-
-    inst = load_hashi_instances([{examples!r}])
-    report = run_crosscheck(hashi_kind(), inst, ["sat", "article"], None,
-                            jobs=ExecutorSpec(jobs=jobs))
-    return sorted(json.dumps({{k: v for k, v in r.items() if "time" not in k and k != "stats"}},
-                             sort_keys=True) for r in report.records)
-
-
-if __name__ == "__main__":
-    from puzzleproof import processes
-
-    assert multiprocessing.get_start_method(allow_none=True) is None
-    pooled = batch(2)
-    print(json.dumps({{"same": pooled == batch(1), "records": len(pooled),
-                      "method": multiprocessing.get_start_method()}}), flush=True)
-    pool = processes.process_pool(2)
-    futs = [pool.submit(time.sleep, 100) for _ in range(2)]
-    end = time.monotonic() + 60
-    while len(processes._rolled(pool)) < 2 and time.monotonic() < end:
-        time.sleep(0.05)
-    print(*[p.pid for p in processes._rolled(pool)], flush=True)
-    time.sleep(100)
-"""
-
-
-@pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
-def test_every_pool_under_each_start_method_as_the_default(tmp_path, method):
-    """Under ``fork``, ``forkserver`` (Linux's default from Python 3.14) and ``spawn`` (macOS,
-    Windows), each as the interpreter's unset default: a cross-check batch on two workers
-    gives the records of one process, and when the caller is killed with SIGKILL its pool's
-    workers go with it (the kernel's parent-death signal; under ``forkserver`` they are the
-    fork server's children and go with it), and so does every other process it started."""
-    script = tmp_path / "parent.py"
-    script.write_text(_AS_DEFAULT.format(root=str(ROOT), method=method,
-                                         examples=str(ROOT / "instances/hashi/examples.jsonl")))
-    err = open(tmp_path / "stderr.txt", "wb")
-    proc = subprocess.Popen([PY, str(script)], stdout=subprocess.PIPE, stderr=err, text=True,
-                            cwd=tmp_path)
-    seen: set[tuple[int, int]] = set()
-    try:
-        line = proc.stdout.readline()  # type: ignore[union-attr]
-        assert line, (tmp_path / "stderr.txt").read_text()
-        batch = json.loads(line)
-        pids = [int(x) for x in proc.stdout.readline().split()]  # type: ignore[union-attr]
-        workers = {(p, _stat(p)[2]) for p in pids if _stat(p)}  # type: ignore[index]
-        seen = _tree(proc.pid)
-    finally:
-        proc.kill()
-        proc.wait()
-    assert batch == {"same": True, "records": 4, "method": method}
-    assert len(workers) == 2 and workers <= seen
-    left, took = _wait_gone(workers)
-    _kill_all(left)
-    assert not left and took < 1.0, f"{method}: workers alive {took:.2f} s after SIGKILL"
-    left, _ = _wait_gone(seen)
-    _kill_all(left)
-    assert not left, f"{method}: {len(left)} of {len(seen)} descendants left"
-
-
-_VERB_AS_DEFAULT = """
-import multiprocessing.context as mpc, sys
-sys.path.insert(0, {root!r})
-mpc._default_context._default_context = mpc._concrete_contexts[sys.argv[1]]
-if __name__ == "__main__":
-    from puzzleproof.cli import main
-    sys.exit(main(sys.argv[2:]))
-"""
-
-#: batch verbs whose tasks reach the pool in every way: a program, bot files, compiled
-#: loops, a generator's attempts
-_BATCHES = {
-    "skynet-referee": ["skynet", "referee", "instances/skynet/ep1/02-star.txt", "--all-starts",
-                       "--agent", "article", "--bot", "ep2-slack", "--bot-cmd",
-                       f"first={PY} instances/skynet/examples/first-link-bot.py"],
-    "deathrun-tournament": ["deathrun", "tournament", "--criminals",
-                            "toll,instances/deathrun/bots/criminal.py", "--students",
-                            "greedy,instances/deathrun/bots/student.py", "-n", "4"],
-    "cityclose-crosscheck": ["crosscheck", "cityclose", "instances/cityclose/ring14-s1-0.json"],
-    "hashi-generate": ["generate", "hashi", "--size", "7x7", "-n", "2", "--seed", "4"],
-}
-
-
-def _timeless(x):
-    if isinstance(x, dict):
-        return {k: _timeless(v) for k, v in x.items()
-                if k not in ("host", "layers") and not k.endswith(("_s", "_ms")) and not any(
-                    w in k for w in ("time", "seconds", "rss"))}
-    if isinstance(x, list):
-        return [_timeless(v) for v in x]
-    return x
-
-
-def _batch_records(path: Path) -> list[str]:
-    return sorted(json.dumps(_timeless(r), sort_keys=True)
-                  for r in map(json.loads, path.read_text().splitlines())
-                  if r.get("type") != "run-summary")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("method", ["forkserver", "spawn"])
-@pytest.mark.parametrize("batch", list(_BATCHES))
-def test_every_batch_verb_under_each_start_method_as_the_default(tmp_path, method, batch):
-    """The batch verbs on two pool workers, ``forkserver`` or ``spawn`` being the unset
-    default: the records of one process (``-j 1``), and no task lost to what those methods
-    must pickle (a program, bot files, a puzzle's kind, a generator's state)."""
-    script = tmp_path / "verb.py"
-    script.write_text(_VERB_AS_DEFAULT.format(root=str(ROOT)))
-    runs = {}
-    for jobs, how in (("1", "fork"), ("2", method)):
-        out = tmp_path / f"{how}-{jobs}.jsonl"
-        res = subprocess.run([PY, str(script), how, *_BATCHES[batch], "-q", "-j", jobs,
-                              "-o", str(out)], cwd=ROOT, capture_output=True, text=True,
-                             timeout=300)
-        assert res.returncode in (0, 1), res.stderr
-        assert "Traceback" not in res.stderr and "ERROR" not in out.read_text(), res.stderr
-        runs[jobs] = (res.returncode, _batch_records(out))
-    assert runs["1"] == runs["2"] and runs["1"][1]
 
 
 def test_sigterm_handler_is_scoped_to_the_main_thread_default():
@@ -615,7 +426,7 @@ def _marked(marker: str) -> list[int]:
             cmd = Path(f"/proc/{d}/cmdline").read_bytes()
         except OSError:
             continue
-        st = _stat(int(d))
+        st = stat_of(int(d))
         if st and st[0] not in ("Z", "X") and marker.encode() in cmd:
             out.append(int(d))
     return out
@@ -688,13 +499,13 @@ def test_killed_runner_takes_the_bots_children(tmp_path):
     proc = subprocess.Popen([PY, str(script)], stdout=subprocess.PIPE, text=True)
     try:
         bot = int(proc.stdout.readline())  # type: ignore[union-attr,arg-type]
-        seen = _tree(proc.pid)
+        seen = tree_of(proc.pid)
         assert len(_marked(marker)) == 3 and bot in {p for p, _ in seen}  # bash, 2 sleeps
     finally:
         proc.kill()
         proc.wait()
-    left, took = _wait_gone(seen)
-    _kill_all(left)
+    left, took = wait_gone(seen)
+    kill_all(left)
     assert not left and _none_marked(marker, 0.5), f"left: {left}"
     assert took < 2.0
 
@@ -773,11 +584,11 @@ def test_deathrun_misbehaving_bot(dr_bots, bot, needle, limit_s):
     from puzzleproof.models.deathrun_replay import replay
     from puzzleproof.games.deathrun_workers import WorkerPool
 
-    before = _tree(os.getpid())
+    before = tree_of(os.getpid())
     t0 = time.monotonic()
     with WorkerPool(move_timeout=2.0, memory_limit=300) as pool:
         rec = _dr_game(pool, str(dr_bots / f"bots.py:{bot}"))
-        workers = {(p, _stat(p)[2]) for p in pool.pids() if _stat(p)}  # type: ignore[index]
+        workers = {(p, stat_of(p)[2]) for p in pool.pids() if stat_of(p)}  # type: ignore[index]
     took = time.monotonic() - t0
     assert took < limit_s, took
     moves = [rr["criminals"][0] for rr in rec["rounds"]]
@@ -791,13 +602,13 @@ def test_deathrun_misbehaving_bot(dr_bots, bot, needle, limit_s):
     assert replay(rec) == []
     if bot == "ForkSleep":  # left the group with setsid, but still the worker's child
         child = int((dr_bots / "child.pid").read_text())
-        assert _stat(child) is None or _stat(child)[0] in ("Z", "X")  # type: ignore[index]
+        assert stat_of(child) is None or stat_of(child)[0] in ("Z", "X")  # type: ignore[index]
     from puzzleproof import processes
 
     guardian = set(processes.helper_pids())  # started by the first pool, lives as long as we do
-    new = {p for p in _tree(os.getpid()) - before if p[0] not in guardian}
-    left, _ = _wait_gone(new | workers, 3.0)
-    _kill_all(left)
+    new = {p for p in tree_of(os.getpid()) - before if p[0] not in guardian}
+    left, _ = wait_gone(new | workers, 3.0)
+    kill_all(left)
     assert not left
 
 
@@ -811,7 +622,7 @@ def test_killed_solve_takes_its_mip_solver_with_it(tmp_path):
     seen: set[tuple[int, int]] = set()
     try:
         def solver_runs() -> bool:
-            seen.update(_tree(proc.pid))
+            seen.update(tree_of(proc.pid))
             assert proc.poll() is None, (tmp_path / "stderr.txt").read_text()
             return bool(seen)
 
