@@ -435,18 +435,23 @@ def _quiet_unraisable(unraisable: Any) -> None:
             _pending[0] = True
             _retry_soon()
         return
-    if _terminating[0] and _in_pool_internals(unraisable.exc_traceback):
+    if _terminating[0] and _in_pool_internals(unraisable.exc_traceback, fork_hooks=True):
         return
     (_prev_unraisable[0] if _prev_unraisable else sys.__unraisablehook__)(unraisable)
 
 
-def _in_pool_internals(tb: Any) -> bool:
+def _in_pool_internals(tb: Any, fork_hooks: bool = False) -> bool:
     """Whether a traceback passes through the process pool's own code: once SIGTERM killed
     the workers, the pool's exit hook can find its wake-up pipe closed by its manager thread
-    (Python 3.11 printed ``OSError: Bad file descriptor``, "Exception ignored in threading")."""
+    (Python 3.11 printed ``OSError: Bad file descriptor``, "Exception ignored in threading").
+
+    With ``fork_hooks``, ``logging``'s code counts too: an exit raised in its before-fork
+    hook, before it took its lock (where :func:`_unsafe_at` missed it), makes its after-fork
+    hook release a lock it does not hold ("cannot release un-acquired lock"), an error of
+    the ending run's own making."""
+    prefixes = ("concurrent.futures", "multiprocessing") + (("logging",) if fork_hooks else ())
     while tb is not None:
-        if (tb.tb_frame.f_globals.get("__name__") or "").startswith(
-                ("concurrent.futures", "multiprocessing")):
+        if (tb.tb_frame.f_globals.get("__name__") or "").startswith(prefixes):
             return True
         tb = tb.tb_next
     return False

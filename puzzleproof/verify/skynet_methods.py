@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 
 from puzzleproof.formats.skynet import record_from_json, record_to_json
 from puzzleproof.models.skynet import SkynetMap, replay
+from puzzleproof.models.skynet_strategy import certificate_kind
 from puzzleproof.result import Result, Status
 from puzzleproof.clock import Deadline, PerTask
 from puzzleproof.method import Method
@@ -334,9 +335,9 @@ def judge_lost_games(records: list[dict], instances: list[Instance], *,
     - ``"defect"``: lost by the bot's own failure (a reason not in
       :data:`~.skynet_referee.BY_PLAY`);
     - ``"losing_line"``: the lost game's moves, in words (the record is in ``"record"``);
-    - for a proved-winnable start, ``"winning_game"``: our exact bot (which plays the
-      solver's proved strategy) against the same agent model from the same start, a
-      replayable record, and ``"strategy"`` (the solver's certificate, checked by replay
+    - for a proved-winnable start, ``"winning_game"``: the solver's proved strategy
+      (its checked certificate played move by move, else our exact bot) against the same
+      agent model from the same start, a replayable record, and ``"strategy"`` (the solver's certificate, checked by replay
       against every agent move) when ``strategy`` is true; ``"solver"`` names the method.
 
     ``known``: verdicts already proved (:func:`proved_verdicts`), not solved again.
@@ -430,7 +431,7 @@ def judge_start(data: tuple[SkynetMap, int], rule: str, lost: list[dict],
             "solver": f"{res.solver} {res.solver_version}".strip(),
             "solver_seconds": round(res.wall_time, 3)}
         if verdict == "lost-proved-winnable":
-            item.update(_winning_game(m, start, rule, r, deadline))
+            item.update(_winning_game(m, start, rule, r, deadline, res.certificate))
             if strategy:
                 item["strategy"] = res.certificate
         elif verdict == "lost-unproved":
@@ -439,10 +440,14 @@ def judge_start(data: tuple[SkynetMap, int], rule: str, lost: list[dict],
     return out
 
 
-def _winning_game(m: SkynetMap, start: int, rule: str, r: dict, deadline: Deadline) -> dict:
-    """Our exact bot against the lost game's agent model from the same start (deciding
-    within what is left of ``deadline``): the replayable record of a game that is won."""
+def _winning_game(m: SkynetMap, start: int, rule: str, r: dict, deadline: Deadline,
+                  strategy: Any = None) -> dict:
+    """The proved strategy against the lost game's agent model from the same start: the
+    replayable record of a game that is won. The checked player strategy ``strategy`` is
+    played as it stands (a lookup a turn); without one our exact bot decides again, within
+    what is left of ``deadline``."""
     from puzzleproof.players.skynet_bots import ExactBot
+    from puzzleproof.players.skynet_certified import CertificateBot
 
     agent = r["method"].rsplit("/", 1)[-1]
     st = r.get("stats") or {}
@@ -450,8 +455,11 @@ def _winning_game(m: SkynetMap, start: int, rule: str, r: dict, deadline: Deadli
         agent_model = make_agent(agent, st.get("tiebreak") or "low", st.get("seed", 0))
     except ValueError:  # an agent model this process does not know
         return {}
-    bot = ExactBot(rule)
-    bot.deadline = deadline
+    if certificate_kind(strategy).startswith("position-table"):
+        bot: Any = CertificateBot(strategy, rule)
+    else:
+        bot = ExactBot(rule)
+        bot.deadline = deadline
     win = play(m, rule, bot, agent_model, start)
     if win.result != "WIN":
         return {}

@@ -212,19 +212,27 @@ def later():
     time.sleep(0.3)
     os.kill(os.getpid(), signal.SIGTERM)
 
+def reap():
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+
+def storm():  # a call inside the block: see the test's docstring
+    end, n = time.monotonic() + 20, 0
+    while time.monotonic() < end:
+        if os.fork() == 0:
+            time.sleep(0.1)
+            os._exit(0)
+        n += 1
+        if n % 20 == 0:
+            reap()
+
 threading.Thread(target=later, daemon=True).start()
 try:
     with processes.sigterm_exits():
-        end, n = time.monotonic() + 20, 0
-        while time.monotonic() < end:
-            if os.fork() == 0:
-                time.sleep(0.1)
-                os._exit(0)
-            n += 1
-            if n % 20 == 0:
-                with __import__("contextlib").suppress(ChildProcessError):
-                    while os.waitpid(-1, os.WNOHANG)[0]:
-                        pass
+        storm()
     print("not ended", flush=True)
 finally:
     print("finally ran", flush=True)
@@ -237,7 +245,12 @@ def test_sigterm_during_forks_is_not_swallowed(tmp_path, hook_only):
     at the first Python code after the fork: ``logging``'s after-fork hook, which drops
     exceptions) still ends the block with 143 and runs ``finally``, printing nothing but the
     one line. Both ways are tried: putting the exit off at such frames, and the unraisable
-    hook that catches what the frame test misses."""
+    hook that catches what the frame test misses.
+
+    The forks run in a function called inside the block, not in a loop written in it: an
+    exception a signal handler raises at a loop's back edge can miss the ``with`` and ``try``
+    around that loop in the same frame (CPython issue 108214; Python 3.13.0 here, about one
+    run in 40), which is the interpreter's to fix, not this module's."""
     script = tmp_path / "storm.py"
     script.write_text(_FORK_STORM.format(root=str(ROOT), hook_only=hook_only))
     res = subprocess.run([PY, str(script)], capture_output=True, text=True, timeout=60)
