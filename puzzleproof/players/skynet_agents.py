@@ -39,18 +39,47 @@ def _pick(cands: list[int], tiebreak: str, order: list[int]) -> int:
     return min(cands, key=lambda v: rank.get(v, len(rank) + v))
 
 
-def _bfs(state: State, source: int) -> dict[int, int]:
-    """Distances from ``source`` over uncut links; gateways are reached but not passed."""
-    gates = state.map.gateways
+class _View:
+    """The uncut links as neighbour lists (in the map's order), kept from turn to turn: a
+    turn removes a link or two, so the lists are updated by the links that went, not
+    rebuilt (a game on a 500-node map asks hundreds of moves). Any other state (a position
+    out of order, as a search asks) is built afresh."""
+
+    def __init__(self, m: SkynetMap) -> None:
+        self.map = m
+        self.links: frozenset | None = None
+        self.adj: list[list[int]] = []
+
+    def of(self, state: State) -> list[list[int]]:
+        links = state.links
+        if links is self.links:
+            return self.adj
+        old = self.links
+        if old is not None and len(links) <= len(old) and links <= old:
+            adj = self.adj
+            for u, v in old - links:
+                adj[u].remove(v)
+                adj[v].remove(u)
+        else:
+            self.adj = [[v for v, link in inc if link in links] for inc in self.map.incident]
+        self.links = links
+        return self.adj
+
+
+def _bfs(adj: list[list[int]], gates: frozenset[int] | set[int], source: int
+         ) -> dict[int, int]:
+    """Distances from ``source`` over uncut links (``adj``); gateways are reached but not
+    passed."""
     dist = {source: 0}
     queue = deque([source])
     while queue:
         u = queue.popleft()
         if u in gates and u != source:
             continue
-        for v in state.neighbours(u):
+        du = dist[u] + 1
+        for v in adj[u]:
             if v not in dist:
-                dist[v] = dist[u] + 1
+                dist[v] = du
                 queue.append(v)
     return dist
 
@@ -69,21 +98,29 @@ class Agent(ABC):
 
     def reset(self, m: SkynetMap, rule: str) -> None:
         self.map = m
+        self._view = _View(m)
 
     @abstractmethod
     def move(self, state: State) -> int:
         """The node the agent moves to from ``state`` (after the player's cut)."""
 
+    def _adj(self, state: State) -> list[list[int]]:
+        view = getattr(self, "_view", None)
+        if view is None or view.map is not state.map:
+            view = self._view = _View(state.map)
+        return view.of(state)
+
     def _step_towards(self, state: State, target: int) -> int:
         """A first step on a shortest path from the agent to ``target``."""
-        back = _bfs(state, target)
-        nbs = state.neighbours(state.agent)
+        adj = self._adj(state)
+        back = _bfs(adj, state.map.gateways, target)
+        nbs = adj[state.agent]
         best = min(back.get(v, 10 ** 9) for v in nbs)
         cands = [v for v in nbs if back.get(v, 10 ** 9) == best]
         return _pick(cands, self.tiebreak, list(state.map.neighbours[state.agent]))
 
     def _gateway_now(self, state: State) -> int | None:
-        gates = [v for v in state.neighbours(state.agent) if v in state.map.gateways]
+        gates = [v for v in self._adj(state)[state.agent] if v in state.map.gateways]
         return _pick(gates, self.tiebreak, list(state.map.neighbours[state.agent])) if gates else None
 
 
@@ -94,23 +131,24 @@ class ArticleAgent(Agent):
         g = self._gateway_now(state)
         if g is not None:
             return g
-        moves = agent_moves(state)
-        if moves == [state.agent]:
+        adj = self._adj(state)
+        if not adj[state.agent]:
             return state.agent
         m = state.map
-        dist = _bfs(state, state.agent)
-        links_to_gates = {v: sum(1 for w in state.neighbours(v) if w in m.gateways)
-                          for v in dist if v not in m.gateways}
+        gates = m.gateways
+        dist = _bfs(adj, gates, state.agent)
+        links_to_gates = {v: sum(1 for w in adj[v] if w in gates)
+                          for v in dist if v not in gates}
         for want in (lambda v: links_to_gates.get(v, 0) > 1,
                      lambda v: links_to_gates.get(v, 0) == 1,
-                     lambda v: v in m.gateways):
+                     lambda v: v in gates):
             targets = [v for v in dist if v != state.agent and want(v)]
             if targets:
                 d = min(dist[v] for v in targets)
                 target = _pick([v for v in targets if dist[v] == d], self.tiebreak,
                                list(range(m.n)))
                 return self._step_towards(state, target)
-        return _pick(moves, self.tiebreak, list(m.neighbours[state.agent]))
+        return _pick(list(adj[state.agent]), self.tiebreak, list(m.neighbours[state.agent]))
 
 
 class NearestAgent(Agent):
@@ -121,10 +159,11 @@ class NearestAgent(Agent):
         if g is not None:
             return g
         m = state.map
-        dist = _bfs(state, state.agent)
+        adj = self._adj(state)
+        dist = _bfs(adj, m.gateways, state.agent)
         gates = [v for v in dist if v in m.gateways]
-        moves = agent_moves(state)
         if not gates:
+            moves = list(adj[state.agent]) or [state.agent]
             return _pick(moves, self.tiebreak, list(m.neighbours[state.agent]))
         d = min(dist[v] for v in gates)
         target = _pick([v for v in gates if dist[v] == d], self.tiebreak, list(range(m.n)))

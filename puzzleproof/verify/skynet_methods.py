@@ -116,7 +116,7 @@ def games_kind(bots: list[str], agents: list[str], tiebreak: str = "low", seed: 
                    partial(run_external_game, program, a, tiebreak, seed, rule))
             methods[f"{name}/{a}"] = Method(f"{name}/{a}", "external", run=run,
                                             effort="lines" if a == "worst" else "cuts")
-    return PuzzleKind("skynet", methods, check, canon)
+    return PuzzleKind("skynet", methods, check, canon, warm=warm_games)
 
 
 def game_instances(maps: list[SkynetMap], starts: dict[str, list[int]]) -> list[Instance]:
@@ -286,7 +286,25 @@ def verdict_kind(bots: list[str], exact: list[str], rule: str, *,
             methods[named(name)] = Method(named(name), "external", run=run,
                                           effort="positions" if a == "worst" else "cuts")
     return PuzzleKind("skynet", methods, check_verdict, canon=verdict_canon,
-                      extra=partial(verdict_disagreements, tuple(exact)))
+                      extra=partial(verdict_disagreements, tuple(exact)), warm=warm_solver)
+
+
+def warm_games() -> None:
+    """What games load, once per pool worker outside the tasks' time: a task runs in a
+    child forked from the worker, so whatever the task imports itself dies with the child
+    and the next task imports it again (``psutil``, which ends every judged program,
+    took about 20 ms a game over the 1,064 games of the referee's benchmark)."""
+    import psutil  # noqa: F401
+
+    from puzzleproof.games import runner, skynet_adversary, skynet_referee  # noqa: F401
+    from puzzleproof.players import skynet_agents, skynet_bots  # noqa: F401
+
+
+def warm_solver() -> None:
+    """:func:`warm_games` and the exact solver's stack (SAT back end, searches)."""
+    warm_games()
+    from puzzleproof.encoders import skynet_sat  # noqa: F401
+    from puzzleproof.players import skynet_certified  # noqa: F401
 
 
 # -- lost games judged by the exact solver -----------------------------------------------
@@ -373,7 +391,7 @@ def _judge_all(tasks: list[list], executor: Any, each: PerTask,
                                      each.seconds * max(map(len, tasks))))
     done = 0
     with ex.open_pool(ex.as_spec(executor)) as pool:
-        for task, items in pool.stream(judge_map, tasks, hang_limit=hang,
+        for task, items in pool.stream(judge_map, tasks, hang_limit=hang, warm=warm_solver,
                                        name=lambda t: f"judging {t[0][0][0].name}"):
             if isinstance(items, ex.TaskFailure):
                 items = [_unjudged(start, r, items.message) for start in task

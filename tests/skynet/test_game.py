@@ -234,6 +234,75 @@ class TestAgents:
         a.reset(m2, "ep2")
         assert a.move(m2.initial_state().cut((1, 3))) == 1
 
+    def test_article_and_nearest_agents_match_a_plain_reading_of_their_rules(self):
+        """The agents keep their own neighbour lists from turn to turn; on random maps and
+        random games (cuts in any order, states out of order too), every move equals the
+        rules read plainly from the state, for every tie-break."""
+        import random
+
+        def plain(name, tiebreak, st):
+            m, gates, a = st.map, st.map.gateways, st.agent
+
+            def bfs(src):
+                dist, todo = {src: 0}, [src]
+                for u in todo:
+                    if u in gates and u != src:
+                        continue
+                    for v in st.neighbours(u):
+                        if v not in dist:
+                            dist[v] = dist[u] + 1
+                            todo.append(v)
+                return dist
+
+            def pick(cands, order):
+                rank = {v: k for k, v in enumerate(order)}
+                key = {"low": lambda v: v, "high": lambda v: -v,
+                       "order": lambda v: rank.get(v, len(rank) + v)}[tiebreak]
+                return min(cands, key=key)
+
+            nb, order = st.neighbours(a), list(m.neighbours[a])
+            if [v for v in nb if v in gates]:
+                return pick([v for v in nb if v in gates], order)
+            if not nb:
+                return a
+            dist = bfs(a)
+            wants = [lambda v: v in gates]
+            if name == "article":
+                ng = {v: sum(w in gates for w in st.neighbours(v)) for v in dist
+                      if v not in gates}
+                wants = [lambda v: ng.get(v, 0) > 1, lambda v: ng.get(v, 0) == 1] + wants
+            for want in wants:
+                ts = [v for v in dist if v != a and want(v)]
+                if ts:
+                    d = min(dist[v] for v in ts)
+                    back = bfs(pick([v for v in ts if dist[v] == d], list(range(m.n))))
+                    best = min(back.get(v, 10 ** 9) for v in nb)
+                    return pick([v for v in nb if back.get(v, 10 ** 9) == best], order)
+            return pick(nb, order)
+
+        rng, asked = random.Random(11), 0
+        for _ in range(60):
+            n = rng.randint(5, 30)
+            links = {(rng.randrange(v), v) for v in range(1, n)}
+            for _ in range(n):
+                a, b = sorted(rng.sample(range(n), 2))
+                links.add((a, b))
+            m = SkynetMap(n, tuple(sorted(links)), frozenset(rng.sample(range(1, n), 3)), 0)
+            for name in ("article", "nearest"):
+                for tb in ("low", "high", "order"):
+                    agent = make_agent(name, tb)
+                    agent.reset(m, "ep2")
+                    st, seen = m.initial_state(), []
+                    while st.links and st.agent not in m.gateways:
+                        seen.append(st)
+                        if rng.random() < 0.2:  # a state out of order
+                            st = rng.choice(seen)
+                        assert agent.move(st) == plain(name, tb, st), (name, tb, st)
+                        asked += 1
+                        st = st.cut(rng.choice(sorted(st.links)))
+                        st = st.move(rng.choice(st.neighbours(st.agent) or [st.agent]))
+        assert asked > 1000
+
     def test_trace_measurement(self):
         path = shared_path("instances/skynet/ep2-observed-traces.json")
         traces = json.loads(path.read_text())
