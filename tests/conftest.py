@@ -50,6 +50,18 @@ def pp(*args, timeout: float = 120, cwd: Path = ROOT,
                           text=True, timeout=timeout, env=env)
 
 
+def timeless(x):
+    """``x`` without what may differ between runs: times (a city-closing search's layers
+    carry seconds too), hosts, memory."""
+    if isinstance(x, dict):
+        return {k: timeless(v) for k, v in x.items()
+                if k not in ("host", "layers") and not k.endswith(("_s", "_ms")) and not any(
+                    w in k for w in ("time", "seconds", "rss"))}
+    if isinstance(x, list):
+        return [timeless(v) for v in x]
+    return x
+
+
 def shared_path(rel: str) -> Path:
     """A path under ``../shared``; skip when it is absent, but fail under ``CI=true``."""
     path = SHARED / rel

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, timeless
 from tests.runs.proctree import kill_all, stat_of, tree_of, wait_gone
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -117,18 +117,8 @@ _BATCHES = {
 }
 
 
-def _timeless(x):
-    if isinstance(x, dict):
-        return {k: _timeless(v) for k, v in x.items()
-                if k not in ("host", "layers") and not k.endswith(("_s", "_ms")) and not any(
-                    w in k for w in ("time", "seconds", "rss"))}
-    if isinstance(x, list):
-        return [_timeless(v) for v in x]
-    return x
-
-
 def _batch_records(path: Path) -> list[str]:
-    return sorted(json.dumps(_timeless(r), sort_keys=True)
+    return sorted(json.dumps(timeless(r), sort_keys=True)
                   for r in map(json.loads, path.read_text().splitlines())
                   if r.get("type") != "run-summary")
 
