@@ -23,9 +23,10 @@ __all__ = ["CertificateBot"]
 
 
 class CertificateBot(Bot):
-    """Plays ``strategy`` (a player strategy whose root is the game's start). Off the
-    table, which a checked strategy never is, it cuts the agent's gateway link or the
-    nearest one left, as every bot's fallback does."""
+    """Plays ``strategy`` (a player strategy whose root is the game's start); at an
+    invariant node, and off the table (which a checked strategy never is), the invariant's
+    rule. With no node keeping two gateway links that rule needs only the agent's own
+    gateway link cut, so any other cut is the bots' common :meth:`Bot.fallback`."""
 
     name = "certificate"
 
@@ -70,22 +71,7 @@ class CertificateBot(Bot):
         if doubles:
             bits = bd.gate_bits[min(doubles)[1]] & mask
             return bd.link(bits & -bits)
-        return self._nearest(agent)
-
-    def _nearest(self, agent: int) -> Link:
-        """The gateway link nearest the agent (any link left when none is reachable)."""
-        bd, mask = self.board, self.mask
-        seen, todo = {agent}, [agent]
-        for u in todo:
-            bits = bd.gate_bits[u] & mask
-            if bits:
-                return bd.link(bits & -bits)
-            for v, b in bd.inc[u]:
-                if mask & b and v not in seen and v not in bd.gates:
-                    seen.add(v)
-                    todo.append(v)
-        left = mask & bd.cuttable
-        return bd.link(left & -left)
+        return self.fallback(agent)
 
     def __deepcopy__(self, memo: dict) -> "CertificateBot":
         # the worst-case agent copies bots at every branch: the strategy and the board are
