@@ -158,7 +158,7 @@ class AdversaryResult:
 def adversary(m: SkynetMap, rule: str, start: int, player, *, per_line: bool = False,
               deadline: Deadline | None = None, max_lines: int | None = None,
               oracle: Oracle | None = None, certificate: bool = True,
-              share: bool = True) -> AdversaryResult:
+              share: bool = True, seek: bool = False) -> AdversaryResult:
     """Search every agent line against ``player`` (a :class:`BotPlayer` or a
     :class:`ProgramPlayer`) from ``start`` under ``rule``; see the module doc.
 
@@ -166,10 +166,15 @@ def adversary(m: SkynetMap, rule: str, start: int, player, *, per_line: bool = F
     forked copy); ``deadline`` (None: none) the wall time, certificate included. Both give UNKNOWN
     with the counts explored. ``share=False`` neither uses nor keeps what earlier starts of
     the map found.
+
+    ``seek=True`` searches for a loss only (a hunt's question): the first line is not played
+    again in a fresh run, a forked line lost by play from a start proved lost stands as
+    played (no bot wins it), and a search that loses no line ends UNKNOWN, never PROVED. A
+    loss on any other start, and any failure of the program's own, is still confirmed by a
+    fresh run.
     """
     return _Judge(m, rule, start, player, per_line, deadline or Deadline(None), max_lines,
-                  oracle,
-                  share).run(certificate)
+                  oracle, share, seek).run(certificate)
 
 
 class _Judge:
@@ -178,12 +183,12 @@ class _Judge:
 
     def __init__(self, m: SkynetMap, rule: str, start: int, player, per_line: bool,
                  clock: Deadline, max_lines: int | None, oracle: Oracle | None,
-                 share: bool) -> None:
+                 share: bool, seek: bool = False) -> None:
         self.t0 = time.monotonic()
         self.clock, self.deadline = clock, clock.at
         m.initial_state(start)  # validates the start
         self.m, self.rule, self.start, self.player = m, rule, start, player
-        self.per_line, self.max_lines = per_line, max_lines
+        self.per_line, self.max_lines, self.seek = per_line, max_lines, seek
         self.board = Board(m, rule)
         self.oracle = oracle or oracle_for(m, rule)
         self.solver0 = self.oracle.seconds
@@ -224,6 +229,7 @@ class _Judge:
             s = Search(self.board, self.start, self.player, self.oracle, self.per_line,
                        self.deadline, self.max_lines, self.knowledge)
             s.lines, s.replays, s.checks, s.rereached = self.totals
+            s.lost_as_played = self.seek and self.winnable is False
             try:
                 self.one_pass(s)
             except Switch as sw:
@@ -237,14 +243,18 @@ class _Judge:
     def one_pass(self, s: Search) -> None:
         """The first line, then every other line while a fresh run plays the first line
         again (a program's start-up is a wait worth hiding). From a start proved lost the
-        first line is the solver's winning line for the agent: one fresh run plays it, its
-        loss stands as played and ends the search."""
+        first line is the solver's winning line for the agent: one fresh run plays it (when
+        seeking a loss, the usual run), its loss stands as played and ends the search."""
         try:  # the root is played even when an earlier start settled it (a check)
-            s.run_item(Item((), s.root(), plain=self.winnable is False))
+            s.run_item(Item((), s.root(), plain=self.winnable is False and not self.seek))
         except Stop:
             pass
         if s.lost is not None and self.winnable is False:
-            return  # a fresh run lost the start no bot wins: nothing more to learn here
+            return  # the start no bot wins was lost: nothing more to learn here
+        if self.seek:
+            if not s.stop:
+                s.drive(max(1, getattr(self.player, "in_flight", 1)))
+            return
         same = self.drive_beside_replay(s)
         if same is not None:
             self.judge_replay(s, same)
@@ -359,6 +369,9 @@ class _Judge:
         elif res.nondeterministic:
             notes.append("the bot is non-deterministic: every line explored was won as "
                          "played, which proves nothing about its other runs")
+        elif self.seek:
+            notes.append("no line lost (a search for a loss: its runs were not compared "
+                         "with a fresh run, which a proof needs)")
         else:
             self.proved(res, s, notes, certificate)
         if self.knowledge is not None and not res.nondeterministic:

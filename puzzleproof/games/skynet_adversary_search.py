@@ -99,6 +99,9 @@ class Search:
         self.nondeterministic = False
         self.lines = self.replays = self.checks = self.rereached = 0
         self.plain = False
+        #: a forked line lost by play stands as played (a start proved lost, and only a
+        #: loss is sought: no bot wins it, so a fresh run would add nothing)
+        self.lost_as_played = False
         self.walk_turn: dict[tuple, int] = {}
         self.synced = time.monotonic()
         self.sync_every = SYNC_SECONDS
@@ -240,7 +243,8 @@ class Search:
 
     def beaten(self, turns: list[Turn], reason: str, detail: str | None,
                sess: _Session | None = None) -> None:
-        if sess is not None and not sess.authoritative:
+        if sess is not None and not sess.authoritative and not (
+                self.lost_as_played and reason == "agent-reached-gateway"):
             # lost in a forked run: a fresh run of the program replays the line for the record
             moves = tuple(t.agent_moved_to for t in turns[:-1])
             with self.lock:

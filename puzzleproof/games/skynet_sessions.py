@@ -12,6 +12,10 @@
   a fresh run, and the adversary falls back to fresh runs for every line when the two ever
   differ. ``fork_lines=False`` (``--no-fork``) always runs afresh; programs in other
   languages always do.
+- A hunt judges thousands of small maps, each a game from the start: there the games
+  themselves start as copies of one *pristine* run of the program (started once per process
+  and left waiting for its input; ``ProgramPlayer(pristine=True)``), so a map costs forks,
+  not an interpreter's start-up and the program's imports.
 
 What a line costs (measured with ``perf stat`` on 2 cores under a load average of about 10,
 so several times a quiet machine's figures): a fork of the plain bot of
@@ -26,8 +30,10 @@ a whole map affordable.
 
 from __future__ import annotations
 
+import atexit
 import copy
 import os
+import platform
 import re
 import select
 import shutil
@@ -42,7 +48,8 @@ from puzzleproof.games.program import Program
 from puzzleproof.models.skynet import Link, SkynetMap
 from puzzleproof.players.skynet_bots import Bot, make_bot
 
-__all__ = ["BotPlayer", "ProgramPlayer", "fork_host_command"]
+__all__ = ["BotPlayer", "ProgramPlayer", "fork_host_command", "pristine_copy",
+           "close_pristine"]
 
 #: live forked copies of one program at a time (beyond, lines start afresh; a search in
 #: depth keeps about one copy per branch on its path, tens)
@@ -215,6 +222,9 @@ class _Forkable(_Session):
     """A run that can be forked between turns (a host run or one of its copies)."""
 
     authoritative = False
+    #: seconds of the first-turn limit spent before this run was made (a copy of a pristine
+    #: run: the run's start-up)
+    spent: float = 0.0
     family: _Family
     ctrl: socket.socket
     pid: int
@@ -237,8 +247,8 @@ class _Forkable(_Session):
                 pass
         return out
 
-    def _request(self) -> "_ForkedSession | None":
-        player = self.player
+    def _request(self, player: "ProgramPlayer | None" = None) -> "_ForkedSession | None":
+        player = player or self.player
         if not player.take_fork():
             return None
         ir, iw = os.pipe()
@@ -260,7 +270,7 @@ class _Forkable(_Session):
         # the copy announces its process id on ``mine``; it is read before this run is given
         # its next input (the run must not read on before it has been copied), so several
         # copies are made at once
-        child = _ForkedSession(self, iw, orr, mine)
+        child = _ForkedSession(self, iw, orr, mine, player)
         self.unborn.append(child)
         return child
 
@@ -314,8 +324,8 @@ class _ForkedSession(_Forkable):
     """A copy of a run, forked between turns: it goes on from its parent's state."""
 
     def __init__(self, parent: _Forkable, stdin_fd: int, stdout_fd: int,
-                 ctrl: socket.socket) -> None:
-        self.player, self.m, self.turn, self.family = (parent.player, parent.m, parent.turn,
+                 ctrl: socket.socket, player: "ProgramPlayer") -> None:
+        self.player, self.m, self.turn, self.family = (player, parent.m, parent.turn,
                                                        parent.family)
         self.stdin_fd, self.stdout_fd, self.ctrl = stdin_fd, stdout_fd, ctrl
         self.parent_pid = parent.pid
@@ -359,26 +369,31 @@ class _ForkedSession(_Forkable):
         return self.pid > 0
 
     def ask(self, agent: int) -> tuple[Link, float]:
-        first = self.pid == 0
+        from puzzleproof.formats.skynet import init_block
+
+        first, opening = self.pid == 0, self.turn == 0
+        text = (init_block(self.m) if opening else "") + f"{agent}\n"
         try:
-            if first:  # the move waits in the pipe while the copy is made
-                os.write(self.stdin_fd, f"{agent}\n".encode())
+            if first:  # the input waits in the pipe while the copy is made
+                os.write(self.stdin_fd, text.encode())
         except OSError as exc:
             raise _Failed("crash", f"{exc}") from None
         if not self.alive():
             raise _Failed("crash", "the forked copy did not start")
         self.settle()
         self.turn += 1
-        limit = self.player.program.limits.turn
+        limits = self.player.program.limits
+        limit, why = ((max(0.001, limits.first - self.spent), "init-timeout") if opening
+                      else (limits.turn, "timeout"))
         t0 = time.monotonic()
         try:
             if not first:
-                os.write(self.stdin_fd, f"{agent}\n".encode())
+                os.write(self.stdin_fd, text.encode())
             while b"\n" not in self.buf:
                 left = limit - (time.monotonic() - t0)
                 ready = select.select([self.stdout_fd], [], [], max(0.0, left))[0]
                 if not ready:
-                    raise _Failed("timeout", f"no answer within {limit * 1000:.0f} ms")
+                    raise _Failed(why, f"no answer within {limit * 1000:.0f} ms")
                 chunk = os.read(self.stdout_fd, 65536)
                 if not chunk:
                     raise _Failed("closed-stdout", "closed its output without answering")
@@ -405,6 +420,125 @@ class _ForkedSession(_Forkable):
             os.close(fd)
         self.ctrl.close()
         self.family.leave()
+
+
+#: the longest opening input (CodinGame's map block, in bytes) given to a game started as a
+#: copy of a pristine run: it is written before the copy exists, into a pipe that holds 64 KB
+PRISTINE_INPUT_BYTES = 16 * 1024
+#: how often a starting program is looked at until it waits for its input
+_IDLE_POLL = 0.005
+#: seconds a pristine run is kept unused before it is ended (a hunt uses it every few
+#: milliseconds; a long-lived worker process, such as a Dask worker's, must not keep it)
+PRISTINE_IDLE_SECONDS = 20.0
+#: the number of the ``read`` system call, where ``/proc/PID/syscall`` says it
+_READ_CALL = {"x86_64": "0", "aarch64": "63"}.get(platform.machine())
+
+_pristine: dict[tuple, "_HostSession | None"] = {}
+_pristine_used: dict[tuple, float] = {}
+_pristine_lock = threading.Lock()
+_reaper: list[threading.Thread] = []
+
+
+def pristine_copy(player: "ProgramPlayer", m: SkynetMap) -> "_ForkedSession | None":
+    """A game of ``m`` started as a copy of the program's pristine run: a run under the fork
+    host, given no input yet, kept for the life of this process (one per program), so a game
+    costs one fork instead of an interpreter's start-up and the program's imports. None when
+    there is none: the program does not come to wait for its input within its first-turn
+    limit (it is then run afresh, where any fault of its start-up shows), or the map is too
+    large to be written ahead of the copy."""
+    from puzzleproof.formats.skynet import init_block
+
+    if len(init_block(m)) > PRISTINE_INPUT_BYTES:
+        return None
+    key = (os.getpid(), player.identity()[:-1])
+    with _pristine_lock:
+        _pristine_used[key] = time.monotonic()
+        host = _pristine.get(key, False)
+        if host and host.prog is not None and host.prog.exited():
+            host.close()  # it died since (killed from outside): started again, once
+            host = False
+        if host is False:
+            host = _pristine[key] = _start_pristine(player)
+        child = None if host is None else host._request(player)
+        if child is None:
+            return None
+        host.unborn.remove(child)  # it is never given input: its copies wait for nothing
+    try:
+        os.kill(host.pid, signal.SIGUSR1)
+    except OSError:  # gone: the copy's first answer says so
+        pass
+    child.m, child.spent = m, host.spent
+    return child
+
+
+def _start_pristine(player: "ProgramPlayer") -> "_HostSession | None":
+    """The program started under the fork host and left waiting for its input, with the
+    seconds that took (``spent``: a copy's first answer has the rest of the first-turn
+    limit, as a fresh run would); None when it does not wait within that limit."""
+    t0 = time.monotonic()
+    host = _HostSession(player, None)  # type: ignore[arg-type]
+    if host.prog is None or not _waits_for_input(host.pid, player.program.limits.first,
+                                                  host.prog.exited):
+        host.close()
+        return None
+    host.spent = time.monotonic() - t0
+    if not any(t.is_alive() for t in _reaper):
+        _reaper[:] = [threading.Thread(target=_reap_idle, name="pristine-reaper",
+                                       daemon=True)]
+        _reaper[0].start()
+    return host
+
+
+def _reap_idle() -> None:
+    """End the pristine runs unused for :data:`PRISTINE_IDLE_SECONDS`, until none is left."""
+    while True:
+        time.sleep(PRISTINE_IDLE_SECONDS / 4)
+        now = time.monotonic()
+        close_pristine(lambda key: now - _pristine_used.get(key, 0.0) > PRISTINE_IDLE_SECONDS)
+        with _pristine_lock:
+            if not any(k[0] == os.getpid() for k in _pristine):
+                return
+
+
+def close_pristine(which: Callable[[tuple], bool] = lambda key: True) -> None:
+    """End this process's pristine runs (``which`` of them, by key); their copies live on
+    until they are closed."""
+    with _pristine_lock:
+        mine = [k for k in _pristine if k[0] == os.getpid() and which(k)]
+        hosts = [_pristine.pop(k) for k in mine]
+    for host in hosts:
+        if host is not None:
+            host.close()
+
+
+atexit.register(close_pristine)
+
+
+def _waits_for_input(pid: int, seconds: float, exited: Callable[[], bool]) -> bool:
+    """Whether process ``pid`` comes to wait in a read of its standard input within
+    ``seconds`` (Linux's ``/proc`` says where a process is blocked; elsewhere it is not
+    known: False), before it has ``exited()``. A pristine run is forked where it stands, so
+    it must stand there."""
+    end = time.monotonic() + seconds
+    while not exited():
+        try:
+            with open(f"/proc/{pid}/syscall") as f:
+                words = f.read().split()
+        except OSError:
+            words = []
+        if _READ_CALL is not None and words[:2] == [_READ_CALL, "0x0"]:
+            return True
+        if not words:
+            try:
+                with open(f"/proc/{pid}/wchan") as f:
+                    if f.read().strip().endswith("pipe_read"):
+                        return True
+            except OSError:
+                return False
+        if time.monotonic() >= end:
+            return False
+        time.sleep(_IDLE_POLL)
+    return False
 
 
 def fork_host_command(command: Sequence[str], control_fd: int | None = None,
@@ -463,11 +597,14 @@ def _python_shebang(path: str) -> list[str] | None:
 class ProgramPlayer:
     """A program (CodinGame's protocol) as the adversary plays it: a run from the start for
     each line, or, for a Python program (``fork_lines`` None or True), one run forked at
-    each branch; within its :class:`~puzzleproof.games.program.Limits` each turn."""
+    each branch; within its :class:`~puzzleproof.games.program.Limits` each turn.
+    ``pristine``: a forked program's games start as copies of one run kept waiting for its
+    input (:func:`pristine_copy`); fresh runs (``open(plain=True)``) still start afresh."""
 
     program: Program
     parallel: int = 2
     fork_lines: bool | None = None
+    pristine: bool = False
     forks: int = 0
     fork_failures: int = 0
     _live: int = field(default=0, repr=False)
@@ -509,6 +646,10 @@ class ProgramPlayer:
     def open(self, m: SkynetMap, plain: bool = False) -> _Session:
         if plain or not self.forking:
             return _ProgramSession(self, m)
+        if self.pristine:
+            first = pristine_copy(self, m)
+            if first is not None:
+                return first
         return _HostSession(self, m)
 
     def take_fork(self) -> bool:

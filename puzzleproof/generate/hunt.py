@@ -21,6 +21,7 @@ says whether the shrink finished or its time ran out). ``count`` distinct breake
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from dataclasses import dataclass, field
@@ -81,6 +82,8 @@ class Hunter(Protocol):
 
     def key(self, instance: Any) -> str:
         """A canonical text: two breakers with one key are the same."""
+
+    # optional: ``close()``, called when the hunt ends (what the hunter keeps in the process)
 
 
 @dataclass
@@ -145,7 +148,7 @@ def hunt(hunter: Hunter, *, count: int = 1, seed: int = 0, deadline: Deadline,
     attempts = 0
     draws = _draws(hunter.sizes, attempts_per_size)
     checks = reach_check(programs_in(getattr(hunter, "program", None)))  # on every Dask worker
-    with executor.open_pool(jobs, checks) as pool:
+    with executor.open_pool(jobs, checks) as pool, _closing(hunter):
         width = 2 * pool.slots if pool.spec.parallel else 1
         while len(seen) < count and not deadline.expired():
             left = None if max_attempts is None else max_attempts - attempts
@@ -170,6 +173,16 @@ def hunt(hunter: Hunter, *, count: int = 1, seed: int = 0, deadline: Deadline,
                 yield found
                 if on_attempt is not None:
                     on_attempt(attempts, len(seen))
+
+
+@contextlib.contextmanager
+def _closing(hunter: Hunter) -> Iterator[None]:
+    """The hunter's ``close()``, if it has one, when the hunt ends: what it keeps in this
+    process (a program kept running to be copied) goes with it."""
+    try:
+        yield
+    finally:
+        getattr(hunter, "close", lambda: None)()
 
 
 def _drawn(hunter: Hunter, seed: int, size: int, k: int, deadline: Deadline

@@ -11,6 +11,13 @@ most) with a random start. The program plays it against the agent named (``artic
 - it fails on its own, winnable start or not: an illegal or malformed cut, a crash, a
   time-out (the kind is the referee's reason: ``illegal-cut``, ``crash``, ``timeout``...).
 
+Against the worst-case agent the adversary searches for a loss only (``seek``: no proof of
+a win is asked for), and a Python program's games are copies of one run of it kept waiting
+for its input (:func:`~puzzleproof.games.skynet_sessions.pristine_copy`): a map costs a few
+forks, about 25 ms for our Episode 2 bots as programs on maps of 12 nodes, where a run from
+the start costs about 0.5 s. Every loss found in a copy is confirmed by a fresh run, whose
+game and stderr are the evidence.
+
 Shrinking removes a node (not the start; a gateway while another is left) or a link.
 """
 
@@ -77,8 +84,9 @@ class SkynetHunter:
     def _judge_worst(self, m: SkynetMap, deadline: Deadline) -> Failure | None:
         from puzzleproof.games.skynet_adversary import ProgramPlayer, adversary
 
-        res = adversary(m, self.rule, m.start, ProgramPlayer(self.program, parallel=1),
-                        deadline=deadline, certificate=False, share=False)
+        player = ProgramPlayer(self.program, parallel=1, pristine=True)
+        res = adversary(m, self.rule, m.start, player, deadline=deadline, certificate=False,
+                        share=False, seek=True)
         if res.record is None or res.verdict not in ("BEATEN", "UNWINNABLE"):
             return None
         evidence = {"game": record_to_json(res.record), "stderr": _tail(res.stderr or "")}
@@ -90,6 +98,12 @@ class SkynetHunter:
         return Failure("loses-winnable-start",
                        f"the worst-case agent beats it from start {m.start} though the "
                        "player wins it", {**evidence, "strategy": strategy})
+
+    def close(self) -> None:
+        """End the program's pristine run in this process (a hunt judged here is over)."""
+        from puzzleproof.games.skynet_sessions import close_pristine
+
+        close_pristine()
 
     def smaller(self, m: SkynetMap) -> Iterator[SkynetMap]:
         for s in _smaller(m):

@@ -142,17 +142,21 @@ def test_a_program_that_fails_one_run_in_three_is_reported_as_intermittent(tmp_p
     assert doc["hunt"]["shrink_steps"] == 0 and "INTERMITTENT" in err
 
 
+@pytest.mark.parametrize("agent", ["article", "worst"])
 @pytest.mark.parametrize("body, kind", [
-    ("raise SystemExit(3)", "crash"),
-    ("import time\ntime.sleep(30)", "init-timeout"),
-    ("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)", "output-too-long"),
+    ("input()\nraise SystemExit(3)", "crash"),
+    ("raise SystemExit(3)", "crash"),  # before it reads anything (no copy waits for input)
+    ("input()\nimport time\ntime.sleep(30)", "init-timeout"),
+    ("input()\nimport sys\nwhile True:\n    sys.stdout.write('x' * 65536)", "output-too-long"),
 ])
 def test_a_program_that_crashes_hangs_or_floods_is_a_failure_not_a_hang(tmp_path, capsys,
-                                                                        body, kind):
-    bot = _file(tmp_path, "bad.py", "input()\n" + body + "\n")
+                                                                        body, kind, agent):
+    """Against the worst-case agent a Python program's games are copies of one run kept
+    waiting for its input: its failures are the same, each confirmed by a fresh run."""
+    bot = _file(tmp_path, "bad.py", body + "\n")
     t0 = time.monotonic()
     code, out, err = run(capsys, "generate", "skynet", "--bot-cmd", f"bad={PY} {bot}",
-                         "--agent", "article", "--nodes", "4", "--time-limit", "60")
+                         "--agent", agent, "--nodes", "4", "--time-limit", "60")
     assert code == 1 and time.monotonic() - t0 < 60, err
     doc = json.loads(out.splitlines()[0])
     assert doc["failure"]["kind"] == kind and doc["hunt"]["size"] <= 4
