@@ -299,7 +299,7 @@ def _manager_race(args: Any) -> None:
     from concurrent.futures import InvalidStateError
 
     if not (isinstance(args.exc_value, InvalidStateError)
-            and _in_pool_internals(args.exc_traceback)):
+            and _passes_through(args.exc_traceback, _POOL_MODULES)):
         (_prev_excepthook[0] if _prev_excepthook else threading.__excepthook__)(args)
 
 
@@ -435,23 +435,25 @@ def _quiet_unraisable(unraisable: Any) -> None:
             _pending[0] = True
             _retry_soon()
         return
-    if _terminating[0] and _in_pool_internals(unraisable.exc_traceback, fork_hooks=True):
+    if _terminating[0] and _passes_through(unraisable.exc_traceback, _ENDING_RUN_MODULES):
         return
     (_prev_unraisable[0] if _prev_unraisable else sys.__unraisablehook__)(unraisable)
 
 
-def _in_pool_internals(tb: Any, fork_hooks: bool = False) -> bool:
-    """Whether a traceback passes through the process pool's own code: once SIGTERM killed
-    the workers, the pool's exit hook can find its wake-up pipe closed by its manager thread
-    (Python 3.11 printed ``OSError: Bad file descriptor``, "Exception ignored in threading").
+#: the process pool's own code: once SIGTERM killed the workers, the pool's exit hook can
+#: find its wake-up pipe closed by its manager thread (Python 3.11 printed ``OSError: Bad
+#: file descriptor``, "Exception ignored in threading")
+_POOL_MODULES = ("concurrent.futures", "multiprocessing")
+#: ... and ``logging``'s fork hooks: an exit raised in its before-fork hook, before it took
+#: its lock (where :func:`_unsafe_at` missed it), makes its after-fork hook release a lock it
+#: does not hold ("cannot release un-acquired lock"), an error of the ending run's making
+_ENDING_RUN_MODULES = _POOL_MODULES + ("logging",)
 
-    With ``fork_hooks``, ``logging``'s code counts too: an exit raised in its before-fork
-    hook, before it took its lock (where :func:`_unsafe_at` missed it), makes its after-fork
-    hook release a lock it does not hold ("cannot release un-acquired lock"), an error of
-    the ending run's own making."""
-    prefixes = ("concurrent.futures", "multiprocessing") + (("logging",) if fork_hooks else ())
+
+def _passes_through(tb: Any, modules: tuple[str, ...]) -> bool:
+    """Whether a traceback passes through the code of ``modules`` (or their submodules)."""
     while tb is not None:
-        if (tb.tb_frame.f_globals.get("__name__") or "").startswith(prefixes):
+        if (tb.tb_frame.f_globals.get("__name__") or "").startswith(modules):
             return True
         tb = tb.tb_next
     return False
