@@ -14,8 +14,8 @@
   languages always do.
 - A hunt judges thousands of small maps, each a game from the start: there the games
   themselves start as copies of one *pristine* run of the program (started once per process
-  and left waiting for its input; ``ProgramPlayer(pristine=True)``), so a map costs forks,
-  not an interpreter's start-up and the program's imports.
+  and left waiting for its input: :mod:`.forking`; ``ProgramPlayer(pristine=True)``), so a
+  map costs forks, not an interpreter's start-up and the program's imports.
 
 What a line costs (measured with ``perf stat`` on 2 cores under a load average of about 10,
 so several times a quiet machine's figures): a fork of the plain bot of
@@ -30,13 +30,9 @@ a whole map affordable.
 
 from __future__ import annotations
 
-import atexit
 import copy
 import os
-import platform
-import re
 import select
-import shutil
 import signal
 import socket
 import threading
@@ -44,12 +40,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from puzzleproof.games.forking import (PRISTINE_INPUT_BYTES, Family, fork_host_command,
+                                       pristine_run, send_request, wait_born)
 from puzzleproof.games.program import Program
 from puzzleproof.models.skynet import Link, SkynetMap
 from puzzleproof.players.skynet_bots import Bot, make_bot
 
-__all__ = ["BotPlayer", "ProgramPlayer", "fork_host_command", "pristine_copy",
-           "close_pristine"]
+__all__ = ["BotPlayer", "ProgramPlayer", "pristine_copy"]
 
 #: live forked copies of one program at a time (beyond, lines start afresh; a search in
 #: depth keeps about one copy per branch on its path, tens)
@@ -57,15 +54,8 @@ MAX_LIVE_FORKS = 256
 #: lines of a forked program played at once, however few ``parallel`` asks for: a copy's
 #: answer is a round trip through another process, and several in flight hide the wait
 FORKED_IN_FLIGHT = 3
-#: seconds a program has to answer a fork request (it is normally waiting for input)
-FORK_SECONDS = 2.0
 #: failed fork requests after which a program is run afresh for every line
 MAX_FORK_FAILURES = 3
-_HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fork_host.py")
-_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
-_MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
-#: interpreter options that leave ``python [OPTIONS] script.py`` a plain script run
-_PY_FLAGS = {"-u", "-O", "-OO", "-B", "-E", "-s", "-S", "-I", "-q"}
 
 
 class _Failed(Exception):
@@ -199,25 +189,6 @@ def _parse_cut(line: str) -> Link:
     return int(parts[0]), int(parts[1])
 
 
-class _Family:
-    """The processes forked from one host run: one process group, closed with its last
-    member (the group is killed then, copies and their children included)."""
-
-    def __init__(self, prog) -> None:
-        self.prog, self.members, self.lock = prog, 1, threading.Lock()
-
-    def join(self) -> None:
-        with self.lock:
-            self.members += 1
-
-    def leave(self) -> None:
-        with self.lock:
-            self.members -= 1
-            last = self.members == 0
-        if last:
-            self.prog.close()
-
-
 class _Forkable(_Session):
     """A run that can be forked between turns (a host run or one of its copies)."""
 
@@ -225,7 +196,7 @@ class _Forkable(_Session):
     #: seconds of the first-turn limit spent before this run was made (a copy of a pristine
     #: run: the run's start-up)
     spent: float = 0.0
-    family: _Family
+    family: Family
     ctrl: socket.socket
     pid: int
     player: "ProgramPlayer"
@@ -251,22 +222,11 @@ class _Forkable(_Session):
         player = player or self.player
         if not player.take_fork():
             return None
-        ir, iw = os.pipe()
-        orr, ow = os.pipe()
-        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            socket.send_fds(self.ctrl, [b"F"], [ir, ow, theirs.fileno()])
-        except OSError:
-            for fd in (iw, orr):
-                os.close(fd)
-            mine.close()
+        request = send_request(self.ctrl, self.family)
+        if request is None:
             player.give_back_fork(failed=True)
             return None
-        finally:
-            os.close(ir)
-            os.close(ow)
-            theirs.close()
-        self.family.join()
+        iw, orr, mine = request
         # the copy announces its process id on ``mine``; it is read before this run is given
         # its next input (the run must not read on before it has been copied), so several
         # copies are made at once
@@ -295,7 +255,7 @@ class _HostSession(_Forkable, _ProgramSession):
         finally:
             theirs.close()
         self.ctrl, self.unborn = mine, []
-        self.family = _Family(self.prog)
+        self.family = Family(self.prog)
         self.pid = self.prog.pid if self.prog is not None else 0
 
     def forks(self, n: int) -> "list[_Session | None]":
@@ -345,25 +305,7 @@ class _ForkedSession(_Forkable):
     def _wait_born(self) -> bool:
         if self.pid != 0 or self.closed:
             return self.pid > 0
-        got = b""
-        end = time.monotonic() + FORK_SECONDS
-        wait = 0.02
-        try:
-            while True:
-                self.ctrl.settimeout(max(0.001, min(wait, end - time.monotonic())))
-                try:
-                    got = self.ctrl.recv(32)
-                    break
-                except socket.timeout:
-                    if time.monotonic() >= end:
-                        raise
-                # a signal that lands just before the program blocks in read() is not seen
-                # until its next input: signal again (a spare signal finds nothing to do)
-                os.kill(self.parent_pid, signal.SIGUSR1)
-                wait = min(0.5, wait * 2)
-            self.pid = int(got) if got.endswith(b"\n") else -1
-        except (OSError, ValueError):
-            self.pid = -1
+        self.pid = wait_born(self.ctrl, self.parent_pid)
         if self.pid < 0:
             self.player.give_back_fork(failed=True)
         return self.pid > 0
@@ -422,175 +364,26 @@ class _ForkedSession(_Forkable):
         self.family.leave()
 
 
-#: the longest opening input (CodinGame's map block, in bytes) given to a game started as a
-#: copy of a pristine run: it is written before the copy exists, into a pipe that holds 64 KB
-PRISTINE_INPUT_BYTES = 16 * 1024
-#: how often a starting program is looked at until it waits for its input
-_IDLE_POLL = 0.005
-#: seconds a pristine run is kept unused before it is ended (a hunt uses it every few
-#: milliseconds; a long-lived worker process, such as a Dask worker's, must not keep it)
-PRISTINE_IDLE_SECONDS = 20.0
-#: the number of the ``read`` system call, where ``/proc/PID/syscall`` says it
-_READ_CALL = {"x86_64": "0", "aarch64": "63"}.get(platform.machine())
-
-_pristine: dict[tuple, "_HostSession | None"] = {}
-_pristine_used: dict[tuple, float] = {}
-_pristine_lock = threading.Lock()
-_reaper: list[threading.Thread] = []
-
-
 def pristine_copy(player: "ProgramPlayer", m: SkynetMap) -> "_ForkedSession | None":
-    """A game of ``m`` started as a copy of the program's pristine run: a run under the fork
-    host, given no input yet, kept for the life of this process (one per program), so a game
-    costs one fork instead of an interpreter's start-up and the program's imports. None when
-    there is none: the program does not come to wait for its input within its first-turn
-    limit (it is then run afresh, where any fault of its start-up shows), or the map is too
-    large to be written ahead of the copy."""
+    """A game of ``m`` started as a copy of the program's pristine run
+    (:func:`~puzzleproof.games.forking.pristine_run`): one fork instead of an interpreter's
+    start-up and the program's imports. None when there is none, or the map is too large to
+    be written ahead of the copy."""
     from puzzleproof.formats.skynet import init_block
 
     if len(init_block(m)) > PRISTINE_INPUT_BYTES:
         return None
-    key = (os.getpid(), player.identity()[:-1])
-    with _pristine_lock:
-        _pristine_used[key] = time.monotonic()
-        host = _pristine.get(key, False)
-        if host and host.prog is not None and host.prog.exited():
-            host.close()  # it died since (killed from outside): started again, once
-            host = False
-        if host is False:
-            host = _pristine[key] = _start_pristine(player)
-        child = None if host is None else host._request(player)
-        if child is None:
-            return None
-        host.unborn.remove(child)  # it is never given input: its copies wait for nothing
-    try:
-        os.kill(host.pid, signal.SIGUSR1)
-    except OSError:  # gone: the copy's first answer says so
-        pass
-    child.m, child.spent = m, host.spent
+    run = pristine_run(player.program)
+    if run is None or not player.take_fork():
+        return None
+    request = run.request()
+    if request is None:
+        player.give_back_fork(failed=True)
+        return None
+    run.signal()
+    child = _ForkedSession(run, *request, player)  # type: ignore[arg-type]
+    child.m, child.spent = m, run.spent
     return child
-
-
-def _start_pristine(player: "ProgramPlayer") -> "_HostSession | None":
-    """The program started under the fork host and left waiting for its input, with the
-    seconds that took (``spent``: a copy's first answer has the rest of the first-turn
-    limit, as a fresh run would); None when it does not wait within that limit."""
-    t0 = time.monotonic()
-    host = _HostSession(player, None)  # type: ignore[arg-type]
-    if host.prog is None or not _waits_for_input(host.pid, player.program.limits.first,
-                                                  host.prog.exited):
-        host.close()
-        return None
-    host.spent = time.monotonic() - t0
-    if not any(t.is_alive() for t in _reaper):
-        _reaper[:] = [threading.Thread(target=_reap_idle, name="pristine-reaper",
-                                       daemon=True)]
-        _reaper[0].start()
-    return host
-
-
-def _reap_idle() -> None:
-    """End the pristine runs unused for :data:`PRISTINE_IDLE_SECONDS`, until none is left."""
-    while True:
-        time.sleep(PRISTINE_IDLE_SECONDS / 4)
-        now = time.monotonic()
-        close_pristine(lambda key: now - _pristine_used.get(key, 0.0) > PRISTINE_IDLE_SECONDS)
-        with _pristine_lock:
-            if not any(k[0] == os.getpid() for k in _pristine):
-                return
-
-
-def close_pristine(which: Callable[[tuple], bool] = lambda key: True) -> None:
-    """End this process's pristine runs (``which`` of them, by key); their copies live on
-    until they are closed."""
-    with _pristine_lock:
-        mine = [k for k in _pristine if k[0] == os.getpid() and which(k)]
-        hosts = [_pristine.pop(k) for k in mine]
-    for host in hosts:
-        if host is not None:
-            host.close()
-
-
-atexit.register(close_pristine)
-
-
-def _waits_for_input(pid: int, seconds: float, exited: Callable[[], bool]) -> bool:
-    """Whether process ``pid`` comes to wait in a read of its standard input within
-    ``seconds`` (Linux's ``/proc`` says where a process is blocked; elsewhere it is not
-    known: False), before it has ``exited()``. A pristine run is forked where it stands, so
-    it must stand there."""
-    end = time.monotonic() + seconds
-    while not exited():
-        try:
-            with open(f"/proc/{pid}/syscall") as f:
-                words = f.read().split()
-        except OSError:
-            words = []
-        if _READ_CALL is not None and words[:2] == [_READ_CALL, "0x0"]:
-            return True
-        if not words:
-            try:
-                with open(f"/proc/{pid}/wchan") as f:
-                    if f.read().strip().endswith("pipe_read"):
-                        return True
-            except OSError:
-                return False
-        if time.monotonic() >= end:
-            return False
-        time.sleep(_IDLE_POLL)
-    return False
-
-
-def fork_host_command(command: Sequence[str], control_fd: int | None = None,
-                      cwd: str | None = None) -> list[str] | None:
-    """The command run under the fork host (the control descriptor in place), or None when
-    it is not a Python program the host can run: ``python [OPTIONS] script ARGS``,
-    ``python [OPTIONS] -m MODULE ARGS``, or a script whose ``#!`` line names a Python
-    interpreter (as console scripts such as ``puzzleproof`` are)."""
-    argv = list(command)
-    if not argv:
-        return None
-    fd = "FD" if control_fd is None else str(control_fd)
-    if _PYTHON.match(os.path.basename(argv[0])):
-        k = 1
-        while k < len(argv) and argv[k] in _PY_FLAGS:
-            k += 1
-        if k + 1 < len(argv) and argv[k] == "-m" and _MODULE.match(argv[k + 1]):
-            return argv[:k] + [_HOST, fd] + argv[k:]
-        if k < len(argv) and not argv[k].startswith("-") \
-                and os.path.isfile(os.path.join(cwd or "", argv[k])):
-            return argv[:k] + [_HOST, fd] + argv[k:]
-        return None
-    script = os.path.join(cwd or "", argv[0]) if os.sep in argv[0] else shutil.which(argv[0])
-    if not script or not os.access(script, os.X_OK):  # what the kernel would refuse to run
-        return None
-    interpreter = _python_shebang(script)
-    if interpreter is None:
-        return None
-    return interpreter + [_HOST, fd, os.path.abspath(script)] + argv[1:]
-
-
-def _python_shebang(path: str) -> list[str] | None:
-    """The interpreter (and its options) named by the ``#!`` line of ``path`` when it is a
-    Python interpreter (directly or through ``env``), else None."""
-    try:
-        with open(path, "rb") as f:
-            head = f.readline(256)
-    except OSError:
-        return None
-    if not head.startswith(b"#!"):
-        return None
-    words = head[2:].decode(errors="replace").split()
-    if words and os.path.basename(words[0]) == "env":
-        words = words[1:]
-        found = shutil.which(words[0]) if words else None
-        if found is None:
-            return None
-        words[0] = found
-    if not words or not _PYTHON.match(os.path.basename(words[0])) \
-            or not all(w in _PY_FLAGS for w in words[1:]):
-        return None
-    return words
 
 
 @dataclass

@@ -17,6 +17,12 @@ failure remains (checked twice, so that one lucky run cannot make the instance s
 what fails), until no single removal keeps it, a *locally minimal* instance (the evidence
 says whether the shrink finished or its time ran out). ``count`` distinct breakers are kept
 (distinct by the hunter's canonical key); the hunt stops at its deadline with what it found.
+
+Starting the program is most of what a judge costs. A Python program is therefore started
+once per process and kept waiting for its input (a *pristine run*,
+:mod:`puzzleproof.games.forking`), and each instance is given to a fork of it
+(:func:`judged_answer`; Skynet's games, :mod:`.hunt_skynet`); only a fresh run's failure
+is reported, so every failure a copy shows is played again from a real start.
 """
 
 from __future__ import annotations
@@ -82,8 +88,6 @@ class Hunter(Protocol):
 
     def key(self, instance: Any) -> str:
         """A canonical text: two breakers with one key are the same."""
-
-    # optional: ``close()``, called when the hunt ends (what the hunter keeps in the process)
 
 
 @dataclass
@@ -177,12 +181,31 @@ def hunt(hunter: Hunter, *, count: int = 1, seed: int = 0, deadline: Deadline,
 
 @contextlib.contextmanager
 def _closing(hunter: Hunter) -> Iterator[None]:
-    """The hunter's ``close()``, if it has one, when the hunt ends: what it keeps in this
-    process (a program kept running to be copied) goes with it."""
+    """When the hunt ends, the pristine runs of programs judged in this process end with it
+    (workers' runs end with the workers)."""
+    from puzzleproof.games.forking import close_pristine
+
     try:
         yield
     finally:
-        getattr(hunter, "close", lambda: None)()
+        close_pristine()
+
+
+def judged_answer(program: Program, text: str, verdict: Callable[[Any], Failure | None]
+                  ) -> Failure | None:
+    """The program's answer to ``text`` (its whole input; the one-answer protocol) judged by
+    ``verdict``: first as a copy of its pristine run answers
+    (:func:`~puzzleproof.games.forking.answer_from_copy`: a fork, not a start), and when
+    that fails, or there is no copy, as a fresh run answers; only a fresh run's failure is
+    reported (a copy has no stderr and no exit status)."""
+    from puzzleproof.games.forking import answer_from_copy
+    from puzzleproof.games.runner import answer
+
+    first = program.limits.first
+    quick = answer_from_copy(program, text, Deadline(first))
+    if quick is not None and verdict(quick) is None:
+        return None
+    return verdict(answer(program, text, Deadline(first), close_input=True))
 
 
 def _drawn(hunter: Hunter, seed: int, size: int, k: int, deadline: Deadline

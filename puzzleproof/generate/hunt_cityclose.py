@@ -25,8 +25,8 @@ from puzzleproof.encoders.cityclose_dp import dp
 from puzzleproof.formats.cityclose import map_to_json
 from puzzleproof.games.cityclose_program import parse_order, program_input
 from puzzleproof.games.program import Program
-from puzzleproof.games.runner import answer
-from puzzleproof.generate.hunt import UNDECIDED, Failure, program_of
+from puzzleproof.games.runner import Completion
+from puzzleproof.generate.hunt import UNDECIDED, Failure, judged_answer, program_of
 from puzzleproof.models.cityclose import CityMap, Rules, score_order
 from puzzleproof.result import Status
 
@@ -66,8 +66,10 @@ class CitycloseHunter:
         left = deadline.left()
         if left is not None and left < first:
             return UNDECIDED  # the hunt's clock would cut the program short
-        done = answer(self.program, program_input(m, self.rules), Deadline(first),
-                      close_input=True)
+        return judged_answer(self.program, program_input(m, self.rules),
+                             lambda done: self._verdict(m, done))
+
+    def _verdict(self, m: CityMap, done: Completion) -> Failure | None:
         evidence: dict[str, Any] = {"stderr": done.stderr.splitlines()[-STDERR_LINES:]}
         if not done.output.strip():
             reason, detail = done.verdict or ("no-order", "it wrote no order")

@@ -29,8 +29,8 @@ from puzzleproof.errors import InputError
 from puzzleproof.formats.hashi import write_puzzle
 from puzzleproof.games.hashi_program import parse_bridges
 from puzzleproof.games.program import Program
-from puzzleproof.games.runner import answer
-from puzzleproof.generate.hunt import UNDECIDED, Failure, program_of
+from puzzleproof.games.runner import Completion
+from puzzleproof.generate.hunt import UNDECIDED, Failure, judged_answer, program_of
 from puzzleproof.models.hashi import BridgeLine, Island, Puzzle, check_solution
 from puzzleproof.result import Status
 
@@ -88,8 +88,10 @@ class HashiHunter:
         left = deadline.left()
         if left is not None and left < first:
             return UNDECIDED  # the hunt's clock would cut the program short
-        done = answer(self.program, write_puzzle(inst.puzzle, "codingame"), Deadline(first),
-                      close_input=True)
+        return judged_answer(self.program, write_puzzle(inst.puzzle, "codingame"),
+                             lambda done: self._verdict(inst, done))
+
+    def _verdict(self, inst: Solved, done: Completion) -> Failure | None:
         bridges, bad = parse_bridges(done.output)
         evidence: dict[str, Any] = {
             "answer": bridges, "stderr": done.stderr.splitlines()[-STDERR_LINES:],

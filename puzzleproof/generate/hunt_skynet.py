@@ -13,7 +13,7 @@ most) with a random start. The program plays it against the agent named (``artic
 
 Against the worst-case agent the adversary searches for a loss only (``seek``: no proof of
 a win is asked for), and a Python program's games are copies of one run of it kept waiting
-for its input (:func:`~puzzleproof.games.skynet_sessions.pristine_copy`): a map costs a few
+for its input (:mod:`~puzzleproof.games.forking`): a map costs a few
 forks, about 25 ms for our Episode 2 bots as programs on maps of 12 nodes, where a run from
 the start costs about 0.5 s. Every loss found in a copy is confirmed by a fresh run, whose
 game and stderr are the evidence.
@@ -98,12 +98,6 @@ class SkynetHunter:
         return Failure("loses-winnable-start",
                        f"the worst-case agent beats it from start {m.start} though the "
                        "player wins it", {**evidence, "strategy": strategy})
-
-    def close(self) -> None:
-        """End the program's pristine run in this process (a hunt judged here is over)."""
-        from puzzleproof.games.skynet_sessions import close_pristine
-
-        close_pristine()
 
     def smaller(self, m: SkynetMap) -> Iterator[SkynetMap]:
         for s in _smaller(m):

@@ -19,7 +19,7 @@ from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import replay
 from puzzleproof.models.skynet_strategy import check_player_strategy
 from puzzleproof.games.skynet_adversary import ProgramPlayer, adversary
-from puzzleproof.games.skynet_sessions import fork_host_command
+from puzzleproof.games.forking import fork_host_command
 from tests.conftest import shared_path
 
 # cut the agent's gateway link; else a gateway link of the double-gateway node nearest the

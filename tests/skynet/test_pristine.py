@@ -14,7 +14,7 @@ import time
 import pytest
 
 from puzzleproof.clock import Deadline
-from puzzleproof.games import runner, skynet_sessions
+from puzzleproof.games import forking, runner, skynet_sessions
 from puzzleproof.games.program import Limits, Program
 from puzzleproof.games.skynet_adversary import ProgramPlayer, adversary
 from puzzleproof.generate.hunt import hunt
@@ -75,7 +75,7 @@ def test_a_search_for_a_loss_from_pristine_copies_finds_the_losses_fresh_runs_fi
                 assert 1 <= starts[0] - before <= 2
         assert {"PROVED", "BEATEN"} <= set(verdicts)
     finally:
-        skynet_sessions.close_pristine()
+        forking.close_pristine()
     assert still_running(str(tmp_path)) == []
 
 
@@ -109,7 +109,7 @@ def test_a_copys_first_answer_has_what_the_start_up_left_of_the_first_limit(
         r = adversary(m, "ep2", m.start, p, deadline=Deadline(60), certificate=False,
                       seek=True)
     finally:
-        skynet_sessions.close_pristine()
+        forking.close_pristine()
     if fails:
         assert r.verdict in ("BEATEN", "UNWINNABLE") and r.record.reason == "init-timeout", \
             r.summary()
@@ -141,7 +141,7 @@ def test_one_program_start_serves_a_hunt_and_ends_with_it(tmp_path, starts):
 
 
 def test_a_pristine_run_left_unused_is_ended(tmp_path, monkeypatch):
-    monkeypatch.setattr(skynet_sessions, "PRISTINE_IDLE_SECONDS", 0.4)
+    monkeypatch.setattr(forking, "PRISTINE_IDLE_SECONDS", 0.4)
     bot = tmp_path / "good_bot.py"
     bot.write_text(GOOD)
     m = official("01-robust-double-gateways")
@@ -187,5 +187,5 @@ def test_a_pristine_copy_answers_as_a_fresh_run(tmp_path):
                 for s in sessions:
                     s.close()
     finally:
-        skynet_sessions.close_pristine()
+        forking.close_pristine()
     assert still_running(str(tmp_path)) == []
