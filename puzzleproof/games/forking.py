@@ -157,6 +157,14 @@ class PristineRun:
         self.ready = self.prog is not None and _waits_for_input(
             self.pid, Deadline(program.limits.first), self.prog.exited)
         self.spent = time.monotonic() - t0
+        #: answers given by copies, and the seconds they took (see :meth:`worth_it`)
+        self.answers, self.answer_seconds = 0, 0.0
+
+    def worth_it(self) -> bool:
+        """Whether a copy still saves at least half a fresh run: its answers (after the
+        first three) take less on average than the start-up it saves. A program whose
+        work comes after its input (imports made when it is first asked) is run afresh."""
+        return self.answers < 3 or self.answer_seconds / self.answers < self.spent
 
     def request(self) -> tuple[int, int, socket.socket] | None:
         """A copy asked for (:func:`send_request`); :meth:`signal` makes it."""
@@ -300,7 +308,7 @@ def answer_from_copy(program: "Program", stdin_text: str, deadline: Deadline
 
     data = stdin_text.encode()
     run = pristine_run(program) if len(data) <= PRISTINE_INPUT_BYTES else None
-    request = None if run is None else run.request()
+    request = None if run is None or not run.worth_it() else run.request()
     if request is None:
         return None
     iw, orr, mine = request
@@ -321,6 +329,8 @@ def answer_from_copy(program: "Program", stdin_text: str, deadline: Deadline
         out, finished, verdict = _read_to_end(orr, Deadline(deadline.limit,
                                                             at=at - run.spent))
         finished = finished and verdict is None
+        run.answers += 1
+        run.answer_seconds += time.monotonic() - t0
         return Completion(out, finished, run.spent + time.monotonic() - t0, "", verdict,
                           ExitInfo())
     except OSError:

@@ -142,13 +142,18 @@ def test_a_program_that_fails_one_run_in_three_is_reported_as_intermittent(tmp_p
     assert doc["hunt"]["shrink_steps"] == 0 and "INTERMITTENT" in err
 
 
-@pytest.mark.parametrize("agent", ["article", "worst"])
-@pytest.mark.parametrize("body, kind", [
+_DEFECTS = [
     ("input()\nraise SystemExit(3)", "crash"),
     ("raise SystemExit(3)", "crash"),  # before it reads anything (no copy waits for input)
-    ("input()\nimport time\ntime.sleep(30)", "init-timeout"),
     ("input()\nimport sys\nwhile True:\n    sys.stdout.write('x' * 65536)", "output-too-long"),
-])
+]
+_HANG = ("input()\nimport time\ntime.sleep(30)", "init-timeout")
+
+
+# a copy's time-out on its first answer: tests/skynet/test_pristine.py
+@pytest.mark.parametrize("body, kind, agent", [(*d, a) for d in _DEFECTS
+                                               for a in ("article", "worst")]
+                         + [(*_HANG, "article")])
 def test_a_program_that_crashes_hangs_or_floods_is_a_failure_not_a_hang(tmp_path, capsys,
                                                                         body, kind, agent):
     """Against the worst-case agent a Python program's games are copies of one run kept

@@ -308,11 +308,12 @@ def _invalid_moves_public(ks: list[int]) -> list:
 
 
 @pytest.mark.slow
-def test_no_invalid_move_on_200_random_contest_graphs():
-    """200 contest graphs (seeds used nowhere else): the dodger and the ambush in every
+def test_no_invalid_move_on_80_random_contest_graphs():
+    """80 contest graphs (seeds used nowhere else): the dodger and the ambush in every
     game, among the public field and partners in rotation (the ambush meets itself in one
-    game of five); every move they make is valid (the games shared by both cores)."""
-    bad = spread(_invalid_moves_public, range(200))
+    game of five); every move they make is valid (the games shared by both cores; the
+    tournaments of ``benchmarks/deathrun.py`` count invalid moves over thousands more)."""
+    bad = spread(_invalid_moves_public, range(80))
     assert not bad, bad[:3]
 
 
