@@ -128,3 +128,17 @@ def test_a_copy_reads_what_a_fresh_run_reads(tmp_path):
             assert quick is not None and quick.output == fresh.output != ""
     finally:
         forking.close_pristine()
+
+
+def test_copies_are_given_up_when_they_save_little(tmp_path):
+    """A program whose work comes after its input (0.8 s here, its start-up a fraction of
+    that) gains little from copies: after three answers it is run afresh (None)."""
+    prog = _program(tmp_path, "late.py", "import sys, time\nsys.stdin.read()\n"
+                                         "time.sleep(0.8)\nprint('done')\n")
+    try:
+        got = [forking.answer_from_copy(prog, "1\n", Deadline(10.0)) for _ in range(4)]
+        assert all(g is not None and g.output == "done\n" for g in got[:3])
+        assert got[3] is None
+    finally:
+        forking.close_pristine()
+    assert still_running(str(tmp_path)) == []
