@@ -139,3 +139,19 @@ def no_process_left_behind():
         pytest.fail(f"{len(left)} process(es) started by the tests still alive at the end: "
                     + "; ".join(f"{p} {c}" for (p, _), c in sorted(left.items())[:10]),
                     pytrace=False)
+
+
+@pytest.fixture
+def starts(monkeypatch):
+    """Counts the program processes started (every route goes through ``runner.start``)."""
+    from puzzleproof.games import runner
+
+    count = [0]
+    real = runner.start
+
+    def counted(*args, **kwargs):
+        count[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "start", counted)
+    return count

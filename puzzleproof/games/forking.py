@@ -199,27 +199,13 @@ _lock = threading.Lock()
 _reaper: list[threading.Thread] = []
 
 
-def _key(program: "Program") -> tuple:
-    """What makes two programs the same run: command, folder, environment, limits, and the
-    size and time of each file the command names (an edited script is a new program)."""
-    files = []
-    for arg in program.command:
-        try:
-            st = os.stat(arg)
-        except (OSError, ValueError):
-            continue
-        files.append((arg, st.st_size, st.st_mtime_ns))
-    return (os.getpid(), program.command, program.cwd, tuple(sorted(program.env.items())),
-            program.limits, tuple(files))
-
-
 def pristine_run(program: "Program") -> PristineRun | None:
     """This process's pristine run of ``program``, started on first use; None when the
     program is not one the fork host runs, or does not come to wait for its input within
     its first-answer limit (it is then run afresh, where any fault of its start-up shows)."""
     if fork_host_command(program.command, cwd=program.cwd) is None:
         return None
-    key = _key(program)
+    key = (os.getpid(), *program.identity())
     with _lock:
         _used[key] = time.monotonic()
         run = _runs.get(key, False)

@@ -165,6 +165,20 @@ class Program:
                 out.append(f"{path} differs from the client's (another SHA-256)")
         return [f"program {self.name!r}: {p}" for p in out]
 
+    def identity(self) -> tuple:
+        """What makes two programs the same run: command, folder, environment, limits, and
+        the size and time of each file the command names (an edited script is a new
+        program)."""
+        files = []
+        for arg in self.command:
+            try:
+                st = os.stat(arg)
+            except (OSError, ValueError):
+                continue
+            files.append((arg, st.st_size, st.st_mtime_ns))
+        return (self.command, tuple(files), self.limits, self.cwd,
+                tuple(sorted(self.env.items())))
+
     def with_limits(self, limits: Limits) -> "Program":
         return replace(self, limits=limits)
 

@@ -407,15 +407,7 @@ class ProgramPlayer:
         """What makes two players the same program: its command (and the size and time of
         each file the command names, so that an edited script is a new program), its
         limits, and whether its lines are forked."""
-        files = []
-        for arg in self.command:
-            try:
-                st = os.stat(arg)
-            except (OSError, ValueError):
-                continue
-            files.append((arg, st.st_size, st.st_mtime_ns))
-        return ("program", tuple(self.command), tuple(files), self.program.limits,
-                self.program.cwd, tuple(sorted(self.program.env.items())), self.fork_lines)
+        return ("program", *self.program.identity(), self.fork_lines)
 
     @property
     def name(self) -> str:

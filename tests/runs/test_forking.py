@@ -38,20 +38,6 @@ def _program(tmp_path, name: str, body: str, first: float = 10.0) -> Program:
     return Program(name.split(".")[0], (PY, str(path)), limits=Limits(first=first))
 
 
-@pytest.fixture
-def starts(monkeypatch):
-    """Counts the program processes started (every route goes through ``runner.start``)."""
-    count = [0]
-    real = runner.start
-
-    def counted(*args, **kwargs):
-        count[0] += 1
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(runner, "start", counted)
-    return count
-
-
 def test_a_copy_answers_as_a_fresh_run_and_the_program_starts_once(tmp_path, starts):
     prog = _program(tmp_path, "echo.py", ECHO)
     try:

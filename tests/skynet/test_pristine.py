@@ -14,7 +14,7 @@ import time
 import pytest
 
 from puzzleproof.clock import Deadline
-from puzzleproof.games import forking, runner, skynet_sessions
+from puzzleproof.games import forking, skynet_sessions
 from puzzleproof.games.program import Limits, Program
 from puzzleproof.games.skynet_adversary import ProgramPlayer, adversary
 from puzzleproof.generate.hunt import hunt
@@ -27,20 +27,6 @@ from tests.skynet.test_fork import GOOD, official, still_running
 def _player(path, pristine: bool, limits: Limits = Limits(first=10, turn=5)) -> ProgramPlayer:
     return ProgramPlayer(Program("prog", (sys.executable, str(path)), limits=limits),
                          parallel=1, pristine=pristine)
-
-
-@pytest.fixture
-def starts(monkeypatch):
-    """Counts the program processes started (every route goes through ``runner.start``)."""
-    count = [0]
-    real = runner.start
-
-    def counted(*args, **kwargs):
-        count[0] += 1
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(runner, "start", counted)
-    return count
 
 
 def test_a_search_for_a_loss_from_pristine_copies_finds_the_losses_fresh_runs_find(
