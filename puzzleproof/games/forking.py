@@ -10,7 +10,8 @@ kills that group with its last member.
 
 A **pristine run** (:func:`pristine_run`) is such a run started and left waiting for its
 first input, kept for the life of this process (one per program, ended after
-:data:`PRISTINE_IDLE_SECONDS` unused): a judge that needs the program from its start many
+:data:`PRISTINE_IDLE_SECONDS` unused), within :func:`pristine_runs` only (a hunt, where it
+pays; one judge alone, such as a breaker judged again, runs the program afresh): a judge that needs the program from its start many
 times (a hunt: thousands of small instances) forks it instead of starting an interpreter and
 the program's imports each time. Copies are fast, not authoritative: their standard error
 goes nowhere and their exit status is not seen (they are children of the run, not of the
@@ -22,6 +23,7 @@ sessions are :mod:`.skynet_sessions`.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import platform
 import re
@@ -31,7 +33,7 @@ import signal
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from puzzleproof.clock import Deadline
 
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
     from puzzleproof.games.runner import Completion, ExternalProgram
 
 __all__ = ["Family", "PristineRun", "fork_host_command", "send_request", "wait_born",
-           "pristine_run", "close_pristine", "answer_from_copy", "FORK_SECONDS",
+           "pristine_run", "pristine_runs", "close_pristine", "answer_from_copy", "FORK_SECONDS",
            "PRISTINE_INPUT_BYTES", "PRISTINE_IDLE_SECONDS"]
 
 #: seconds a program has to answer a fork request (it is normally waiting for input)
@@ -134,9 +136,6 @@ class PristineRun:
     (see the module doc). ``spent``: the seconds that took, which a copy's first answer
     does not get again (its first-answer limit is what a fresh run would have left)."""
 
-    m = None  # a game's copies take their map from the session, not from the run
-    turn = 0
-
     def __init__(self, program: "Program") -> None:
         from puzzleproof.games.runner import ProgramEnded, start
 
@@ -197,13 +196,31 @@ _runs: dict[tuple, PristineRun | None] = {}
 _used: dict[tuple, float] = {}
 _lock = threading.Lock()
 _reaper: list[threading.Thread] = []
+_allowed = [0]  # how many :func:`pristine_runs` blocks are open in this process
+
+
+@contextlib.contextmanager
+def pristine_runs(end: bool = True) -> Iterator[None]:
+    """Within this block (any thread of the process), programs are started once and copied
+    (:func:`pristine_run`); ``end``: their runs end with the block (a hunt's own process;
+    a worker's task leaves them to its next task, the idle reaper and the worker's end)."""
+    with _lock:
+        _allowed[0] += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _allowed[0] -= 1
+        if end:
+            close_pristine()
 
 
 def pristine_run(program: "Program") -> PristineRun | None:
-    """This process's pristine run of ``program``, started on first use; None when the
-    program is not one the fork host runs, or does not come to wait for its input within
-    its first-answer limit (it is then run afresh, where any fault of its start-up shows)."""
-    if fork_host_command(program.command, cwd=program.cwd) is None:
+    """This process's pristine run of ``program``, started on first use; None outside
+    :func:`pristine_runs`, when the program is not one the fork host runs, or when it does
+    not come to wait for its input within its first-answer limit (it is then run afresh,
+    where any fault of its start-up shows)."""
+    if not _allowed[0]:
         return None
     key = (os.getpid(), *program.identity())
     with _lock:
@@ -314,7 +331,6 @@ def answer_from_copy(program: "Program", stdin_text: str, deadline: Deadline
         at = (deadline.at if deadline.at is not None else t0 + program.limits.first)
         out, finished, verdict = _read_to_end(orr, Deadline(deadline.limit,
                                                             at=at - run.spent))
-        finished = finished and verdict is None
         run.answers += 1
         run.answer_seconds += time.monotonic() - t0
         return Completion(out, finished, run.spent + time.monotonic() - t0, "", verdict,

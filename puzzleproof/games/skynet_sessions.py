@@ -14,8 +14,8 @@
   languages always do.
 - A hunt judges thousands of small maps, each a game from the start: there the games
   themselves start as copies of one *pristine* run of the program (started once per process
-  and left waiting for its input: :mod:`.forking`; ``ProgramPlayer(pristine=True)``), so a
-  map costs forks, not an interpreter's start-up and the program's imports.
+  and left waiting for its input, within :func:`.forking.pristine_runs`), so a map costs
+  forks, not an interpreter's start-up and the program's imports.
 
 What a line costs (measured with ``perf stat`` on 2 cores under a load average of about 10,
 so several times a quiet machine's figures): a fork of the plain bot of
@@ -218,8 +218,8 @@ class _Forkable(_Session):
                 pass
         return out
 
-    def _request(self, player: "ProgramPlayer | None" = None) -> "_ForkedSession | None":
-        player = player or self.player
+    def _request(self) -> "_ForkedSession | None":
+        player = self.player
         if not player.take_fork():
             return None
         request = send_request(self.ctrl, self.family)
@@ -230,7 +230,8 @@ class _Forkable(_Session):
         # the copy announces its process id on ``mine``; it is read before this run is given
         # its next input (the run must not read on before it has been copied), so several
         # copies are made at once
-        child = _ForkedSession(self, iw, orr, mine, player)
+        child = _ForkedSession(self.family, self.pid, (iw, orr, mine), player, self.m,
+                               self.turn)
         self.unborn.append(child)
         return child
 
@@ -283,12 +284,12 @@ class _HostSession(_Forkable, _ProgramSession):
 class _ForkedSession(_Forkable):
     """A copy of a run, forked between turns: it goes on from its parent's state."""
 
-    def __init__(self, parent: _Forkable, stdin_fd: int, stdout_fd: int,
-                 ctrl: socket.socket, player: "ProgramPlayer") -> None:
-        self.player, self.m, self.turn, self.family = (player, parent.m, parent.turn,
-                                                       parent.family)
-        self.stdin_fd, self.stdout_fd, self.ctrl = stdin_fd, stdout_fd, ctrl
-        self.parent_pid = parent.pid
+    def __init__(self, family: Family, parent_pid: int,
+                 request: tuple[int, int, socket.socket], player: "ProgramPlayer",
+                 m: SkynetMap, turn: int, spent: float = 0.0) -> None:
+        self.player, self.m, self.turn, self.family = player, m, turn, family
+        self.stdin_fd, self.stdout_fd, self.ctrl = request
+        self.parent_pid, self.spent = parent_pid, spent
         self.pid = 0  # until the copy says it (see :meth:`alive`)
         self.unborn: list[_ForkedSession] = []
         self.lock = threading.Lock()
@@ -381,23 +382,22 @@ def pristine_copy(player: "ProgramPlayer", m: SkynetMap) -> "_ForkedSession | No
         player.give_back_fork(failed=True)
         return None
     run.signal()
-    child = _ForkedSession(run, *request, player)  # type: ignore[arg-type]
-    child.m, child.spent = m, run.spent
-    return child
+    return _ForkedSession(run.family, run.pid, request, player, m, 0,  # type: ignore[arg-type]
+                          run.spent)
 
 
 @dataclass
 class ProgramPlayer:
     """A program (CodinGame's protocol) as the adversary plays it: a run from the start for
     each line, or, for a Python program (``fork_lines`` None or True), one run forked at
-    each branch; within its :class:`~puzzleproof.games.program.Limits` each turn.
-    ``pristine``: a forked program's games start as copies of one run kept waiting for its
-    input (:func:`pristine_copy`); fresh runs (``open(plain=True)``) still start afresh."""
+    each branch; within its :class:`~puzzleproof.games.program.Limits` each turn. Within
+    :func:`~puzzleproof.games.forking.pristine_runs` (a hunt) a forked program's games start
+    as copies of one run kept waiting for its input (:func:`pristine_copy`); fresh runs
+    (``open(plain=True)``) still start afresh."""
 
     program: Program
     parallel: int = 2
     fork_lines: bool | None = None
-    pristine: bool = False
     forks: int = 0
     fork_failures: int = 0
     _live: int = field(default=0, repr=False)
@@ -431,11 +431,8 @@ class ProgramPlayer:
     def open(self, m: SkynetMap, plain: bool = False) -> _Session:
         if plain or not self.forking:
             return _ProgramSession(self, m)
-        if self.pristine:
-            first = pristine_copy(self, m)
-            if first is not None:
-                return first
-        return _HostSession(self, m)
+        first = pristine_copy(self, m)
+        return first if first is not None else _HostSession(self, m)
 
     def take_fork(self) -> bool:
         with self._lock:

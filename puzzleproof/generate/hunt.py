@@ -27,7 +27,6 @@ is reported, so every failure a copy shows is played again from a real start.
 
 from __future__ import annotations
 
-import contextlib
 import random
 import time
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from typing import Any, Callable, Iterator, Protocol, Sequence
 from pathlib import Path
 
 from puzzleproof.clock import Deadline
+from puzzleproof.games.forking import pristine_runs
 from puzzleproof.games.program import Limits, Program, programs_in, reach_check
 
 __all__ = ["Failure", "Undecided", "UNDECIDED", "Hunter", "Breaker", "hunt", "shrink", "breaker_name", "breaker_document",
@@ -152,7 +152,7 @@ def hunt(hunter: Hunter, *, count: int = 1, seed: int = 0, deadline: Deadline,
     attempts = 0
     draws = _draws(hunter.sizes, attempts_per_size)
     checks = reach_check(programs_in(getattr(hunter, "program", None)))  # on every Dask worker
-    with executor.open_pool(jobs, checks) as pool, _closing(hunter):
+    with executor.open_pool(jobs, checks) as pool, pristine_runs():
         width = 2 * pool.slots if pool.spec.parallel else 1
         while len(seen) < count and not deadline.expired():
             left = None if max_attempts is None else max_attempts - attempts
@@ -179,18 +179,6 @@ def hunt(hunter: Hunter, *, count: int = 1, seed: int = 0, deadline: Deadline,
                     on_attempt(attempts, len(seen))
 
 
-@contextlib.contextmanager
-def _closing(hunter: Hunter) -> Iterator[None]:
-    """When the hunt ends, the pristine runs of programs judged in this process end with it
-    (workers' runs end with the workers)."""
-    from puzzleproof.games.forking import close_pristine
-
-    try:
-        yield
-    finally:
-        close_pristine()
-
-
 def judged_answer(program: Program, text: str, verdict: Callable[[Any], Failure | None]
                   ) -> Failure | None:
     """The program's answer to ``text`` (its whole input; the one-answer protocol) judged by
@@ -212,11 +200,14 @@ def _drawn(hunter: Hunter, seed: int, size: int, k: int, deadline: Deadline
            ) -> tuple[Any, Failure | Undecided | None]:
     """One draw, judged (a worker's task): ``(instance or None, what the judge said)``."""
     inst = hunter.candidate(random.Random(f"{seed}:{size}:{k}"), size)
-    return inst, (None if inst is None else hunter.judge(inst, deadline))
+    return inst, (None if inst is None else _judged(hunter, inst, deadline))
 
 
 def _judged(hunter: Hunter, inst: Any, deadline: Deadline) -> Failure | Undecided | None:
-    return hunter.judge(inst, deadline)
+    """A hunt's judge (a worker's task): the program's runs are copies of one (the worker
+    keeps it for its next task)."""
+    with pristine_runs(end=False):
+        return hunter.judge(inst, deadline)
 
 
 def _in_order(pool: Any, fn: Callable[..., Any], tasks: list[tuple]) -> list[Any]:

@@ -84,7 +84,7 @@ class SkynetHunter:
     def _judge_worst(self, m: SkynetMap, deadline: Deadline) -> Failure | None:
         from puzzleproof.games.skynet_adversary import ProgramPlayer, adversary
 
-        player = ProgramPlayer(self.program, parallel=1, pristine=True)
+        player = ProgramPlayer(self.program, parallel=1)
         res = adversary(m, self.rule, m.start, player, deadline=deadline, certificate=False,
                         share=False, seek=True)
         if res.record is None or res.verdict not in ("BEATEN", "UNWINNABLE"):

@@ -40,7 +40,7 @@ def _program(tmp_path, name: str, body: str, first: float = 10.0) -> Program:
 
 def test_a_copy_answers_as_a_fresh_run_and_the_program_starts_once(tmp_path, starts):
     prog = _program(tmp_path, "echo.py", ECHO)
-    try:
+    with forking.pristine_runs():
         for k in range(5):
             text = " ".join(str(i) for i in range(k * 7)) + "\n"
             quick = forking.answer_from_copy(prog, text, Deadline(10.0))
@@ -48,14 +48,14 @@ def test_a_copy_answers_as_a_fresh_run_and_the_program_starts_once(tmp_path, sta
             assert quick is not None and quick.finished and quick.verdict is None
             assert quick.output == fresh.output and fresh.verdict is None
         assert starts[0] == 1 + 5  # the pristine run, then each fresh run
-    finally:
-        forking.close_pristine()
     assert still_running(str(tmp_path)) == []
 
 
 def test_what_cannot_be_copied_is_said_with_none(tmp_path):
     prog = _program(tmp_path, "echo.py", ECHO)
-    try:
+    # outside a hunt (a breaker judged again): one judge, run afresh
+    assert forking.answer_from_copy(prog, "1\n", Deadline(10.0)) is None
+    with forking.pristine_runs():
         assert forking.answer_from_copy(prog, "x" * (forking.PRISTINE_INPUT_BYTES + 1),
                                         Deadline(10.0)) is None  # too long to write ahead
         shell = Program("sh", ("sh", "-c", "cat"))
@@ -63,14 +63,12 @@ def test_what_cannot_be_copied_is_said_with_none(tmp_path):
         early = _program(tmp_path, "early.py", "raise SystemExit(3)\n")
         # it never waits for its input
         assert forking.answer_from_copy(early, "1\n", Deadline(5.0)) is None
-    finally:
-        forking.close_pristine()
     assert still_running(str(tmp_path)) == []
 
 
 def test_a_copy_that_never_ends_is_cut_at_the_limit_and_killed(tmp_path):
     prog = _program(tmp_path, "spin.py", "input()\nwhile True:\n    pass\n", first=1.0)
-    try:
+    with forking.pristine_runs():
         t0 = time.monotonic()
         got = forking.answer_from_copy(prog, "1\n", Deadline(1.0))
         assert got is not None and not got.finished and got.verdict[0] == "timeout"
@@ -79,8 +77,6 @@ def test_a_copy_that_never_ends_is_cut_at_the_limit_and_killed(tmp_path):
                          "input()\nimport sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n")
         got = forking.answer_from_copy(flood, "1\n", Deadline(30.0))
         assert got is not None and got.verdict[0] == "output-too-long"
-    finally:
-        forking.close_pristine()
     assert still_running(str(tmp_path)) == []
 
 
@@ -104,7 +100,7 @@ def test_a_copy_reads_what_a_fresh_run_reads(tmp_path):
 
     prog = _program(tmp_path, "deg.py", CITY_SMALLEST_DEGREE)
     hunter = CitycloseHunter(prog, min_gap=0.05)
-    try:
+    with forking.pristine_runs():
         for k in range(4):
             m = hunter.candidate(random.Random(k), 9)
             text = program_input(m, Rules())
@@ -112,8 +108,6 @@ def test_a_copy_reads_what_a_fresh_run_reads(tmp_path):
             quick = forking.answer_from_copy(prog, text, Deadline(10.0))
             fresh = runner.answer(prog, text, Deadline(10.0), close_input=True)
             assert quick is not None and quick.output == fresh.output != ""
-    finally:
-        forking.close_pristine()
 
 
 def test_copies_are_given_up_when_they_save_little(tmp_path):
@@ -121,10 +115,8 @@ def test_copies_are_given_up_when_they_save_little(tmp_path):
     that) gains little from copies: after three answers it is run afresh (None)."""
     prog = _program(tmp_path, "late.py", "import sys, time\nsys.stdin.read()\n"
                                          "time.sleep(0.8)\nprint('done')\n")
-    try:
+    with forking.pristine_runs():
         got = [forking.answer_from_copy(prog, "1\n", Deadline(10.0)) for _ in range(4)]
         assert all(g is not None and g.output == "done\n" for g in got[:3])
         assert got[3] is None
-    finally:
-        forking.close_pristine()
     assert still_running(str(tmp_path)) == []

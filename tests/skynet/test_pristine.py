@@ -24,9 +24,9 @@ from tests.command.test_hunt import SKYNET_NEAREST_LINK
 from tests.skynet.test_fork import GOOD, official, still_running
 
 
-def _player(path, pristine: bool, limits: Limits = Limits(first=10, turn=5)) -> ProgramPlayer:
+def _player(path, limits: Limits = Limits(first=10, turn=5)) -> ProgramPlayer:
     return ProgramPlayer(Program("prog", (sys.executable, str(path)), limits=limits),
-                         parallel=1, pristine=pristine)
+                         parallel=1)
 
 
 def test_a_search_for_a_loss_from_pristine_copies_finds_the_losses_fresh_runs_find(
@@ -42,11 +42,12 @@ def test_a_search_for_a_loss_from_pristine_copies_finds_the_losses_fresh_runs_fi
     try:
         for k in (*range(10), 24, 46):
             m = hunter.candidate(random.Random(f"pristine:{k}"), 8)
-            fresh = adversary(m, "ep2", m.start, _player(bot, False), deadline=Deadline(120),
+            fresh = adversary(m, "ep2", m.start, _player(bot), deadline=Deadline(120),
                               certificate=False, share=False)
             before = starts[0]
-            sought = adversary(m, "ep2", m.start, _player(bot, True), deadline=Deadline(120),
-                               certificate=False, share=False, seek=True)
+            with forking.pristine_runs(end=False):  # the run is kept from map to map
+                sought = adversary(m, "ep2", m.start, _player(bot), deadline=Deadline(120),
+                                   certificate=False, share=False, seek=True)
             verdicts.append(fresh.verdict)
             assert fresh.verdict in ("PROVED", "BEATEN", "UNWINNABLE"), fresh.summary()
             if fresh.verdict == "PROVED":
@@ -90,12 +91,10 @@ def test_a_copys_first_answer_has_what_the_start_up_left_of_the_first_limit(
     bot = tmp_path / "slow_bot.py"
     bot.write_text(SLOW_START.format(before=before, after=after))
     m = official("01-robust-double-gateways")
-    p = _player(bot, True, Limits(first=2.0, turn=5))
-    try:
+    p = _player(bot, Limits(first=2.0, turn=5))
+    with forking.pristine_runs():
         r = adversary(m, "ep2", m.start, p, deadline=Deadline(60), certificate=False,
                       seek=True)
-    finally:
-        forking.close_pristine()
     if fails:
         assert r.verdict in ("BEATEN", "UNWINNABLE") and r.record.reason == "init-timeout", \
             r.summary()
@@ -131,7 +130,9 @@ def test_a_pristine_run_left_unused_is_ended(tmp_path, monkeypatch):
     bot = tmp_path / "good_bot.py"
     bot.write_text(GOOD)
     m = official("01-robust-double-gateways")
-    copy = skynet_sessions.pristine_copy(_player(bot, True), m)
+    assert skynet_sessions.pristine_copy(_player(bot), m) is None  # outside a hunt: none
+    with forking.pristine_runs(end=False):
+        copy = skynet_sessions.pristine_copy(_player(bot), m)
     assert copy is not None
     try:
         cut, _ = copy.ask(m.start)
@@ -151,13 +152,13 @@ def test_a_pristine_copy_answers_as_a_fresh_run(tmp_path):
     bot = tmp_path / "good_bot.py"
     bot.write_text(GOOD)
     rng = random.Random(5)
-    try:
+    with forking.pristine_runs():
         for _ in range(6):
             m = _random_map(rng, SkyParams(nodes=9, extra=0.6, gateways=3))
             if m is None:
                 continue
-            sessions = [skynet_sessions.pristine_copy(_player(bot, True), m),
-                        _player(bot, False).open(m, plain=True)]
+            sessions = [skynet_sessions.pristine_copy(_player(bot), m),
+                        _player(bot).open(m, plain=True)]
             assert sessions[0] is not None
             try:
                 agent = m.start
@@ -172,6 +173,4 @@ def test_a_pristine_copy_answers_as_a_fresh_run(tmp_path):
             finally:
                 for s in sessions:
                     s.close()
-    finally:
-        forking.close_pristine()
     assert still_running(str(tmp_path)) == []
