@@ -38,6 +38,18 @@ why in a comment where it is applied. In short:
   thousands). The last RECENT refutations at each node are kept too: a position whose links
   left include one of their witnesses is refuted without a search, though its key differs.
 
+Two more shortcuts, one on each side:
+
+- **the gateway-link rule** (:meth:`FewestCuts._invariant_wins`): where no node of the
+  agent's component keeps two gateway links and those links are no more than the cuts
+  left, cutting the agent's gateway link when it has one, else any it can reach, contains
+  it in time: the position is won without a search, and its certificate hands over to
+  that rule (the checker proves the rule's invariant where it takes over);
+- **forcing replies first** (:meth:`FewestCuts._replies`): the agent's moves onto nodes
+  that keep a gateway link are tried first (the player's answer is forced, so a
+  refutation made of them costs a few positions), those with more such neighbours first.
+  On the double star with a ring this takes "within 9" from 178,000 positions to 83.
+
 What it proves: a "yes" comes with a position table (:meth:`FewestCuts.certificate`),
 replayed by the rules-only checker before it counts; a "no" (value > ``r``) leaves, for
 each refuted position, how it was refuted and on which links (:attr:`FewestCuts.proofs`),
@@ -60,6 +72,7 @@ from typing import Any
 
 from puzzleproof.encoders.maxflow import Network
 from puzzleproof.models.skynet import SkynetMap
+from puzzleproof.models.skynet_strategy import INVARIANT
 
 from puzzleproof.clock import Deadline
 
@@ -87,6 +100,7 @@ def without(m: Any, nodes: Any) -> Any:
 
 
 SINK = -1  # every gateway, merged, in the flow network
+BY_INVARIANT = -1  # in FewestCuts.win: the gateway-link rule wins from here
 RECENT = 48  # refutations remembered per node for the subset test (FewestCuts.recent)
 
 
@@ -100,6 +114,7 @@ class FewestCuts:
 
     Example:
         >>> from puzzleproof.models.skynet import SkynetMap
+from puzzleproof.models.skynet_strategy import INVARIANT
         >>> from puzzleproof.encoders.skynet_reduced import Reduced
         >>> m = SkynetMap(4, ((0, 1), (1, 2), (2, 3), (1, 3)), frozenset({3}), start=0)
         >>> fc = FewestCuts(Reduced(m, "ep1", 0))
@@ -301,6 +316,9 @@ class FewestCuts:
         won = self.win.get(key)
         if won is not None and won[0] <= r:
             return True
+        if self._invariant_wins(dist, links, r):
+            self.win[key] = ((links & self.all_gates).bit_count(), BY_INVARIANT)
+            return True
         recent = self.recent.get(a, ())
         for i, (rr, w, proved) in enumerate(recent):
             if rr >= r and not w & ~links:  # refuted on part of these links: here too
@@ -332,6 +350,19 @@ class FewestCuts:
             return False
         self.win[key] = cut
         return True
+
+    def _invariant_wins(self, dist: dict[int, int], links: int, r: int) -> bool:
+        """Does the gateway-link rule contain the agent within ``r`` cuts here? With no
+        node of the component keeping two gateway links, cutting the agent's gateway link
+        when it has one, else any gateway link it can reach, never lets it onto a gateway
+        and contains it once the component's gateway links are cut: at most that many cuts
+        (:data:`~puzzleproof.models.skynet_strategy.INVARIANT`, which the checker proves at
+        every position that reaches it)."""
+        gates = links & self.all_gates
+        if gates.bit_count() > r:
+            return False
+        gmask = self.gmask
+        return not any((gmask[u] & gates).bit_count() >= 2 for u in dist)
 
     def _expand(self, a: int, mask: int, r: int,
                 dist: dict[int, int]) -> tuple[int, int] | None:
@@ -378,11 +409,7 @@ class FewestCuts:
                 refuted.append(gate & -gate)  # the agent steps onto a gateway
                 searched.append((k, ("gate", (gate & -gate).bit_length() - 1)))
                 continue
-            moves = [(w, j) for w, j in self.nb[a] if after >> j & 1]
-            kill = self.killer.get((a, r))
-            if kill is not None:  # the reply that refuted the last cut first (an ordering)
-                moves.sort(key=lambda m: m[0] != kill)
-            for w, j in moves:
+            for w, j in self._replies(a, after, self.killer.get((a, r))):
                 if not self._contains(w, after, r - 1):
                     self.killer[(a, r)] = w
                     refuted.append(self.wit | 1 << j)
@@ -394,6 +421,22 @@ class FewestCuts:
             base |= links
         self.wit, self.spec = base, kind + (tuple(searched),)
         return None
+
+    def _replies(self, a: int, after: int, kill: int | None) -> list[tuple[int, int]]:
+        """The agent's moves from ``a`` (links ``after`` left), the most forcing first: a
+        move onto a node that keeps a gateway link leaves the player one cut (the position
+        below has a single branch), and a node with more such neighbours keeps the chain of
+        forced cuts going. Refutations made of such chains are found in a few positions
+        where the player's free cuts would each need a search. Ties: the reply that refuted
+        the last cut here first (``kill``). An ordering only."""
+        gmask, nb = self.gmask, self.nb
+        keyed = []
+        for w, j in nb[a]:
+            if after >> j & 1:
+                follow = sum(1 for x, i in nb[w] if after >> i & 1 and gmask[x] & after)
+                keyed.append(((not gmask[w] & after, -follow, w != kill), w, j))
+        keyed.sort()
+        return [(w, j) for _, w, j in keyed]
 
     def _second_order(self, a: int, mask: int, r: int, dist: dict[int, int],
                       one: bool) -> tuple[list[int], int, tuple] | None:
@@ -485,6 +528,9 @@ class FewestCuts:
             if deadline is not None and deadline.expired():
                 raise OutOfTime
             _, k = self.win[self.key(u, m)]
+            if k == BY_INVARIANT:
+                nodes[nid] = {"agent": u, "invariant": INVARIANT}
+                continue
             after = m & ~(1 << k)
             node: dict[str, Any] = {"agent": u, "cut": list(self.ends[k]), "next": {}}
             nodes[nid] = node

@@ -38,14 +38,16 @@ FENCE_MAX_EVALUATIONS = 1500  # fences decided by the fence search (30-60 ms eac
 FENCE_MAX_SECONDS = 20.0  # the fence search's share, with no time limit or a long one
 FENCE_DECIDE_SECONDS = 2.0  # at most per fence (most are decided in tens of milliseconds)
 FENCE_PATIENCE = 300  # moves tried without a smaller boundary before it stops
-# the exact fewest-cuts search (:mod:`.skynet_fewest`) at each ep1 horizon, first: at most
-# EXACT_GROWTH times the positions of the last horizon (plus EXACT_SLACK, and never more
-# than a tenth of the time left, a twentieth before the fence search); once it runs out
-# after the fence search it is not asked again. Its cost grows about tenfold a horizon
-# where its tempo bound bites and a hundredfold or more where it does not (many nodes of
-# small minimum cut near the start), so there it yields to the fence search and SAT at once
+# the exact fewest-cuts search (:mod:`.skynet_fewest`) at each ep1 horizon, first: before
+# the fence search, horizon after horizon until EXACT_FIRST_SHARE of the time is spent
+# (it settles most maps alone); after it, at most a tenth of the time left a horizon and
+# EXACT_GROWTH times the positions of the last horizon (plus EXACT_SLACK), and once it
+# runs out there it is not asked again. Its cost can jump a hundredfold from one horizon
+# to the next (the complex mesh: 954 positions refute 12, 160,000 refute 13), so the
+# first phase is bounded by time alone
 EXACT_GROWTH = 25
 EXACT_SLACK = 500
+EXACT_FIRST_SHARE = 1 / 2
 # the same search on the map without its pockets (skynet_fewest.pocket_nodes), once the one
 # above runs out: it proves lower bounds only, at most 3/4 of the time left (or this long:
 # SAT rarely settles a horizon this search cannot, and the fence search needs seconds)
@@ -146,8 +148,9 @@ class Ep1Value:
         """The exact search first, while it is fast: it often settles the value outright,
         and its lower bound stops the fence search early."""
         q, answer = self.q, self.q.answer
+        first = q.clock.share(EXACT_FIRST_SHARE)
         while self.lower <= q.red.K:
-            exact = self.exact_search(self.lower, first=True)
+            exact = self.exact_search(self.lower, first=first)
             if exact is None:
                 return None
             lower = self.lower
@@ -283,11 +286,11 @@ class Ep1Value:
 
     # -- the exact search ----------------------------------------------------------------
 
-    def exact_search(self, h: int, first: bool = False) -> Exact | None:
+    def exact_search(self, h: int, first: Deadline | None = None) -> Exact | None:
         """"Contain within ``h`` cuts?" by the exact search (:mod:`.skynet_fewest`, ep1):
         (answer, the winning strategy and its check when yes), or None when it ran out of
-        its share (then, unless ``first``: before the fence search, it is not asked
-        again)."""
+        its share (then, unless ``first``: the deadline of the phase before the fence
+        search, it is not asked again)."""
         q = self.q
         if self.exact_spent or q.rule != "ep1" or not q.exact:
             return None
@@ -296,14 +299,14 @@ class Ep1Value:
             q.stats["exact_search"] = {"settled": [], "positions": 0, "seconds": 0.0}
         fewest, st = self.fewest, q.stats["exact_search"]
         t1 = time.monotonic()
-        deadline = q.clock.share(1 / 20 if first else 1 / 10)
+        deadline = first if first is not None else q.clock.share(1 / 10)
         q.say(f"exact search, {h} cuts")
         before = fewest.positions
         try:
-            won = fewest.contains(q.s, fewest.full, h, deadline,
-                                  EXACT_GROWTH * self.last_exact + EXACT_SLACK)
+            won = fewest.contains(q.s, fewest.full, h, deadline, None if first is not None
+                                  else EXACT_GROWTH * self.last_exact + EXACT_SLACK)
         except OutOfTime:
-            self.exact_spent = not first
+            self.exact_spent = first is None
             won = None
         if won is not None:
             self.last_exact = fewest.positions - before
