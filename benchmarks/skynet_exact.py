@@ -208,12 +208,16 @@ def ep1_values(files: list[Path], times: tuple[float, ...] = (5, 15, 30, 60, 120
               f"{[(h['H'], h['status'], round(h['seconds'], 1)) for h in r.stats['horizons']]}",
               flush=True)
     restricted_lower_bounds(m, max(times) * 2)
-    print("  the exact search alone (refutations of 'contain within r' over time):")
+    upper = (r.answer or {}).get("value_upper")  # the last limit's checked strategy
+    print(f"  the exact search alone (refutations of 'contain within r' over time, up to "
+          f"{upper}: a strategy needing {upper} cuts is known):")
     fc = FewestCuts(Reduced(m, "ep1", m.start))
     t0 = time.monotonic()
     log: list[str] = []
-    lower, val = fc.value(m.start, deadline=Deadline(max(times)), on_bound=lambda r, won: log.append(
-        f"r={r} {'won' if won else 'refuted'} at {time.monotonic() - t0:.2f} s"))
+    lower, val = fc.value(m.start, upper=upper, deadline=Deadline(max(times) * 3),
+                          on_bound=lambda r, won: log.append(
+                              f"r={r} {'won' if won else 'refuted'} at "
+                              f"{time.monotonic() - t0:.2f} s"))
     print("   ", "; ".join(log), f"| stopped: value {'>= ' + str(lower) if val is None else val}"
           f" after {time.monotonic() - t0:.1f} s, {fc.positions} positions")
 

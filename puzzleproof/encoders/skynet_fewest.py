@@ -48,7 +48,9 @@ Two more shortcuts, one on each side:
 - **forcing replies first** (:meth:`FewestCuts._replies`): the agent's moves onto nodes
   that keep a gateway link are tried first (the player's answer is forced, so a
   refutation made of them costs a few positions), those with more such neighbours first.
-  On the double star with a ring this takes "within 9" from 178,000 positions to 83.
+  On the double star with a ring "within 9" is refuted in 122 positions (178,282 on
+  the map without its pockets in the other order), and the complex mesh's value, 15, is
+  proved in about two minutes (``benchmarks/skynet_exact.py --only-ep1``).
 
 What it proves: a "yes" comes with a position table (:meth:`FewestCuts.certificate`),
 replayed by the rules-only checker before it counts; a "no" (value > ``r``) leaves, for

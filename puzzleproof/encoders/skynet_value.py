@@ -43,8 +43,9 @@ FENCE_PATIENCE = 300  # moves tried without a smaller boundary before it stops
 # (it settles most maps alone); after it, at most a tenth of the time left a horizon and
 # EXACT_GROWTH times the positions of the last horizon (plus EXACT_SLACK), and once it
 # runs out there it is not asked again. Its cost can jump a hundredfold from one horizon
-# to the next (the complex mesh: 954 positions refute 12, 160,000 refute 13), so the
-# first phase is bounded by time alone
+# to the next (the complex mesh: 954 positions refute 12, 160,000 refute 13), so with a
+# time limit the first phase is bounded by time alone (with none, by the growth too: the
+# fence search and SAT must get their turn)
 EXACT_GROWTH = 25
 EXACT_SLACK = 500
 EXACT_FIRST_SHARE = 1 / 2
@@ -302,8 +303,9 @@ class Ep1Value:
         deadline = first if first is not None else q.clock.share(1 / 10)
         q.say(f"exact search, {h} cuts")
         before = fewest.positions
+        timed = first is not None and first.at is not None
         try:
-            won = fewest.contains(q.s, fewest.full, h, deadline, None if first is not None
+            won = fewest.contains(q.s, fewest.full, h, deadline, None if timed
                                   else EXACT_GROWTH * self.last_exact + EXACT_SLACK)
         except OutOfTime:
             self.exact_spent = first is None
