@@ -116,7 +116,6 @@ class FewestCuts:
 
     Example:
         >>> from puzzleproof.models.skynet import SkynetMap
-from puzzleproof.models.skynet_strategy import INVARIANT
         >>> from puzzleproof.encoders.skynet_reduced import Reduced
         >>> m = SkynetMap(4, ((0, 1), (1, 2), (2, 3), (1, 3)), frozenset({3}), start=0)
         >>> fc = FewestCuts(Reduced(m, "ep1", 0))
