@@ -3,7 +3,8 @@ both sides.
 
 How the bounds are found, and why, is told in :mod:`puzzleproof.encoders.skynet_sat`; here
 are the steps, each within its share of the question's clock (:class:`~.skynet_question.
-Question`): the exact search (:mod:`.skynet_fewest`) while it is cheap, the fence search
+Question`): the exact search (:mod:`.skynet_fewest`) for up to half the time (it settles
+most maps alone), the fence search
 (:mod:`.skynet_fences`) or else the verdict for a first upper bound, the exact search on the
 map without its pockets for a better lower bound, then horizon after horizon the exact
 search, the containment search (:mod:`.skynet_contain`) and SAT. Every strategy is replayed
@@ -146,8 +147,9 @@ class Ep1Value:
     # -- the bracket -------------------------------------------------------------------
 
     def _exact_first(self) -> Result | None:
-        """The exact search first, while it is fast: it often settles the value outright,
-        and its lower bound stops the fence search early."""
+        """The exact search first, horizon after horizon for up to EXACT_FIRST_SHARE of the
+        time: it often settles the value outright, and its lower bound stops the fence
+        search early."""
         q, answer = self.q, self.q.answer
         first = q.clock.share(EXACT_FIRST_SHARE)
         while self.lower <= q.red.K:
