@@ -40,7 +40,7 @@ why in a comment where it is applied. In short:
 
 Two more shortcuts, one on each side:
 
-- **the gateway-link rule** (:meth:`FewestCuts._invariant_wins`): where no node of the
+- **the gateway-link rule** (:meth:`FewestCuts._invariant_needs`): where no node of the
   agent's component keeps two gateway links and those links are no more than the cuts
   left, cutting the agent's gateway link when it has one, else any it can reach, contains
   it in time: the position is won without a search, and its certificate hands over to
@@ -317,8 +317,9 @@ class FewestCuts:
         won = self.win.get(key)
         if won is not None and won[0] <= r:
             return True
-        if self._invariant_wins(dist, links, r):
-            self.win[key] = ((links & self.all_gates).bit_count(), BY_INVARIANT)
+        needs = self._invariant_needs(dist, links, r)
+        if needs is not None:
+            self.win[key] = (needs, BY_INVARIANT)
             return True
         recent = self.recent.get(a, ())
         for i, (rr, w, proved) in enumerate(recent):
@@ -352,18 +353,20 @@ class FewestCuts:
         self.win[key] = cut
         return True
 
-    def _invariant_wins(self, dist: dict[int, int], links: int, r: int) -> bool:
-        """Does the gateway-link rule contain the agent within ``r`` cuts here? With no
+    def _invariant_needs(self, dist: dict[int, int], links: int, r: int) -> int | None:
+        """The cuts the gateway-link rule needs here, when it contains the agent within
+        ``r`` of them (else None). With no
         node of the component keeping two gateway links, cutting the agent's gateway link
         when it has one, else any gateway link it can reach, never lets it onto a gateway
         and contains it once the component's gateway links are cut: at most that many cuts
         (:data:`~puzzleproof.models.skynet_strategy.INVARIANT`, which the checker proves at
         every position that reaches it)."""
         gates = links & self.all_gates
-        if gates.bit_count() > r:
-            return False
+        needs = gates.bit_count()
+        if needs > r:
+            return None
         gmask = self.gmask
-        return not any((gmask[u] & gates).bit_count() >= 2 for u in dist)
+        return None if any((gmask[u] & gates).bit_count() >= 2 for u in dist) else needs
 
     def _expand(self, a: int, mask: int, r: int,
                 dist: dict[int, int]) -> tuple[int, int] | None:

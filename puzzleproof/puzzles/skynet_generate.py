@@ -155,18 +155,34 @@ def _cuts_record(m: Any, report: dict, extra: dict) -> dict:
             **extra}
 
 
-def ep1_proof_files(m: Any, fewest: dict) -> dict[str, str]:
+#: an escape larger than this is not shipped with the Episode 1 set (the record says why)
+SHIPPED_ESCAPE_BYTES = 1 << 20
+
+
+def ep1_proof_files(m: Any, fewest: dict) -> tuple[dict[str, str], dict[str, str]]:
     """The certificates behind an Episode 1 map's fewest cuts, as files ``check skynet``
-    replays: ``NAME.upper.json`` (the player's strategy reaching the upper bound) and
-    ``NAME.lower.json`` (the agent's escape from one cut fewer than the lower bound). The
-    cuts record names them (``fewest["certificates"]``)."""
+    replays: ``NAME.upper.strategy.json`` (the player's strategy reaching the upper bound)
+    and ``NAME.lower.strategy.json`` (the agent's escape from one cut fewer than the lower
+    bound); and, for an escape above SHIPPED_ESCAPE_BYTES, what the record says instead of
+    the file (its size and how it is written). The cuts record names both
+    (``fewest["certificates"]``, ``fewest["certificates_not_shipped"]``)."""
     name = m.name or "map"
-    files = {}
+    files, not_shipped = {}, {}
     for key, suffix in (("strategy", "upper"), ("escape", "lower")):
-        if fewest.get(key) is not None:
-            cert = stamp_certificate(fewest[key], m, "ep1", m.start)
-            files[f"{name}.{suffix}.strategy.json"] = json.dumps(cert, separators=(",", ":")) + "\n"
-    return files
+        if fewest.get(key) is None:
+            continue
+        cert = stamp_certificate(fewest[key], m, "ep1", m.start)
+        text = json.dumps(cert, separators=(",", ":")) + "\n"
+        if suffix == "lower" and len(text) > SHIPPED_ESCAPE_BYTES:
+            how = ("the test suite writes and replays it" if fewest.get("value") is not None
+                   else f"`puzzleproof solve skynet {name}.txt --rule ep1 --min-cuts --json` "
+                        "returns it as answer.lower_bound.escape")
+            not_shipped[suffix] = (f"the agent's escape from {cert['horizon']} cuts: "
+                                   f"{len(cert['nodes']):,} nodes, "
+                                   f"{round(len(text) / 1e6)} MB; {how}")
+            continue
+        files[f"{name}.{suffix}.strategy.json"] = text
+    return files, not_shipped
 
 
 def _gap_maps(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
@@ -205,10 +221,12 @@ def _ep1_set(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
     for m in ep1_set(p.seed):
         # each search (the fewest cuts, each bot's worst case) gets the limit afresh
         rep = cut_report(m, m.start, list(EP1_BOTS), each=PerTask(limit))
-        proofs = ep1_proof_files(m, rep["fewest"])
+        proofs, not_shipped = ep1_proof_files(m, rep["fewest"])
         rec = _cuts_record(m, rep, {"seed": p.seed, "command": EP1_SET_COMMAND,
                                     "time_limit": limit})
         rec["fewest"]["certificates"] = sorted(proofs)
+        if not_shipped:
+            rec["fewest"]["certificates_not_shipped"] = not_shipped
         name = m.name or "map"
         yield Generated(name, rec, files={f"{name}.txt": _map_text(m),
                                           f"{name}.cuts.json": json.dumps(rec, indent=1) + "\n",

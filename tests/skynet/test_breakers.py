@@ -162,6 +162,25 @@ def test_ep1_set_regenerates_exactly_and_every_bot_wins_it():
     assert [len(m.gateways) for m in maps][-1] == 20 and maps[-1].n == 500
 
 
+def test_an_escape_too_large_to_ship_is_named_not_written(monkeypatch):
+    """The Episode 1 set ships an escape as a file up to SHIPPED_ESCAPE_BYTES; a larger one
+    is left out and the record says its horizon, size and how it is written (for a proved
+    value: the test suite writes and replays it; else solve --min-cuts returns it)."""
+    from puzzleproof.puzzles import skynet_generate as gen
+
+    star = ep1_set(seed=1)[1]
+    esc = json.loads((EP1 / "02-star.lower.strategy.json").read_text())
+    files, not_shipped = gen.ep1_proof_files(star, {"value": 11, "escape": esc})
+    assert list(files) == ["02-star.lower.strategy.json"] and not_shipped == {}
+    monkeypatch.setattr(gen, "SHIPPED_ESCAPE_BYTES", 100)
+    files, not_shipped = gen.ep1_proof_files(star, {"value": 11, "escape": esc})
+    assert files == {} and not_shipped["lower"].startswith(
+        f"the agent's escape from 10 cuts: {len(esc['nodes'])} nodes")
+    assert "the test suite writes and replays it" in not_shipped["lower"]
+    _, open_bound = gen.ep1_proof_files(star, {"value": None, "escape": esc})
+    assert "--min-cuts --json` returns it" in open_bound["lower"]
+
+
 def test_episode1_cuts_are_never_below_the_fewest_and_a_crash_is_no_count(monkeypatch):
     star = ep1_set(seed=1)[1]  # a gateway in a ring of 11: the fewest cuts are 11
     for bot in EP1_BOTS:

@@ -574,13 +574,12 @@ def test_a_proved_fewest_whose_escape_is_not_shipped_is_proved_again():
     the escape it writes replays by the rules alone."""
     from puzzleproof.encoders.skynet_refutation import refutation
 
-    unshipped = [p for p in sorted(EP1_SET.glob("*.cuts.json"))
-                 if json.loads(p.read_text())["fewest"].get("value") is not None
-                 and "lower" in json.loads(p.read_text())["fewest"].get(
-                     "certificates_not_shipped", {})]
+    records = {p: json.loads(p.read_text()) for p in sorted(EP1_SET.glob("*.cuts.json"))}
+    unshipped = {p: rec for p, rec in records.items()
+                 if rec["fewest"].get("value") is not None
+                 and "lower" in rec["fewest"].get("certificates_not_shipped", {})}
     assert unshipped  # mesh-100 at least
-    for path in unshipped:
-        rec = json.loads(path.read_text())
+    for path, rec in unshipped.items():
         value = rec["fewest"]["value"]
         mpath = path.with_name(f"{rec['map']}.txt")
         m = read_map(mpath.read_text(), mpath.name)
