@@ -73,6 +73,8 @@ from __future__ import annotations
 from typing import Any
 
 from puzzleproof.encoders.maxflow import Network
+from puzzleproof.encoders.skynet_recent import Recent
+from puzzleproof.encoders.unitflow import UnitNetwork
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import INVARIANT
 
@@ -103,7 +105,7 @@ def without(m: Any, nodes: Any) -> Any:
 
 SINK = -1  # every gateway, merged, in the flow network
 BY_INVARIANT = -1  # in FewestCuts.win: the gateway-link rule wins from here
-RECENT = 48  # refutations remembered per node for the subset test (FewestCuts.recent)
+RECENT = 200  # refutations remembered per node for the subset test (FewestCuts.recent)
 
 
 class OutOfTime(Exception):
@@ -137,12 +139,11 @@ class FewestCuts:
         self.ends: list[tuple[int, int]] = list(red.cuttable)
         gates = red.m.gateways
         # the flow network of the minimum cuts: link k as in the masks, gateways merged
-        self.net = Network([(SINK if u in gates else u, SINK if v in gates else v)
-                            for u, v in self.ends], sink=SINK)
+        ends = [(SINK if u in gates else u, SINK if v in gates else v) for u, v in self.ends]
+        self.net = Network(ends, sink=SINK)
+        self.fast = UnitNetwork(ends, sink=SINK)  # the same flows, compiled
         self.all_gates = sum(self.gmask.values())
         self.at = {u: self.gmask[u] | sum(1 << k for _, k in self.nb[u]) for u in red.region}
-        self.links_at = {u: sorted(set(self.gb[u]) | {k for _, k in self.nb[u]})
-                         for u in red.region}  # the bits of at[u], read off the links
         self.killer: dict[tuple[int, int], int] = {}  # (agent, r) -> the last refuting reply
         self.trail: list[int] = []  # the links left at the positions above the current one
         self.fail: dict[tuple[int, int], int] = {}  # position -> largest r refuted
@@ -161,7 +162,7 @@ class FewestCuts:
         self.ref: tuple[tuple[int, int], int] = ((0, 0), 0)
         # node -> the last RECENT refutations there (horizon, links): a position whose
         # links left include one of them is refuted without a search
-        self.recent: dict[int, list[tuple[int, int, tuple[int, int]]]] = {}
+        self.recent = Recent(RECENT, self.K)
         self.deadline: Deadline | None = None
         self.max_positions: int | None = None
 
@@ -174,20 +175,9 @@ class FewestCuts:
         return dist, threat
 
     def reach(self, a: int, mask: int) -> tuple[dict[int, int], bool, int]:
-        """:meth:`component` and the links left that touch the component (a bitmask)."""
-        dist = {a: 0}
-        queue = [a]
-        nb, at = self.nb, self.at
-        links = 0
-        for u in queue:
-            links |= at[u]
-            du = dist[u] + 1
-            for w, k in nb[u]:
-                if w not in dist and mask >> k & 1:
-                    dist[w] = du
-                    queue.append(w)
-        links &= mask
-        return dist, bool(links & self.all_gates), links
+        """:meth:`component` and the links left that touch the component (a bitmask),
+        distances in breadth-first order."""
+        return self.fast.component(a, mask)
 
     def ball(self, a: int, mask: int, depth: int) -> dict[int, int]:
         """Distances from ``a`` over links left, up to ``depth``."""
@@ -232,19 +222,13 @@ class FewestCuts:
         self.flows += 1
         if len(self.cuts) > 2_000_000:
             self.cuts.clear()
-        f = self.net.flow(x, mask, limit=r + 1)
-        if f.value <= r:
-            self.cuts[(x, mask)] = (f.value, True, f.links())
+        value, used = self.fast.paths(x, mask, r + 1)
+        if value <= r:
+            self.cuts[(x, mask)] = (value, True, used)
             return True
-        self.wit = f.links()
+        self.wit = used
         self.cuts[(x, mask)] = (r + 1, False, self.wit)
         return False
-
-    def near_cut(self, x: int, mask: int) -> set[int]:
-        """The links of the minimum cut nearest ``x`` (the residual side of ``x`` after a
-        maximum flow): a move-ordering hint only."""
-        f = self.net.flow(x, mask)
-        return set(f.cut(f.source_side()))
 
     def degree(self, x: int, mask: int) -> int:
         return (mask & self.at[x]).bit_count()
@@ -321,14 +305,11 @@ class FewestCuts:
         if needs is not None:
             self.win[key] = (needs, BY_INVARIANT)
             return True
-        recent = self.recent.get(a, ())
-        for i, (rr, w, proved) in enumerate(recent):
-            if rr >= r and not w & ~links:  # refuted on part of these links: here too
-                if i:
-                    recent.insert(0, recent.pop(i))  # the most useful first
-                self.wit = w
-                self.ref = (proved, rr)
-                return False
+        seen = self.recent.find(a, r, links)  # refuted on part of these links: here too
+        if seen is not None:
+            self.wit = seen[1]
+            self.ref = (seen[2], seen[0])
+            return False
         self.positions += 1
         # the clock at every position: one can cost milliseconds on a 500-node map
         if self.deadline is not None and self.deadline.expired():
@@ -346,9 +327,7 @@ class FewestCuts:
                 self.fwit[key] = self.wit
             self.proofs[(key, r)] = (self.wit, self.spec)
             self.ref = (key, r)
-            recent = self.recent.setdefault(a, [])
-            recent.insert(0, (r, self.wit, key))
-            del recent[RECENT:]
+            self.recent.add(a, r, self.wit, key)
             return False
         self.win[key] = cut
         return True
@@ -448,7 +427,7 @@ class FewestCuts:
         refute every other cut, or None when the bound one move ahead refutes the position
         (its links in :attr:`wit`; ``one``: one cut may contain the agent)."""
         if one:
-            return self._ordered(a, mask, dist), 0, ("cuts",)  # one cut may contain it now
+            return self._ordered(a, mask), 0, ("cuts",)  # one cut may contain it now
         # a neighbour w failing the tempo bound for r - 1 cuts with one cut of slack fails
         # it after any single cut f that leaves the link a-w: the cut lowers a minimum cut
         # by at most one and lengthens distances only; and the agent is not contained
@@ -471,24 +450,14 @@ class FewestCuts:
                 return None  # one cut keeps the agent from one of them only
         if bad:  # the only cut that keeps the agent from that neighbour
             return [bad[0][1]], wits, ("bad", tuple(bad))
-        return self._ordered(a, mask, dist), 0, ("cuts",)
+        return self._ordered(a, mask), 0, ("cuts",)
 
-    def _ordered(self, a: int, mask: int, dist: dict[int, int]) -> list[int]:
+    def _ordered(self, a: int, mask: int) -> list[int]:
         """Every link left in the agent's component (no other cut matters, module
         docstring), the minimum cut nearest the agent first, then nearer links first,
-        gateway links before others at the same distance."""
-        near = self.near_cut(a, mask)
-        gates, links_at = self.all_gates, self.links_at
-        keyed = []
-        seen = 0
-        for u, d in dist.items():  # breadth-first: a link is met first from its nearer end
-            for k in links_at[u]:
-                if mask >> k & 1 and not seen >> k & 1:
-                    seen |= 1 << k
-                    keyed.append(((((k not in near) << 22 | d) << 1
-                                   | (not gates >> k & 1)) << 20) + k)
-        keyed.sort()
-        return [key & 0xFFFFF for key in keyed]
+        gateway links before others at the same distance (compiled:
+        :meth:`.unitflow.UnitNetwork.cut_order`)."""
+        return self.fast.cut_order(a, mask)
 
     def value(self, a: int, lower: int = 1, upper: int | None = None,
               deadline: Deadline | None = None,

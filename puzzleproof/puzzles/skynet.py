@@ -250,6 +250,17 @@ READER = Reader(
              "hardest": {"path": "instances/skynet/ep1/07-mesh-500.txt",
                          "options": {"rule": "ep1", "min_cuts": True}}})
 
+def _prepare() -> dict:
+    """``puzzleproof prepare``: compile the exact fewest-cuts search's kernels (maximum
+    flows, components, the memory of refutations) into numba's cache."""
+    from puzzleproof.encoders import skynet_recent, unitflow
+
+    unitflow.warm()
+    skynet_recent.warm()
+    return {"done": "the exact fewest-cuts search's flows and scans compiled into numba's "
+                    "cache"}
+
+
 PLUGIN = Plugin(
     name="skynet", title="Skynet Revolution", noun="map", aliases=("dfs", "death-first-search"),
     rank=20,
@@ -261,4 +272,4 @@ PLUGIN = Plugin(
                       size=lambda inst, rec: getattr(inst, "n", None), size_name="nodes",
                       instance_key=lambda name: name.rsplit("@", 1)[0],
                       count_words={"lost_winnable": "lost on winnable starts"}),
-    commands=COMMANDS)
+    prepare=_prepare, commands=COMMANDS)
