@@ -70,6 +70,7 @@ by at most one). Figures: ``benchmarks/skynet_exact.py --only-ep1``.
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from puzzleproof.encoders.maxflow import Network
@@ -233,18 +234,18 @@ class FewestCuts:
     def degree(self, x: int, mask: int) -> int:
         return (mask & self.at[x]).bit_count()
 
-    def feasible(self, dist: dict[int, int], mask: int, r: int, slack: int = 0) -> bool:
-        """The tempo bound: is there a node within distance ``r - 1`` whose minimum cut to
-        the gateways is at most ``r + slack``? (``dist`` from the agent's node.) A node's
-        degree bounds its minimum cut, so low-degree nodes answer without a flow. When there
-        is none, :attr:`wit` holds the links of their disjoint paths: with fewer links left
+    def feasible(self, a: int, mask: int, r: int, slack: int = 0) -> bool:
+        """The tempo bound: is there a node within distance ``r - 1`` of ``a`` whose
+        minimum cut to the gateways is at most ``r + slack``? A node's degree bounds its
+        minimum cut, so low-degree nodes answer without a flow. When there is none,
+        :attr:`wit` holds the links of their disjoint paths: with fewer links left
         distances only grow, so the bound fails on any links left that include them."""
-        near = sorted((self.degree(x, mask), x) for x, d in dist.items() if d <= r - 1)
         limit = r + slack
-        if near and near[0][0] <= limit:
+        near = self.fast.crowded(a, mask, r - 1, limit)
+        if near is None:
             return True
         wit = 0
-        for _, x in near:
+        for x in near:
             if self.cut_at_most(x, mask, limit):
                 return True
             wit |= self.wit
@@ -279,12 +280,21 @@ class FewestCuts:
                  max_positions: int | None = None) -> bool:
         """Can the player (to move) contain the agent at ``a`` within ``r`` cuts, links
         ``mask`` left? Raises :class:`OutOfTime` at ``deadline`` / ``max_positions``
-        (counted from this call); what was learnt stays in the table."""
+        (counted from this call); what was learnt stays in the table. The garbage
+        collector is off meanwhile: the search makes no cycles, and with a million
+        entries in its tables each full collection walks them all (about a tenth of the
+        time on the complex mesh)."""
         self.deadline = deadline
         self.max_positions = None if max_positions is None else self.positions + max_positions
         if not self.component(a, mask)[1]:
             return True  # contained before any cut
-        return self._contains(a, mask, r)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._contains(a, mask, r)
+        finally:
+            if collecting:
+                gc.enable()
 
     def key(self, a: int, mask: int) -> tuple[int, int]:
         """The table's key: links outside the agent's component can never be reached
@@ -358,7 +368,7 @@ class FewestCuts:
         if len(own) >= 2:
             self.wit, self.spec = 1 << own[0] | 1 << own[1], ("two",)
             return None  # one cut leaves a gateway link: the agent steps on it
-        if not self.feasible(dist, mask, r):
+        if not self.feasible(a, mask, r):
             self.spec = ("tempo",)
             return None  # the tempo bound (module docstring); it set the witness
         # with a minimum cut of 2 or more at the agent no single cut contains it
@@ -441,8 +451,7 @@ class FewestCuts:
         for w, k in self.nb[a]:
             if not mask >> k & 1:
                 continue
-            dw = self.ball(w, mask, r - 2)  # all the bound below looks at
-            if not self.feasible(dw, mask, r - 1, 1):
+            if not self.feasible(w, mask, r - 1, 1):
                 bad.append((w, k, self.wit))
                 wits |= self.wit | 1 << k
             if len(bad) >= 2:

@@ -50,6 +50,10 @@ FENCE_PATIENCE = 300  # moves tried without a smaller boundary before it stops
 EXACT_GROWTH = 25
 EXACT_SLACK = 500
 EXACT_FIRST_SHARE = 1 / 2
+# when the first upper bound leaves one horizon open, the exact search goes on with it for
+# this share of the time left (it has settled every horizon below; the other searches rarely
+# settle one it cannot)
+LAST_HORIZON_SHARE = 3 / 4
 # the same search on the map without its pockets (skynet_fewest.pocket_nodes), once the one
 # above runs out: it proves lower bounds only, at most 3/4 of the time left (or this long:
 # SAT rarely settles a horizon this search cannot, and the fence search needs seconds)
@@ -101,6 +105,7 @@ class Ep1Value:
         self.best_chk: dict | None = None
         self.fewest: FewestCuts | None = None  # built on first use, kept across horizons
         self.last_exact = 0  # positions of the last horizon it settled
+        self.unsettled = (-1, 0, 0.0)  # the horizon it ran out at: positions, seconds
         self.exact_spent = False
         self.search: ContainSearch | None = None  # built on first use, memo kept
         self.search_spent = False
@@ -121,6 +126,8 @@ class Ep1Value:
         done = self._exact_first()
         if done is None:
             done = self._first_upper()
+        if done is None and self.upper == self.lower + 1:
+            done = self._last_horizon()
         if done is not None:
             return done
         # the exact search ran out below the upper bound: the same search on the map without
@@ -156,18 +163,36 @@ class Ep1Value:
             exact = self.exact_search(self.lower, first=first)
             if exact is None:
                 return None
-            lower = self.lower
             if exact[0]:
-                answer.update(verdict="WIN", value=lower, value_lower=lower,
-                              value_upper=lower, upper_bound={
-                                  "by": "exact search (skynet_fewest)", "cuts": lower})
-                answer["lower_bound"] = (self.exact_lower(lower - 1) if self.refuted else
-                                         {"horizon": lower - 1, "by": MIN_CUT_BY})
-                chk = _behind_lower(exact[2], answer["lower_bound"].get("check"))
-                return q.result(Status.WIN, exact[1], chk)
+                return self._exact_won(exact)
             self.refuted = "exact"
             self.lower += 1
         return None
+
+    def _exact_won(self, exact: Exact) -> Result:
+        """The exact search contained the agent within ``lower`` cuts, every horizon below
+        refuted: the value, with both proofs."""
+        q, answer, lower = self.q, self.q.answer, self.lower
+        answer.update(verdict="WIN", value=lower, value_lower=lower, value_upper=lower,
+                      upper_bound={"by": "exact search (skynet_fewest)", "cuts": lower})
+        answer["lower_bound"] = (self.exact_lower(lower - 1) if self.refuted else
+                                 {"horizon": lower - 1, "by": MIN_CUT_BY})
+        chk = _behind_lower(exact[2], answer["lower_bound"].get("check"))
+        return q.result(Status.WIN, exact[1], chk)
+
+    def _last_horizon(self) -> Result | None:
+        """One horizon is left open (``upper`` is ``lower + 1``): whichever way "contain
+        within ``lower``?" goes, it settles the value, so the exact search, whose table
+        holds every horizon below, goes on with it for LAST_HORIZON_SHARE of the time left
+        before anything else is tried. None when it runs out (what it learnt stays)."""
+        exact = self.exact_search(self.lower, first=self.q.clock.share(LAST_HORIZON_SHARE))
+        if exact is None:
+            return None
+        if exact[0]:
+            return self._exact_won(exact)
+        self.refuted = "exact"
+        self.lower += 1
+        return self._settled()
 
     def _first_upper(self) -> Result | None:
         """The first upper bound: a won fence (an Episode 2 game inside a set of nodes
@@ -312,16 +337,19 @@ class Ep1Value:
         except OutOfTime:
             self.exact_spent = first is None
             won = None
-        if won is not None:
-            self.last_exact = fewest.positions - before
         st["positions"] = fewest.positions
         seconds = time.monotonic() - t1
         st["seconds"] = round(st["seconds"] + seconds, 4)
+        # a horizon asked again after running out: its figures add up over the calls
+        spent, used = (self.unsettled[1:] if self.unsettled[0] == h else (0, 0.0))
+        spent, used = spent + fewest.positions - before, used + seconds
         if won is None:
-            st["ran_out_at"] = h
+            st["ran_out_at"], self.unsettled = h, (h, spent, used)
             return None
-        st["settled"].append({"H": h, "contained": won, "positions": self.last_exact,
-                              "seconds": round(seconds, 4)})
+        self.last_exact, self.unsettled = spent, (-1, 0, 0.0)
+        st.pop("ran_out_at", None)
+        st["settled"].append({"H": h, "contained": won, "positions": spent,
+                              "seconds": round(used, 4)})
         if not won or not q.certificate:
             return won, None, None
         try:

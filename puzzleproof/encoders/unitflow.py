@@ -66,9 +66,15 @@ class UnitNetwork:
         self.queue = np.zeros(n, dtype=np.int64)
         self.out = np.zeros(self.nbytes, dtype=np.uint8)
         self.keys = np.zeros(max(1, K), dtype=np.int64)
+        self.last: tuple[int, np.ndarray] = (-1, np.zeros(self.nbytes, dtype=np.uint8))
 
     def _bytes(self, mask: int) -> np.ndarray:
-        return np.frombuffer(mask.to_bytes(self.nbytes, "little"), dtype=np.uint8)
+        """``mask`` as the kernels read it (the last one kept: callers ask several
+        questions about the same links in a row)."""
+        if mask != self.last[0]:
+            self.last = (mask, np.frombuffer(mask.to_bytes(self.nbytes, "little"),
+                                             dtype=np.uint8))
+        return self.last[1]
 
     def paths(self, source: int, mask: int, limit: int) -> tuple[int, int]:
         """(link-disjoint paths from ``source`` to the sink over ``mask``, at most
@@ -91,6 +97,20 @@ class UnitNetwork:
         dist = dict(zip(self.level_ids[:count].tolist(), self.level[:count].tolist()))
         links = int.from_bytes(self.out.tobytes(), "little")
         return dist, bool(self.prev[self.sink]), links
+
+    def crowded(self, a: int, mask: int, depth: int, limit: int) -> list[int] | None:
+        """None when a node within ``depth`` links of ``a`` (over links left, not through
+        the sink) has at most ``limit`` links left; otherwise those nodes, fewest links
+        first (then by name): the nodes whose minimum cuts a tempo bound must look at."""
+        i = self.index.get(a)
+        if i is None:
+            return None  # no link left at all
+        count = _crowded(self.indptr, self.nbr, self.lid, self._bytes(mask), i, self.sink,
+                         depth, limit, self.mark, self.prev, self.queue, self.out,
+                         self.ids, self.level_ids, self.level)
+        if count < 0:
+            return None
+        return self.level_ids[:count].tolist()
 
     def cut_order(self, a: int, mask: int) -> list[int]:
         """Every link left touching ``a``'s component (as :meth:`component` finds it), the
@@ -125,6 +145,7 @@ def warm() -> None:
     net.nearest_cut(0, 0b111)
     net.component(0, 0b111)
     net.cut_order(0, 0b111)
+    net.crowded(0, 0b111, 1, 1)
 
 
 @njit(cache=True)
@@ -198,6 +219,32 @@ def _component(indptr, nbr, lid, mask, src, sink, mark, dist, queue, out, ids, q
         qid[i] = ids[queue[i]]
         qd[i] = dist[queue[i]]
     return tail
+
+
+@njit(cache=True)
+def _crowded(indptr, nbr, lid, mask, src, sink, depth, limit, mark, dist, queue, out, ids,
+             qid, qdeg):
+    """:meth:`UnitNetwork.crowded`: -1, or the number of nodes within ``depth`` (their
+    names in ``qid``, fewest links first)."""
+    tail = _bfs(indptr, nbr, lid, mask, src, sink, mark, dist, queue, out)
+    count = 0
+    for i in range(tail):
+        u = queue[i]
+        if dist[u] > depth:
+            break  # breadth-first: the rest are farther
+        deg = 0
+        for e in range(indptr[u], indptr[u + 1]):
+            k = lid[e]
+            if (mask[k >> 3] >> (k & 7)) & 1:
+                deg += 1
+        if deg <= limit:
+            return -1
+        qdeg[count] = deg * (1 << 32) + ids[u] + (1 << 31)
+        count += 1
+    qdeg[:count] = np.sort(qdeg[:count])
+    for i in range(count):
+        qid[i] = (qdeg[i] & ((1 << 32) - 1)) - (1 << 31)
+    return count
 
 
 @njit(cache=True)

@@ -353,6 +353,34 @@ def _first_phase_runs_out_at(monkeypatch, h: int) -> None:
     monkeypatch.setattr(skynet_value.Ep1Value, "exact_search", exact_search)
 
 
+def test_one_horizon_left_open_goes_to_the_exact_search(monkeypatch):
+    """When the first upper bound leaves one horizon open, the exact search goes on with it
+    before the other searches (the complex mesh: 15 proved in 42 s of a 60 s limit, where
+    the pocket, containment and SAT searches had spent 22 s without a bound). Here the first
+    phase stops at 7 on official map 04, the fence proves 8, and the exact search refutes 7
+    with its escape replayed: the value, with no other search run."""
+    from puzzleproof.encoders import skynet_value
+
+    real = skynet_value.Ep1Value.exact_search
+
+    def exact_search(self, horizon, first=None):
+        if _called_from("_exact_first") and horizon >= 7:
+            return None
+        return real(self, horizon, first)
+
+    monkeypatch.setattr(skynet_value.Ep1Value, "exact_search", exact_search)
+    r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
+    a = r.answer
+    assert r.status == Status.WIN and a["value"] == 8 and r.check["ok"]
+    assert "fence" in a["upper_bound"]["by"]
+    lb = a["lower_bound"]
+    assert lb["horizon"] == 7 and lb["by"].startswith("exact search") and lb["check"]["ok"]
+    assert not {"pocket_search", "containment_search"} & set(r.stats)
+    settled = r.stats["exact_search"]["settled"]
+    assert settled[-1]["H"] == 7 and not settled[-1]["contained"]
+    assert "ran_out_at" not in r.stats["exact_search"]
+
+
 @pytest.mark.slow
 def test_a_fence_not_checked_in_time_leaves_the_bounds_proved_before(monkeypatch):
     """The limit coming while the fence's strategy is checked costs the fence's bound only:
