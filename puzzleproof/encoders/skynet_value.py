@@ -58,6 +58,7 @@ LAST_HORIZON_SHARE = 3 / 4
 # above runs out: it proves lower bounds only, at most 3/4 of the time left (or this long:
 # SAT rarely settles a horizon this search cannot, and the fence search needs seconds)
 POCKET_MAX_SECONDS = 60.0
+POCKET_MIN_SHARE = 0.1  # of the map's links, removed with the pockets, for it to be tried
 POCKET_BY = ("exact search (puzzleproof.encoders.skynet_fewest) on the map without its "
              "pockets {nodes} (a node removed never makes the agent harder to contain): no "
              "strategy contains the agent within {h} cuts there, so none does here; its "
@@ -370,6 +371,10 @@ class Ep1Value:
         if not drop:
             return lower
         sub = without(q.m, drop)
+        if len(q.m.links) - len(sub.links) < POCKET_MIN_SHARE * len(q.m.links):
+            # nearly the same map: the search would repeat the one above, horizon by
+            # horizon (the double-star ring: 2 of 74 links, 18 s of a 60 s limit)
+            return lower
         sred = Reduced(sub, q.rule, q.s)
         if not sred.threat:
             return lower

@@ -443,6 +443,8 @@ def test_no_fence_certificate_when_the_invariant_bounds_as_well():
     assert a["verdict"] == "WIN" and r.check["ok"] and a["upper_bound"]["cuts"] == 20
     assert 8 <= a["value_lower"] <= a["value_upper"] == 20
     assert a["lower_bound"]["horizon"] == a["value_lower"] - 1
+    # its one pocket holds 2 of 74 links: the search without it would repeat the first
+    assert "pocket_search" not in r.stats
 
 
 def test_bounds_that_meet_are_a_proved_value():
