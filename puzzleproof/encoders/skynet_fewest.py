@@ -50,7 +50,7 @@ Two more shortcuts, one on each side:
   refutation made of them costs a few positions), those with more such neighbours first.
   On the double star with a ring "within 9" is refuted in 122 positions (178,282 on
   the map without its pockets in the other order), and the complex mesh's value, 15, is
-  proved in about two minutes (``benchmarks/skynet_exact.py --only-ep1``).
+  proved in about 40 s (``benchmarks/skynet_exact.py --only-ep1``).
 
 What it proves: a "yes" comes with a position table (:meth:`FewestCuts.certificate`),
 replayed by the rules-only checker before it counts; a "no" (value > ``r``) leaves, for
@@ -65,7 +65,11 @@ and the cost grows fast), then falls back to the fence, containment and SAT sear
 table is keyed by the agent's node and the links of its component (links it can no longer
 reach never matter); the reply that refuted the last cut is tried first, and minimum cuts
 are remembered per position and read from the positions above (a cut changes a minimum cut
-by at most one). Figures: ``benchmarks/skynet_exact.py --only-ep1``.
+by at most one). What every position asks of the graph (bounded maximum flows, the agent's
+component, the nodes a tempo bound looks at, the order of cuts, the scan of recent
+refutations) is answered in compiled code (:mod:`.unitflow`, :mod:`.skynet_recent`; the
+same answers as the Python versions, checked by the tests). Figures:
+``benchmarks/skynet_exact.py --only-ep1``.
 """
 
 from __future__ import annotations
@@ -144,7 +148,6 @@ class FewestCuts:
         self.net = Network(ends, sink=SINK)
         self.fast = UnitNetwork(ends, sink=SINK)  # the same flows, compiled
         self.all_gates = sum(self.gmask.values())
-        self.at = {u: self.gmask[u] | sum(1 << k for _, k in self.nb[u]) for u in red.region}
         self.killer: dict[tuple[int, int], int] = {}  # (agent, r) -> the last refuting reply
         self.trail: list[int] = []  # the links left at the positions above the current one
         self.fail: dict[tuple[int, int], int] = {}  # position -> largest r refuted
@@ -179,21 +182,6 @@ class FewestCuts:
         """:meth:`component` and the links left that touch the component (a bitmask),
         distances in breadth-first order."""
         return self.fast.component(a, mask)
-
-    def ball(self, a: int, mask: int, depth: int) -> dict[int, int]:
-        """Distances from ``a`` over links left, up to ``depth``."""
-        dist = {a: 0}
-        queue = [a]
-        nb = self.nb
-        for u in queue:
-            du = dist[u] + 1
-            if du > depth:
-                break
-            for w, k in nb[u]:
-                if w not in dist and mask >> k & 1:
-                    dist[w] = du
-                    queue.append(w)
-        return dist
 
     def cut_at_most(self, x: int, mask: int, r: int) -> bool:
         """Is the minimum cut between ``x`` and the gateways (over links left) at most
@@ -230,9 +218,6 @@ class FewestCuts:
         self.wit = used
         self.cuts[(x, mask)] = (r + 1, False, self.wit)
         return False
-
-    def degree(self, x: int, mask: int) -> int:
-        return (mask & self.at[x]).bit_count()
 
     def feasible(self, a: int, mask: int, r: int, slack: int = 0) -> bool:
         """The tempo bound: is there a node within distance ``r - 1`` of ``a`` whose
