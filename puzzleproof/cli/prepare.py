@@ -1,5 +1,5 @@
-"""The ``prepare`` verb: what each puzzle does once after installing (city closing compiles
-its loops), so that no first run of a real command pays for it."""
+"""The ``prepare`` verb: what each puzzle does once after installing (city closing and
+Skynet compile their loops), so that no first run of a real command pays for it."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ def prepare_command(names: tuple[str, ...], as_json: bool) -> None:
     'prepare [PUZZLE]...' (default: every puzzle).
 
     \b
-    City closing's exact search and heuristics are compiled (numba) the first time they
-    run, about 20 s; prepare compiles them into the cache now, so the first real run is as
-    fast as later ones. Running it again only loads the cache (about a second).
+    City closing's exact search and heuristics, and the inner loop of Skynet's exact
+    fewest-cuts search, are compiled (numba) the first time they run, about 20 s and 5 s;
+    prepare compiles them into the cache now, so the first real run is as fast as later
+    ones. Running it again only loads the cache (about a second).
     Example, right after 'pip install -e .':
       puzzleproof prepare
     """

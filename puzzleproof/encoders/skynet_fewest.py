@@ -85,7 +85,7 @@ from puzzleproof.models.skynet_strategy import INVARIANT
 
 from puzzleproof.clock import Deadline
 
-__all__ = ["FewestCuts", "OutOfTime", "pocket_nodes", "without"]
+__all__ = ["FewestCuts", "OutOfTime", "pocket_nodes", "without", "kernels_cold"]
 
 
 def pocket_nodes(m: Any, start: int) -> tuple[int, ...]:
@@ -106,6 +106,31 @@ def without(m: Any, nodes: Any) -> Any:
     links = tuple(lk for lk in m.links if lk[0] not in drop and lk[1] not in drop)
     return SkynetMap(m.n, links, m.gateways, start=m.start,
                      name=f"{m.name} without nodes {sorted(drop)}")
+
+
+def kernels_cold() -> bool:
+    """Whether the search's compiled kernels (:mod:`.unitflow`, :mod:`.skynet_recent`)
+    are neither compiled in this process nor in numba's cache (a fresh install before
+    ``puzzleproof prepare``): the first search would then compile them, about 5 s that no
+    clock can cut short. Judged by the index files of the kernels entered from Python;
+    False when that cannot be told."""
+    import os
+
+    from puzzleproof.encoders import skynet_recent, unitflow
+
+    kernels = (unitflow._flow, unitflow._component, unitflow._crowded,
+               unitflow._cut_order, skynet_recent._find)
+    try:
+        for fn in kernels:
+            if fn.signatures:
+                continue
+            cache = getattr(fn, "_cache", None)
+            path = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+            if path and not os.path.exists(path):
+                return True
+    except Exception:  # noqa: BLE001 - numba's internals moved: cannot be told
+        return False
+    return False
 
 
 SINK = -1  # every gateway, merged, in the flow network

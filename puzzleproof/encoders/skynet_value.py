@@ -24,11 +24,13 @@ from puzzleproof.encoders.skynet_cegar import Decision, decide
 from puzzleproof.encoders.skynet_certify import NoCertificate, player_certificate
 from puzzleproof.encoders.skynet_contain import ContainSearch
 from puzzleproof.encoders.skynet_fences import FenceSearch, fenced_map
-from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime, pocket_nodes, without
+from puzzleproof.encoders.skynet_fewest import (FewestCuts, OutOfTime, kernels_cold,
+                                                 pocket_nodes, without)
 from puzzleproof.encoders.skynet_question import Question
 from puzzleproof.encoders.skynet_refutation import refutation
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.models.skynet import SkynetMap
+from puzzleproof.processes import note
 from puzzleproof.models.skynet_strategy import strategy_depth
 from puzzleproof.result import Result, Status
 
@@ -71,6 +73,9 @@ EXACT_BY = ("exact search (puzzleproof.encoders.skynet_fewest): no strategy cont
             "each step rests on")
 MIN_CUT_BY = "minimum cut (a maximum flow per node), no agent strategy needed"
 WITNESS_MAX_NODES = 400_000  # nodes of an escape read off the exact search (tens of MB)
+#: the seconds compiling the exact search's kernels may take on a fresh install (about 5 s
+#: on 2 cores): with less time left it does not start (see Ep1Value._unprepared)
+KERNELS_COMPILE_SECONDS = 15.0
 PROOF_SHARE = 1 / 10  # of the time, kept for writing and replaying the lower bound's escape
 
 Exact = tuple[bool, "dict | None", "dict | None"]  # (contained?, strategy, its check)
@@ -327,6 +332,9 @@ class Ep1Value:
         if self.exact_spent or q.rule != "ep1" or not q.exact:
             return None
         if self.fewest is None:
+            if self._unprepared():
+                self.exact_spent = True
+                return None
             self.fewest = FewestCuts(q.red)
             q.stats["exact_search"] = {"settled": [], "positions": 0, "seconds": 0.0}
         fewest, st = self.fewest, q.stats["exact_search"]
@@ -364,6 +372,24 @@ class Ep1Value:
         st["check_ok"] = chk["ok"]  # False would be a bug here
         return (True, c, chk) if chk["ok"] else None
 
+    def _unprepared(self) -> bool:
+        """Whether the exact search must stay out: its compiled kernels are not prepared (a
+        fresh install) and the time left is shorter than compiling them, which no clock can
+        cut short. Said in the stats; with time enough, compiling is only announced."""
+        if not kernels_cold():
+            return False
+        q = self.q
+        left = q.clock.left()
+        if left is not None and left < KERNELS_COMPILE_SECONDS:
+            why = ("its compiled loop is not prepared (a fresh install) and compiling it "
+                   "takes longer than the time left; run 'puzzleproof prepare' once")
+            q.stats["exact_search"] = {"not_started": why}
+            note(f"the exact fewest-cuts search did not start: {why}")
+            return True
+        note("compiling the exact fewest-cuts search's loop, once (about 5 s; 'puzzleproof "
+             "prepare' does it right after installing)")
+        return False
+
     def pocket_search(self, lower: int, upper: int) -> int:
         """The lower bound ``lower`` raised by the exact search on the map without its
         pockets (POCKET_BY), deepening from 1 (its table learns on the cheap horizons)
@@ -371,7 +397,7 @@ class Ep1Value:
         the time."""
         q = self.q
         drop = pocket_nodes(q.m, q.s) if q.rule == "ep1" and q.exact else ()
-        if not drop:
+        if not drop or self.fewest is None:  # the exact search did not start: nor does this
             return lower
         sub = without(q.m, drop)
         if len(q.m.links) - len(sub.links) < POCKET_MIN_SHARE * len(q.m.links):

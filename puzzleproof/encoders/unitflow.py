@@ -1,13 +1,15 @@
-"""Unit-capacity maximum flows over a set of links left, compiled: the Skynet exact search's
-inner loop.
+"""Unit-capacity maximum flows and searches over a set of links left, compiled: the Skynet
+exact search's inner loop.
 
 The exact fewest-cuts search (:mod:`.skynet_fewest`) asks, at almost every position, how many
 link-disjoint paths join a node to the gateways over the links left (a bit mask), stopped
-at a small limit, and which links those paths use; and, to order its cuts, the minimum cut
-nearest the agent. :class:`~.maxflow.Network` answers the same questions for any
-capacities in Python; this module answers them for capacity 1 in compiled code
-(shortest augmenting paths, as there), about ten times faster, so the search spends its
-time searching. The answers are the same flows: the tests check both against each other.
+at a small limit, and which links those paths use; which nodes the agent reaches and how
+far they are; which nodes near it a tempo bound must look at; and, to order its cuts, the
+minimum cut nearest the agent. :class:`~.maxflow.Network` answers the flow questions for
+any capacities in Python; :class:`UnitNetwork` answers all of them for capacity 1 in
+compiled code (the same shortest augmenting paths, the same breadth-first orders), five to
+ten times faster, so the search spends its time searching. The answers are the same: the
+tests check them against the Python versions.
 
 Links are numbered ``0..K-1`` as in the masks; a mask crosses into compiled code as its
 little-endian bytes.
@@ -104,7 +106,7 @@ class UnitNetwork:
         first (then by name): the nodes whose minimum cuts a tempo bound must look at."""
         i = self.index.get(a)
         if i is None:
-            return None  # no link left at all
+            return None  # ``a`` has no link at all: 0 <= limit
         count = _crowded(self.indptr, self.nbr, self.lid, self._bytes(mask), i, self.sink,
                          depth, limit, self.mark, self.prev, self.queue, self.out,
                          self.ids, self.level_ids, self.level)

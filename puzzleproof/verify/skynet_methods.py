@@ -301,10 +301,14 @@ def warm_games() -> None:
 
 
 def warm_solver() -> None:
-    """:func:`warm_games` and the exact solver's stack (SAT back end, searches)."""
+    """:func:`warm_games` and the exact solver's stack (SAT back end, searches, the
+    compiled inner loop of the fewest-cuts search)."""
     warm_games()
-    from puzzleproof.encoders import skynet_sat  # noqa: F401
+    from puzzleproof.encoders import skynet_recent, skynet_sat, unitflow  # noqa: F401
     from puzzleproof.players import skynet_certified  # noqa: F401
+
+    unitflow.warm()
+    skynet_recent.warm()
 
 
 # -- lost games judged by the exact solver -----------------------------------------------

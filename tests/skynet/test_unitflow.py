@@ -12,6 +12,7 @@ import pytest
 from puzzleproof.encoders.maxflow import Network
 from puzzleproof.encoders.skynet_recent import Recent
 from puzzleproof.encoders.unitflow import UnitNetwork
+from tests.conftest import ROOT
 
 
 def _graph(rng: random.Random) -> list[tuple[int, int]]:
@@ -85,3 +86,41 @@ def test_the_refutation_memory_finds_the_newest_witness_inside_the_links_left():
         want = next(((h, w, j) for h, w, j in reversed(mine)
                      if h >= need and not w & ~left), None)
         assert rec.find(at, need, left) == want
+
+
+@pytest.mark.slow
+def test_an_unprepared_install_keeps_the_limit_and_says_why(tmp_path):
+    """With numba's cache empty (a fresh install before ``prepare``) the exact search would
+    compile its kernels for about 5 s, which no clock can cut short: under a short limit it
+    does not start, the limit holds and the reason names the fix; with time enough it
+    compiles (announced) and proves the value; after that nothing is cold."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    cold = ("from puzzleproof.encoders.skynet_fewest import kernels_cold; "
+            "print(kernels_cold())")
+    got = subprocess.run([sys.executable, "-c", cold], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert got.stdout.split() == ["True"], got.stderr[-500:]
+    path = "instances/skynet/ep1/03-triple-star.txt"
+    solve = [sys.executable, "-m", "puzzleproof", "solve", "skynet", path, "--rule", "ep1",
+             "--min-cuts", "--json", "--time-limit"]
+    t0 = time.monotonic()
+    run = subprocess.run(solve + ["3"], capture_output=True, text=True, env=env,
+                         timeout=120, cwd=ROOT)
+    assert time.monotonic() - t0 < 3 + 10  # start-up and a generous margin
+    d = json.loads(run.stdout)
+    assert d["status"] == "UNKNOWN" and d["answer"]["value_lower"] <= 14
+    assert "puzzleproof prepare" in d["stats"]["exact_search"]["not_started"]
+    assert "did not start" in run.stderr
+    run = subprocess.run(solve + ["60"], capture_output=True, text=True, env=env,
+                         timeout=180, cwd=ROOT)
+    assert json.loads(run.stdout)["answer"]["value"] == 14
+    assert "compiling the exact fewest-cuts search's loop" in run.stderr
+    got = subprocess.run([sys.executable, "-c", cold], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert got.stdout.split() == ["False"], got.stderr[-500:]
