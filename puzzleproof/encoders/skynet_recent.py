@@ -83,9 +83,11 @@ def _find(horizons, wits, nxt, horizon, gone):
         if horizons[slot] < horizon:
             continue
         row = wits[slot]
+        inside = True
         for b in range(gone.shape[0]):
             if row[b] & gone[b]:
+                inside = False
                 break
-        else:
+        if inside:
             return slot
     return -1

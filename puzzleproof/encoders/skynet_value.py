@@ -169,14 +169,23 @@ class Ep1Value:
         q = self.q
         first = q.clock.share(EXACT_FIRST_SHARE)
         while self.lower <= q.red.K:
-            exact = self.exact_search(self.lower, first=first)
-            if exact is None:
-                return None
-            if exact[0]:
-                return self._exact_won(exact)
-            self.refuted = "exact"
-            self.lower += 1
+            got = self._exact_step(first)
+            if got is not True:
+                return got
         return None
+
+    def _exact_step(self, until: Deadline) -> Result | bool | None:
+        """"Contain within ``lower``?" by the exact search until ``until``: the value (a
+        Result) when yes, True when refuted (``lower`` raised by one), None when it ran
+        out (what it learnt stays in its table)."""
+        exact = self.exact_search(self.lower, first=until)
+        if exact is None:
+            return None
+        if exact[0]:
+            return self._exact_won(exact)
+        self.refuted = "exact"
+        self.lower += 1
+        return True
 
     def _exact_won(self, exact: Exact) -> Result:
         """The exact search contained the agent within ``lower`` cuts, every horizon below
@@ -194,14 +203,8 @@ class Ep1Value:
         within ``lower``?" goes, it settles the value, so the exact search, whose table
         holds every horizon below, goes on with it for LAST_HORIZON_SHARE of the time left
         before anything else is tried. None when it runs out (what it learnt stays)."""
-        exact = self.exact_search(self.lower, first=self.q.clock.share(LAST_HORIZON_SHARE))
-        if exact is None:
-            return None
-        if exact[0]:
-            return self._exact_won(exact)
-        self.refuted = "exact"
-        self.lower += 1
-        return self._settled()
+        got = self._exact_step(self.q.clock.share(LAST_HORIZON_SHARE))
+        return self._settled() if got is True else got
 
     def _first_upper(self) -> Result | None:
         """The first upper bound: a won fence (an Episode 2 game inside a set of nodes
@@ -326,8 +329,9 @@ class Ep1Value:
     def exact_search(self, h: int, first: Deadline | None = None) -> Exact | None:
         """"Contain within ``h`` cuts?" by the exact search (:mod:`.skynet_fewest`, ep1):
         (answer, the winning strategy and its check when yes), or None when it ran out of
-        its share (then, unless ``first``: the deadline of the phase before the fence
-        search, it is not asked again)."""
+        its time: ``first``, a deadline of its own (the phase before the fence search, or
+        the last horizon left open), after which it may be asked again; without it,
+        EXACT_LATER_SHARE of the time left, and once that runs out it is not asked again."""
         q = self.q
         if self.exact_spent or q.rule != "ep1" or not q.exact:
             return None
