@@ -312,7 +312,7 @@ class FewestCuts:
         return (a, self.reach(a, mask)[2])
 
     def _contains(self, a: int, mask: int, r: int) -> bool:
-        dist, _, links = self.reach(a, mask)
+        _, links, doubled = self.fast.touching(a, mask)
         key = (a, links)
         if r <= self.fail.get(key, -1):
             self.wit = self.fwit[key]
@@ -321,7 +321,7 @@ class FewestCuts:
         won = self.win.get(key)
         if won is not None and won[0] <= r:
             return True
-        needs = self._invariant_needs(dist, links, r)
+        needs = self._invariant_needs(doubled, links, r)
         if needs is not None:
             self.win[key] = (needs, BY_INVARIANT)
             return True
@@ -338,7 +338,7 @@ class FewestCuts:
             raise OutOfTime
         self.trail.append(links)
         try:
-            cut = self._expand(a, links, r, dist)
+            cut = self._expand(a, links, r)
         finally:
             self.trail.pop()
         if cut is None:
@@ -352,23 +352,18 @@ class FewestCuts:
         self.win[key] = cut
         return True
 
-    def _invariant_needs(self, dist: dict[int, int], links: int, r: int) -> int | None:
+    def _invariant_needs(self, doubled: bool, links: int, r: int) -> int | None:
         """The cuts the gateway-link rule needs here, when it contains the agent within
-        ``r`` of them (else None). With no
-        node of the component keeping two gateway links, cutting the agent's gateway link
-        when it has one, else any gateway link it can reach, never lets it onto a gateway
-        and contains it once the component's gateway links are cut: at most that many cuts
-        (:data:`~puzzleproof.models.skynet_strategy.INVARIANT`, which the checker proves at
-        every position that reaches it)."""
-        gates = links & self.all_gates
-        needs = gates.bit_count()
-        if needs > r:
-            return None
-        gmask = self.gmask
-        return None if any((gmask[u] & gates).bit_count() >= 2 for u in dist) else needs
+        ``r`` of them (else None). With no node of the component keeping two gateway links
+        (``doubled`` False; ``links``: the component's links left), cutting the agent's
+        gateway link when it has one, else any gateway link it can reach, never lets it
+        onto a gateway and contains it once the component's gateway links are cut: at most
+        that many cuts (:data:`~puzzleproof.models.skynet_strategy.INVARIANT`, which the
+        checker proves at every position that reaches it)."""
+        needs = (links & self.all_gates).bit_count()
+        return None if needs > r or doubled else needs
 
-    def _expand(self, a: int, mask: int, r: int,
-                dist: dict[int, int]) -> tuple[int, int] | None:
+    def _expand(self, a: int, mask: int, r: int) -> tuple[int, int] | None:
         """(r' <= r, the winning cut) or None; the agent at ``a`` is not contained.
         On None, :attr:`wit` holds the links behind the refutation (module docstring)."""
         if r <= 0:
@@ -387,7 +382,7 @@ class FewestCuts:
             cands = own  # forced: any other cut lets the agent onto the gateway
             base, kind = 1 << own[0], ("gate", own[0])
         else:
-            found = self._second_order(a, mask, r, dist, one)
+            found = self._second_order(a, mask, r, one)
             if found is None:
                 return None  # it set the witness and the proof's kind
             cands, base, kind = found
@@ -396,30 +391,30 @@ class FewestCuts:
         # witness below); a cut outside one of those leaves that refutation standing, so
         # it is refuted without a search
         refuted: list[int] = []
+        common = -1  # the links every refutation so far rests on
         for k in cands:
             bit = 1 << k
-            if any(not links & bit for links in refuted):
+            if not common & bit:
                 continue
             after = mask & ~bit
-            if one and not self.component(a, after)[1]:
+            if one and not self.fast.touching(a, after)[0]:
                 return (1, k)  # contained by this cut
             if r == 1:
                 refuted.append(self.path(a, after))  # not contained, and no cut left
                 searched.append((k, ("path", refuted[-1])))
-                continue
-            gate = self.gmask[a] & after
-            if gate:
+            elif gate := self.gmask[a] & after:
                 refuted.append(gate & -gate)  # the agent steps onto a gateway
                 searched.append((k, ("gate", (gate & -gate).bit_length() - 1)))
-                continue
-            for w, j in self._replies(a, after, self.killer.get((a, r))):
-                if not self._contains(w, after, r - 1):
-                    self.killer[(a, r)] = w
-                    refuted.append(self.wit | 1 << j)
-                    searched.append((k, ("move", w, j, self.ref)))
-                    break
             else:
-                return (r, k)
+                for w, j in self._replies(a, after, self.killer.get((a, r))):
+                    if not self._contains(w, after, r - 1):
+                        self.killer[(a, r)] = w
+                        refuted.append(self.wit | 1 << j)
+                        searched.append((k, ("move", w, j, self.ref)))
+                        break
+                else:
+                    return (r, k)
+            common &= refuted[-1]
         for links in refuted:
             base |= links
         self.wit, self.spec = base, kind + (tuple(searched),)
@@ -441,7 +436,7 @@ class FewestCuts:
         keyed.sort()
         return [(w, j) for _, w, j in keyed]
 
-    def _second_order(self, a: int, mask: int, r: int, dist: dict[int, int],
+    def _second_order(self, a: int, mask: int, r: int,
                       one: bool) -> tuple[list[int], int, tuple] | None:
         """The cuts worth trying at ``a`` (no gateway link there) and the links that
         refute every other cut, or None when the bound one move ahead refutes the position

@@ -100,6 +100,17 @@ class UnitNetwork:
         links = int.from_bytes(self.out.tobytes(), "little")
         return dist, bool(self.prev[self.sink]), links
 
+    def touching(self, a: int, mask: int) -> tuple[bool, int, bool]:
+        """What :meth:`component` tells without the distances (no dictionary built):
+        whether a link left joins ``a``'s component to the sink, the links left touching
+        it, and whether some node of it keeps two or more links to the sink."""
+        i = self.index.get(a)
+        if i is None:
+            return False, 0, False
+        flags = _touching(self.indptr, self.nbr, self.lid, self._bytes(mask), i, self.sink,
+                          self.mark, self.prev, self.queue, self.out)
+        return bool(flags & 1), int.from_bytes(self.out.tobytes(), "little"), bool(flags & 2)
+
     def crowded(self, a: int, mask: int, depth: int, limit: int) -> list[int] | None:
         """None when a node within ``depth`` links of ``a`` (over links left, not through
         the sink) has at most ``limit`` links left; otherwise those nodes, fewest links
@@ -148,6 +159,7 @@ def warm() -> None:
     net.component(0, 0b111)
     net.cut_order(0, 0b111)
     net.crowded(0, 0b111, 1, 1)
+    net.touching(0, 0b111)
 
 
 @njit(cache=True)
@@ -221,6 +233,24 @@ def _component(indptr, nbr, lid, mask, src, sink, mark, dist, queue, out, ids, q
         qid[i] = ids[queue[i]]
         qd[i] = dist[queue[i]]
     return tail
+
+
+@njit(cache=True)
+def _touching(indptr, nbr, lid, mask, src, sink, mark, dist, queue, out):
+    """:meth:`UnitNetwork.touching`: the links in ``out``; 1 set when the component
+    reaches the sink, 2 when a node of it keeps two links to the sink."""
+    tail = _bfs(indptr, nbr, lid, mask, src, sink, mark, dist, queue, out)
+    flags = 1 if dist[sink] else 0
+    for i in range(tail):
+        u = queue[i]
+        to_sink = 0
+        for e in range(indptr[u], indptr[u + 1]):
+            k = lid[e]
+            if nbr[e] == sink and (mask[k >> 3] >> (k & 7)) & 1:
+                to_sink += 1
+        if to_sink >= 2:
+            return flags | 2
+    return flags
 
 
 @njit(cache=True)
