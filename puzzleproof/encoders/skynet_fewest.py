@@ -427,14 +427,7 @@ class FewestCuts:
         forced cuts going. Refutations made of such chains are found in a few positions
         where the player's free cuts would each need a search. Ties: the reply that refuted
         the last cut here first (``kill``). An ordering only."""
-        gmask, nb = self.gmask, self.nb
-        keyed = []
-        for w, j in nb[a]:
-            if after >> j & 1:
-                follow = sum(1 for x, i in nb[w] if after >> i & 1 and gmask[x] & after)
-                keyed.append(((not gmask[w] & after, -follow, w != kill), w, j))
-        keyed.sort()
-        return [(w, j) for _, w, j in keyed]
+        return self.fast.forcing_moves(a, after, kill)
 
     def _second_order(self, a: int, mask: int, r: int,
                       one: bool) -> tuple[list[int], int, tuple] | None:

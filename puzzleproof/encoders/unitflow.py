@@ -111,6 +111,17 @@ class UnitNetwork:
                           self.mark, self.prev, self.queue, self.out)
         return bool(flags & 1), int.from_bytes(self.out.tobytes(), "little"), bool(flags & 2)
 
+    def forcing_moves(self, a: int, mask: int, first: int | None) -> list[tuple[int, int]]:
+        """The moves from ``a`` over links left, not to the sink, as (node, link): those
+        onto a node that keeps a link to the sink first, then those whose node has more
+        neighbours that keep one, then ``first``, then by node and link (the exact
+        search's order of the agent's replies,
+        :meth:`.skynet_fewest.FewestCuts._replies`)."""
+        count = _forcing_moves(self.indptr, self.nbr, self.lid, self._bytes(mask),
+                               self.index[a], self.sink, self.index.get(first, -1),
+                               self.ids, self.keys, self.level_ids, self.level)
+        return list(zip(self.level_ids[:count].tolist(), self.level[:count].tolist()))
+
     def crowded(self, a: int, mask: int, depth: int, limit: int) -> list[int] | None:
         """None when a node within ``depth`` links of ``a`` (over links left, not through
         the sink) has at most ``limit`` links left; otherwise those nodes, fewest links
@@ -160,6 +171,7 @@ def warm() -> None:
     net.cut_order(0, 0b111)
     net.crowded(0, 0b111, 1, 1)
     net.touching(0, 0b111)
+    net.forcing_moves(0, 0b111, None)
 
 
 @njit(cache=True)
@@ -233,6 +245,44 @@ def _component(indptr, nbr, lid, mask, src, sink, mark, dist, queue, out, ids, q
         qid[i] = ids[queue[i]]
         qd[i] = dist[queue[i]]
     return tail
+
+
+@njit(cache=True)
+def _keeps(indptr, nbr, lid, mask, sink, u):
+    """Whether node ``u`` keeps a link to the sink in ``mask``."""
+    for e in range(indptr[u], indptr[u + 1]):
+        k = lid[e]
+        if nbr[e] == sink and (mask[k >> 3] >> (k & 7)) & 1:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _forcing_moves(indptr, nbr, lid, mask, a, sink, first, ids, keys, qw, qk):
+    """:meth:`UnitNetwork.forcing_moves` into ``qw`` (names) and ``qk`` (links)."""
+    count = 0
+    for e in range(indptr[a], indptr[a + 1]):
+        k = lid[e]
+        w = nbr[e]
+        if w == sink or not (mask[k >> 3] >> (k & 7)) & 1:
+            continue
+        follow = 0
+        for f in range(indptr[w], indptr[w + 1]):
+            j = lid[f]
+            x = nbr[f]
+            if x != sink and (mask[j >> 3] >> (j & 7)) & 1 and _keeps(indptr, nbr, lid,
+                                                                       mask, sink, x):
+                follow += 1
+        loose = 0 if _keeps(indptr, nbr, lid, mask, sink, w) else 1
+        other = 0 if w == first else 1
+        keys[count] = ((((loose << 16 | (65535 - follow)) << 1 | other) << 20
+                        | (ids[w] + (1 << 19))) << 20) | k
+        count += 1
+    keys[:count] = np.sort(keys[:count])
+    for i in range(count):
+        qk[i] = keys[i] & 0xFFFFF
+        qw[i] = ((keys[i] >> 20) & 0xFFFFF) - (1 << 19)
+    return count
 
 
 @njit(cache=True)

@@ -65,6 +65,18 @@ def test_compiled_flows_equal_the_python_network(seed):
         doubled = any(sum(1 for k, e in enumerate(ends)
                           if links >> k & 1 and x in e and -1 in e) >= 2 for x in dist)
         assert fast.touching(a, mask) == (threat, links, doubled)
+        keeps = {x for k, (u, v) in enumerate(ends) if mask >> k & 1 and -1 in (u, v)
+                 for x in (u, v)}
+        moves = [(v if u == a else u, k) for k, (u, v) in enumerate(ends)
+                 if mask >> k & 1 and a in (u, v) and -1 not in (u, v)]
+
+        def follow(w):
+            return sum(1 for k, (u, v) in enumerate(ends) if mask >> k & 1 and w in (u, v)
+                       and -1 not in (u, v) and (v if u == w else u) in keeps)
+
+        first = rng.choice([None] + [w for w, _ in moves])
+        assert fast.forcing_moves(a, mask, first) == sorted(
+            moves, key=lambda m: (m[0] not in keeps, -follow(m[0]), m[0] != first, m))
         order = fast.cut_order(a, mask)
         near = set(full.cut(full.source_side()))
         nearer = {k: min(dist[x] for x in (u, v) if x in dist)
