@@ -276,6 +276,29 @@ def ep1_targets(limit: float = 60.0) -> None:
               f"{upper} / {lower}", flush=True)
 
 
+def ep1_exact_alone(path: Path, upper: int, limit: float = 1800.0) -> None:
+    """Section 5e: the exact search alone on one map, horizon after horizon below ``upper``
+    (a checked strategy's cuts), each horizon's positions and seconds: how the cost grows,
+    and how far a refutation reaches when given more than 60 s (the double-star ring: value
+    in 17..20 at 60 s)."""
+    m = read_map(path.read_text(), path.name)
+    fc = FewestCuts(Reduced(m, "ep1", m.start))
+    print(f"\n5e. {path.stem}: the exact search alone, up to {upper} cuts, at most "
+          f"{limit:.0f} s (load {os.getloadavg()[0]:.1f})")
+    t0 = time.monotonic()
+    last = [t0, 0]
+
+    def heard(r: int, won: bool) -> None:
+        now = time.monotonic()
+        print(f"  within {r:2d}: {'won' if won else 'refuted'}, {fc.positions - last[1]:9,d} "
+              f"positions, {now - last[0]:7.1f} s ({now - t0:7.1f} s in all)", flush=True)
+        last[:] = [now, fc.positions]
+
+    lower, val = fc.value(m.start, upper=upper, deadline=Deadline(limit), on_bound=heard)
+    print(f"  value {'>= ' + str(lower) if val is None else val} after "
+          f"{time.monotonic() - t0:.1f} s ({upper} cuts by the gateway-link rule)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per question")
@@ -294,6 +317,7 @@ def main() -> None:
         sys.exit(f"no maps under {SHARED}")
     if args.only_ep1:
         ep1_targets()
+        ep1_exact_alone(EP1_SET / "04-double-star-ring.txt", 20)
         ep1_values([f for f in files if f.parent.name == "ep2"])
         return
     certificates([f for f in files if f.parent.name == "ep2"], args.large, args.large_limit)
