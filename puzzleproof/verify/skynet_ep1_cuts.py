@@ -142,7 +142,7 @@ def fewest_cuts(m: SkynetMap, start: int, deadline: Deadline) -> dict:
     proofs = _proofs(res)
     if res.status.value == "WIN" and sane and checked:
         return {"value": int(ans["value"]), "seconds": seconds, "solver": res.solver,
-                **_named(ans), **proofs}
+                **_named(ans), **_lower_note(ans, proofs), **proofs}
     if ans.get("value") is not None and not sane:  # no cut contains an agent that can
         ans = {"note": f"the solver's value {ans['value']} was rejected: a gateway is "
                        "reachable, so at least one cut is needed"}
@@ -171,6 +171,7 @@ def fewest_cuts(m: SkynetMap, start: int, deadline: Deadline) -> dict:
         return {"value": upper, "seconds": seconds, "solver": res.solver,
                 "lower_by": lower_by, **proofs}
     return {"value": None, "lower": lower, "upper": upper, "lower_by": lower_by,
+            **_lower_note(ans, proofs),
             **({"upper_by": ans["upper_bound"]["by"]} if ans.get("upper_bound") else {}),
             "seconds": seconds, "solver": res.solver,
             "note": ans.get("note") or f"status {res.status.value}", **proofs}
@@ -185,6 +186,13 @@ def _named(ans: dict) -> dict:
     if lb.get("by"):
         out["lower_by"] = lb["by"]
     return out
+
+
+def _lower_note(ans: dict, proofs: dict) -> dict:
+    """Why the lower bound comes without the agent's escape, when the solver said (the
+    escape too large or the limit first): the record must not look as if it had one."""
+    note = (ans.get("lower_bound") or {}).get("note")
+    return {"lower_note": note} if note and "escape" not in proofs else {}
 
 
 def _proofs(res: Any) -> dict:
