@@ -309,7 +309,7 @@ class FewestCuts:
     def key(self, a: int, mask: int) -> tuple[int, int]:
         """The table's key: links outside the agent's component can never be reached
         again (the component only shrinks), so positions differing only there are one."""
-        return (a, self.reach(a, mask)[2])
+        return (a, self.fast.touching(a, mask)[1])
 
     def _contains(self, a: int, mask: int, r: int) -> bool:
         _, links, doubled = self.fast.touching(a, mask)
