@@ -174,11 +174,11 @@ class Ep1Value:
                 return got
         return None
 
-    def _exact_step(self, until: Deadline) -> Result | bool | None:
-        """"Contain within ``lower``?" by the exact search until ``until``: the value (a
+    def _exact_step(self, deadline: Deadline) -> Result | bool | None:
+        """"Contain within ``lower``?" by the exact search until ``deadline``: the value (a
         Result) when yes, True when refuted (``lower`` raised by one), None when it ran
         out (what it learnt stays in its table)."""
-        exact = self.exact_search(self.lower, first=until)
+        exact = self.exact_search(self.lower, first=deadline)
         if exact is None:
             return None
         if exact[0]:
