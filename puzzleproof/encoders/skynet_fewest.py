@@ -118,7 +118,7 @@ def kernels_cold() -> bool:
 
     from puzzleproof.encoders import skynet_recent, unitflow
 
-    kernels = (unitflow._flow, unitflow._component, unitflow._crowded,
+    kernels = (unitflow._flow, unitflow._touching, unitflow._crowded,
                unitflow._cut_order, skynet_recent._find)
     try:
         for fn in kernels:
@@ -197,16 +197,10 @@ class FewestCuts:
 
     # -- graph helpers -----------------------------------------------------------------
 
-    def component(self, a: int, mask: int) -> tuple[dict[int, int], bool]:
-        """Distances from ``a`` over links left (non-gateway nodes only), and whether a
-        gateway link leaves the component (False: the agent is contained)."""
-        dist, threat, _ = self.reach(a, mask)
-        return dist, threat
-
-    def reach(self, a: int, mask: int) -> tuple[dict[int, int], bool, int]:
-        """:meth:`component` and the links left that touch the component (a bitmask),
-        distances in breadth-first order."""
-        return self.fast.component(a, mask)
+    def reaches_gateway(self, a: int, mask: int) -> bool:
+        """Whether a gateway link leaves the agent's component over links left (False: the
+        agent at ``a`` is contained)."""
+        return self.fast.touching(a, mask)[0]
 
     def cut_at_most(self, x: int, mask: int, r: int) -> bool:
         """Is the minimum cut between ``x`` and the gateways (over links left) at most
@@ -296,7 +290,7 @@ class FewestCuts:
         time on the complex mesh)."""
         self.deadline = deadline
         self.max_positions = None if max_positions is None else self.positions + max_positions
-        if not self.component(a, mask)[1]:
+        if not self.reaches_gateway(a, mask):
             return True  # contained before any cut
         collecting = gc.isenabled()
         gc.disable()
@@ -397,7 +391,7 @@ class FewestCuts:
             if not common & bit:
                 continue
             after = mask & ~bit
-            if one and not self.fast.touching(a, after)[0]:
+            if one and not self.reaches_gateway(a, after):
                 return (1, k)  # contained by this cut
             if r == 1:
                 refuted.append(self.path(a, after))  # not contained, and no cut left
@@ -475,7 +469,7 @@ class FewestCuts:
         deadline came first; ``upper`` when every r below it is refuted).
         ``on_bound(r, won)`` hears each answer."""
         r = max(1, lower)
-        if not self.component(a, self.full)[1]:
+        if not self.reaches_gateway(a, self.full):
             return 0, 0
         upper = self.K + 1 if upper is None else upper
         while r < upper:
@@ -514,7 +508,7 @@ class FewestCuts:
             after = m & ~(1 << k)
             node: dict[str, Any] = {"agent": u, "cut": list(self.ends[k]), "next": {}}
             nodes[nid] = node
-            if not self.component(u, after)[1]:
+            if not self.reaches_gateway(u, after):
                 continue  # contained by this cut
             for w, j in self.nb[u]:
                 if after >> j & 1:

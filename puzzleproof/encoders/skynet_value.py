@@ -14,7 +14,6 @@ enough to write, else names the method that refuted the horizon.
 
 from __future__ import annotations
 
-import logging
 import time
 from typing import Any
 
@@ -32,6 +31,7 @@ from puzzleproof.encoders.skynet_refutation import refutation
 from puzzleproof.encoders.skynet_reduced import Reduced
 from puzzleproof.models.skynet import SkynetMap
 from puzzleproof.models.skynet_strategy import strategy_depth
+from puzzleproof.processes import note
 from puzzleproof.result import Result, Status
 
 __all__ = ["Ep1Value"]
@@ -79,17 +79,6 @@ KERNELS_COMPILE_SECONDS = 15.0
 PROOF_SHARE = 1 / 10  # of the time, kept for writing and replaying the lower bound's escape
 
 Exact = tuple[bool, "dict | None", "dict | None"]  # (contained?, strategy, its check)
-
-_told: set[str] = set()
-
-
-def note(text: str) -> None:
-    """Say ``text`` once per process as a warning of the ``puzzleproof`` logger (the channel
-    the command shows on stderr as one line)."""
-    if text not in _told:
-        _told.add(text)
-        logging.getLogger("puzzleproof").warning(text)
-
 
 def _behind_lower(chk: dict | None, lb_chk: dict | None) -> dict | None:
     """The answer's check: ``chk`` unless the escape behind the lower bound failed its

@@ -86,24 +86,10 @@ class UnitNetwork:
                       self.prev, self.queue, self.out, 0)
         return value, int.from_bytes(self.out.tobytes(), "little")
 
-    def component(self, a: int, mask: int) -> tuple[dict[int, int], bool, int]:
-        """Distances from ``a`` over links left, not through the sink (breadth-first
-        order), whether a link left joins that component to the sink, and every link
-        left touching it (a mask)."""
-        i = self.index.get(a)
-        if i is None:  # a node without links
-            return {a: 0}, False, 0
-        count = _component(self.indptr, self.nbr, self.lid, self._bytes(mask), i,
-                           self.sink, self.mark, self.prev, self.queue, self.out,
-                           self.ids, self.level_ids, self.level)
-        dist = dict(zip(self.level_ids[:count].tolist(), self.level[:count].tolist()))
-        links = int.from_bytes(self.out.tobytes(), "little")
-        return dist, bool(self.prev[self.sink]), links
-
     def touching(self, a: int, mask: int) -> tuple[bool, int, bool]:
-        """What :meth:`component` tells without the distances (no dictionary built):
-        whether a link left joins ``a``'s component to the sink, the links left touching
-        it, and whether some node of it keeps two or more links to the sink."""
+        """Over links left, never through the sink: whether a link left joins ``a``'s
+        component to the sink, the links left touching that component (a mask), and
+        whether some node of it keeps two or more links to the sink."""
         i = self.index.get(a)
         if i is None:
             return False, 0, False
@@ -137,7 +123,7 @@ class UnitNetwork:
         return self.level_ids[:count].tolist()
 
     def cut_order(self, a: int, mask: int) -> list[int]:
-        """Every link left touching ``a``'s component (as :meth:`component` finds it), the
+        """Every link left touching ``a``'s component (as :meth:`touching` finds it), the
         minimum cut nearest ``a`` first, then by the distance of the link's nearer end,
         links to the sink first at the same distance, then by number: the exact search's
         order of cuts (:meth:`.skynet_fewest.FewestCuts._ordered`)."""
@@ -167,7 +153,6 @@ def warm() -> None:
     net = UnitNetwork([(0, 1), (1, -1), (0, -1)], sink=-1)
     net.paths(0, 0b111, 2)
     net.nearest_cut(0, 0b111)
-    net.component(0, 0b111)
     net.cut_order(0, 0b111)
     net.crowded(0, 0b111, 1, 1)
     net.touching(0, 0b111)
@@ -234,17 +219,6 @@ def _flow(indptr, nbr, lid, sgn, own, mask, src, sink, limit, through, mark, pre
                 out[k >> 3] |= np.uint8(1 << (k & 7))
     return value
 
-
-
-@njit(cache=True)
-def _component(indptr, nbr, lid, mask, src, sink, mark, dist, queue, out, ids, qid, qd):
-    """:func:`_bfs`, and in ``qid``, ``qd`` the names and distances of the nodes reached,
-    in order (their number returned)."""
-    tail = _bfs(indptr, nbr, lid, mask, src, sink, mark, dist, queue, out)
-    for i in range(tail):
-        qid[i] = ids[queue[i]]
-        qd[i] = dist[queue[i]]
-    return tail
 
 
 @njit(cache=True)

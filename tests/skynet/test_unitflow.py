@@ -60,8 +60,6 @@ def test_compiled_flows_equal_the_python_network(seed):
         full = slow.flow(a, mask)
         assert fast.nearest_cut(a, mask) == set(full.cut(full.source_side()))
         dist, threat, links = _component(ends, a, mask)
-        got = fast.component(a, mask)
-        assert got == (dist, threat, links) and list(got[0]) == list(dist)
         doubled = any(sum(1 for k, e in enumerate(ends)
                           if links >> k & 1 and x in e and -1 in e) >= 2 for x in dist)
         assert fast.touching(a, mask) == (threat, links, doubled)
