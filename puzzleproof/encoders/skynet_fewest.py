@@ -77,7 +77,6 @@ from __future__ import annotations
 import gc
 from typing import Any
 
-from puzzleproof.encoders.maxflow import Network
 from puzzleproof.encoders.skynet_recent import Recent
 from puzzleproof.encoders.unitflow import UnitNetwork
 from puzzleproof.models.skynet import SkynetMap
@@ -170,8 +169,7 @@ class FewestCuts:
         gates = red.m.gateways
         # the flow network of the minimum cuts: link k as in the masks, gateways merged
         ends = [(SINK if u in gates else u, SINK if v in gates else v) for u, v in self.ends]
-        self.net = Network(ends, sink=SINK)
-        self.fast = UnitNetwork(ends, sink=SINK)  # the same flows, compiled
+        self.fast = UnitNetwork(ends, sink=SINK)
         self.all_gates = sum(self.gmask.values())
         self.killer: dict[tuple[int, int], int] = {}  # (agent, r) -> the last refuting reply
         self.trail: list[int] = []  # the links left at the positions above the current one
@@ -428,16 +426,12 @@ class FewestCuts:
         """The cuts worth trying at ``a`` (no gateway link there) and the links that
         refute every other cut, or None when the bound one move ahead refutes the position
         (its links in :attr:`wit`; ``one``: one cut may contain the agent)."""
-        if one:
+        if one or r == 1:  # at r == 1 the tempo bound has refuted it unless ``one``
             return self._ordered(a, mask), 0, ("cuts",)  # one cut may contain it now
         # a neighbour w failing the tempo bound for r - 1 cuts with one cut of slack fails
         # it after any single cut f that leaves the link a-w: the cut lowers a minimum cut
         # by at most one and lengthens distances only; and the agent is not contained
         # after f (the minimum cut at a is 2 or more), so it may move to w
-        if r == 1:
-            self.cut_at_most(a, mask, 1)
-            self.spec = ("pair",)
-            return None  # two disjoint paths: no single cut contains the agent
         bad: list[tuple[int, int, int]] = []  # (neighbour, its link, its tempo witness)
         wits = 0
         for w, k in self.nb[a]:

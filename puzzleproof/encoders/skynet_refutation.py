@@ -175,30 +175,9 @@ def _write(out: _Writer, ref: tuple[tuple[int, int], int]) -> None:
     elif kind == "two":
         node["replies"] = [{"move": out.other(a, k), "next": None}
                            for k in fc.gb[a] if w >> k & 1][:2]
-    elif kind == "pair":
-        node["replies"] = _pair(out, a, w)
     else:
         node["replies"] = _replies(out, a, w, r, spec)
     out.add(nid, node)
-
-
-def _pair(out: _Writer, a: int, w: int) -> list[dict]:
-    """Two link-disjoint paths of ``w`` to the gateways, as replies: one cut leaves one."""
-    f = out.fc.net.flow(a, w, limit=2)
-    paths = []
-    through = dict(f.through)
-    for _ in range(2):
-        u, links = a, 0
-        while u != -1:  # follow one unit of flow to the sink
-            k = next(k for k, x in through.items()
-                     if x and (out.fc.net.ends[k][0] == u if x > 0
-                               else out.fc.net.ends[k][1] == u))
-            x, y = out.fc.net.ends[k]
-            through[k] -= 1 if through[k] > 0 else -1
-            u = y if x == u else x
-            links |= 1 << k
-        paths.append(links)
-    return [out.along(a, p) for p in paths]
 
 
 def _replies(out: _Writer, a: int, w: int, r: int, spec: tuple) -> list[dict]:
