@@ -177,7 +177,7 @@ class Ep1Value:
         """"Contain within ``lower``?" by the exact search until ``deadline``: the value (a
         Result) when yes, True when refuted (``lower`` raised by one), None when it ran
         out (what it learnt stays in its table)."""
-        exact = self.exact_search(self.lower, first=deadline)
+        exact = self.exact_search(self.lower, deadline)
         if exact is None:
             return None
         if exact[0]:
@@ -325,11 +325,11 @@ class Ep1Value:
 
     # -- the exact search ----------------------------------------------------------------
 
-    def exact_search(self, h: int, first: Deadline | None = None) -> Exact | None:
+    def exact_search(self, h: int, deadline: Deadline | None = None) -> Exact | None:
         """"Contain within ``h`` cuts?" by the exact search (:mod:`.skynet_fewest`, ep1):
         (answer, the winning strategy and its check when yes), or None when it ran out of
-        its time: ``first``, a deadline of its own (the phase before the fence search, or
-        the last horizon left open), after which it may be asked again; without it,
+        its time: ``deadline``, one of its own (the phase before the fence search, or the
+        last horizon left open), after which it may be asked again; without one,
         EXACT_LATER_SHARE of the time left, and once that runs out it is not asked again."""
         q = self.q
         if self.exact_spent or q.rule != "ep1" or not q.exact:
@@ -342,15 +342,16 @@ class Ep1Value:
             q.stats["exact_search"] = {"settled": [], "positions": 0, "seconds": 0.0}
         fewest, st = self.fewest, q.stats["exact_search"]
         t1 = time.monotonic()
-        deadline = first if first is not None else q.clock.share(EXACT_LATER_SHARE)
+        own = deadline is not None
+        clock = deadline if deadline is not None else q.clock.share(EXACT_LATER_SHARE)
         q.say(f"exact search, {h} cuts")
         before = fewest.positions
-        timed = first is not None and first.at is not None
+        timed = own and clock.at is not None
         try:
-            won = fewest.contains(q.s, fewest.full, h, deadline, None if timed
+            won = fewest.contains(q.s, fewest.full, h, clock, None if timed
                                   else EXACT_GROWTH * self.last_exact + EXACT_SLACK)
         except OutOfTime:
-            self.exact_spent = first is None
+            self.exact_spent = not own
             won = None
         st["positions"] = fewest.positions
         seconds = time.monotonic() - t1

@@ -347,8 +347,8 @@ def _first_phase_runs_out_at(monkeypatch, h: int) -> None:
 
     real = skynet_value.Ep1Value.exact_search
 
-    def exact_search(self, horizon, first=None):
-        return None if first is not None and horizon >= h else real(self, horizon, first)
+    def exact_search(self, horizon, deadline=None):
+        return None if deadline is not None and horizon >= h else real(self, horizon, deadline)
 
     monkeypatch.setattr(skynet_value.Ep1Value, "exact_search", exact_search)
 
@@ -363,10 +363,10 @@ def test_one_horizon_left_open_goes_to_the_exact_search(monkeypatch):
 
     real = skynet_value.Ep1Value.exact_search
 
-    def exact_search(self, horizon, first=None):
+    def exact_search(self, horizon, deadline=None):
         if _called_from("_exact_first") and horizon >= 7:
             return None
-        return real(self, horizon, first)
+        return real(self, horizon, deadline)
 
     monkeypatch.setattr(skynet_value.Ep1Value, "exact_search", exact_search)
     r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
