@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from puzzleproof.games.program import Program
     from puzzleproof.games.runner import Completion, ExternalProgram
 
-__all__ = ["Family", "PristineRun", "fork_host_command", "send_request", "wait_born",
+__all__ = ["Family", "PristineRun", "fork_host_command", "hosted", "send_request", "wait_born",
            "pristine_run", "pristine_runs", "close_pristine", "answer_from_copy", "FORK_SECONDS",
            "PRISTINE_INPUT_BYTES", "PRISTINE_IDLE_SECONDS"]
 
@@ -141,16 +141,10 @@ class PristineRun:
 
         t0 = time.monotonic()
         self.prog: "ExternalProgram | None" = None
-        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            argv = fork_host_command(program.command, theirs.fileno(), program.cwd)
+        with hosted(program.command, program.cwd) as (argv, fds, self.ctrl):
             if argv is not None:
-                self.prog = start(program, argv=argv, pass_fds=[theirs.fileno()])
-        except ProgramEnded:
-            pass
-        finally:
-            theirs.close()
-        self.ctrl = mine
+                with contextlib.suppress(ProgramEnded):
+                    self.prog = start(program, argv=argv, pass_fds=fds)
         self.pid = 0 if self.prog is None else self.prog.pid
         self.family = None if self.prog is None else Family(self.prog)
         self.ready = self.prog is not None and _waits_for_input(
@@ -384,6 +378,20 @@ def _read_to_end(fd: int, deadline: Deadline) -> tuple[str, bool, tuple[str, str
         if len(buf) > MAX_OUTPUT_BYTES:
             return (buf[:MAX_OUTPUT_BYTES].decode(errors="replace"), False,
                     ("output-too-long", f"more than {MAX_OUTPUT_BYTES >> 20} MB of output"))
+
+
+@contextlib.contextmanager
+def hosted(command: Sequence[str], cwd: str | None
+           ) -> Iterator[tuple[list[str] | None, list[int], socket.socket]]:
+    """The control channel of a run under the fork host: yields (the host's command line,
+    None when the host cannot run ``command``; the descriptors to pass to it; this
+    process's end of the channel). The program is started inside the block; its end of
+    the channel is closed here when the block ends (it lives on in the program only)."""
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        yield fork_host_command(command, theirs.fileno(), cwd), [theirs.fileno()], mine
+    finally:
+        theirs.close()
 
 
 # -- the host's command ------------------------------------------------------------------------

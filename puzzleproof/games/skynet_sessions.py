@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from puzzleproof.games.forking import (PRISTINE_INPUT_BYTES, Family, fork_host_command,
+from puzzleproof.games.forking import (PRISTINE_INPUT_BYTES, Family, fork_host_command, hosted,
                                        pristine_run, send_request, wait_born)
 from puzzleproof.games.program import Program
 from puzzleproof.models.skynet import Link, SkynetMap
@@ -249,13 +249,9 @@ class _HostSession(_Forkable, _ProgramSession):
     """A run from the start, under the fork host."""
 
     def __init__(self, player: "ProgramPlayer", m: SkynetMap) -> None:
-        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            argv = fork_host_command(player.command, theirs.fileno(), player.program.cwd)
-            _ProgramSession.__init__(self, player, m, argv, pass_fds=[theirs.fileno()])
-        finally:
-            theirs.close()
-        self.ctrl, self.unborn = mine, []
+        with hosted(player.command, player.program.cwd) as (argv, fds, self.ctrl):
+            _ProgramSession.__init__(self, player, m, argv, pass_fds=fds)
+        self.unborn = []
         self.family = Family(self.prog)
         self.pid = self.prog.pid if self.prog is not None else 0
 
