@@ -381,6 +381,111 @@ def test_one_horizon_left_open_goes_to_the_exact_search(monkeypatch):
     assert "ran_out_at" not in r.stats["exact_search"]
 
 
+def _always_skip(monkeypatch) -> None:
+    """The first phase skips a horizon whenever the last two were refuted (whatever they
+    cost), so that small maps take every path of :meth:`Ep1Value._exact_skip`."""
+    from puzzleproof.encoders import skynet_value
+
+    monkeypatch.setattr(skynet_value, "SKIP_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(skynet_value, "SKIP_GROWTH", float("inf"))
+
+
+def _skips(settled: list[dict]) -> list[tuple[int, bool]]:
+    """The horizons asked one beyond the next (``H`` two above the last refuted), and
+    whether each was contained."""
+    return [(b["H"], b["contained"]) for a, b in zip(settled, settled[1:])
+            if not a["contained"] and b["H"] == a["H"] + 2]
+
+
+def test_skipping_a_horizon_proves_the_same_fewest_cuts(monkeypatch):
+    """With the first phase asking one horizon beyond the next, ``solve --min-cuts`` proves
+    the explicit minimax's value on the generator's small Episode 1 maps, and on official
+    maps 01-04 and 06 the value the exact search finds horizon after horizon, both
+    certificates replayed; among them a skipped horizon is refuted, and one is contained
+    where the horizon below is refuted (the value) and where it is contained too."""
+    from puzzleproof.generate.skynet_ep1 import GapParams, _random_ep1
+
+    cases = [(official(p), fewest(official(p))[1]) for p in ("01", "02", "03", "04", "06")]
+    _always_skip(monkeypatch)
+    rng = random.Random(41)
+    while len(cases) < 45:
+        m = _random_ep1(rng, GapParams(nodes=rng.randint(7, 10), gateways=rng.randint(1, 3)))
+        if m is not None and not m.ep1_problems():
+            ex = ExplicitSolver(m, "ep1", max_nodes=400_000)
+            cases.append((m, ex.value(m.start, (1 << len(ex.g.cuttable)) - 1)))
+    seen = set()
+    for m, want in cases:
+        r = sat_solve(m, "ep1", value=True)
+        assert r.status is Status.WIN and r.answer["value"] == want, (m, r.answer, want)
+        if want == 0:
+            continue
+        assert check_player_strategy(m, "ep1", m.start, r.certificate) == []
+        assert strategy_depth(m, "ep1", m.start, r.certificate) == want
+        lb = r.answer["lower_bound"]
+        assert lb["horizon"] == want - 1
+        if "escape" in lb:
+            assert check_agent_escape(m, "ep1", m.start, lb["escape"]) == [], m
+        else:  # no cut fewer separates any node from the gateways
+            assert want == 1 or lb["by"].startswith("minimum cut"), lb
+        for h, contained in _skips(r.stats["exact_search"]["settled"]):
+            seen.add("refuted" if not contained else "value" if h == want else "below")
+    assert seen == {"refuted", "value", "below"}, seen
+
+
+def test_a_skipped_horizon_contained_stays_the_upper_bound(monkeypatch):
+    """When the horizon skipped to is contained and the one below runs out, the strategy
+    found stays the upper bound and the fence search is not asked: on official map 04 the
+    first phase finds 9 cuts enough, runs out at 8, and the last horizon left (8) is then
+    contained, with 7 refuted before: the value 8, the exact search's on both sides."""
+    from puzzleproof.encoders import skynet_value
+
+    _always_skip(monkeypatch)
+    real = skynet_value.Ep1Value.exact_search
+    asked = []
+
+    def exact_search(self, horizon, deadline=None):
+        asked.append(horizon)
+        if _called_from("_exact_skip") and _called_from("_exact_step"):
+            return None  # the horizon below the one skipped to runs out
+        return real(self, horizon, deadline)
+
+    monkeypatch.setattr(skynet_value.Ep1Value, "exact_search", exact_search)
+    r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
+    a = r.answer
+    assert r.status == Status.WIN and a["value"] == 8 and r.check["ok"]
+    assert a["upper_bound"] == {"by": "exact search (skynet_fewest)", "cuts": 8}
+    assert a["lower_bound"]["horizon"] == 7 and a["lower_bound"]["check"]["ok"]
+    assert asked[-3:] == [9, 8, 8] and "fence_search" not in r.stats
+
+
+def test_a_skipped_horizon_left_open_goes_on_after_the_fence(monkeypatch):
+    """The first phase runs out on a horizon it skipped to; after the fence search that
+    horizon goes on first (its search filled the table), not the one below: on official
+    map 04 it runs out at 7 with 6 the lower bound, the fence proves 8, and 7 refuted next
+    settles the value."""
+    from puzzleproof.encoders import skynet_value
+
+    _always_skip(monkeypatch)
+    real = skynet_value.Ep1Value.exact_search
+    asked = []
+
+    def exact_search(self, horizon, deadline=None):
+        asked.append(horizon)
+        if _called_from("_exact_first") and horizon >= 7:
+            self.unsettled = (horizon, 0, 0.0)  # as a search that ran out leaves it
+            return None
+        return real(self, horizon, deadline)
+
+    monkeypatch.setattr(skynet_value.Ep1Value, "exact_search", exact_search)
+    r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
+    a = r.answer
+    assert r.status == Status.WIN and a["value"] == 8 and r.check["ok"]
+    assert "fence" in a["upper_bound"]["by"]
+    lb = a["lower_bound"]
+    assert lb["horizon"] == 7 and lb["by"].startswith("exact search") and lb["check"]["ok"]
+    assert asked[-2:] == [7, 7] and 6 not in asked
+
+
 @pytest.mark.slow
 def test_a_fence_not_checked_in_time_leaves_the_bounds_proved_before(monkeypatch):
     """The limit coming while the fence's strategy is checked costs the fence's bound only:
