@@ -20,7 +20,8 @@ through the referee; then random maps at 100, 250 and 500 nodes: median and max 
    (:mod:`puzzleproof.encoders.skynet_fewest`), lower bounds with the agent kept off map
    05's pockets (the exact search on a smaller map; sound, as an agent with fewer places to
    go is never harder to contain), and the exact search alone: the time at which it
-   refutes each horizon.
+   refutes each horizon, asked one after another (5e) and asked as the solver does when it
+   skips one (5f).
 
     python benchmarks/skynet_exact.py [--limit 60] [--random 5] [--skip-ep1]
         [--large 10] [--large-limit 60] [--only-certificates] [--only-ep1]
@@ -39,7 +40,7 @@ import time
 from pathlib import Path
 
 from puzzleproof.clock import Deadline
-from puzzleproof.encoders.skynet_fewest import FewestCuts, pocket_nodes, without
+from puzzleproof.encoders.skynet_fewest import FewestCuts, OutOfTime, pocket_nodes, without
 from puzzleproof.encoders.skynet_sat import Reduced, SolverCache, solve as sat_solve
 from puzzleproof.formats.skynet import read_map
 from puzzleproof.models.skynet import SkynetMap, norm
@@ -280,7 +281,7 @@ def ep1_exact_alone(path: Path, upper: int, limit: float = 1800.0) -> None:
     """Section 5e: the exact search alone on one map, horizon after horizon below ``upper``
     (a checked strategy's cuts), each horizon's positions and seconds: how the cost grows,
     and how far a refutation reaches when given more than 60 s (the double-star ring: value
-    in 17..20 at 60 s)."""
+    in 18..20 at 60 s)."""
     m = read_map(path.read_text(), path.name)
     fc = FewestCuts(Reduced(m, "ep1", m.start))
     print(f"\n5e. {path.stem}: the exact search alone, up to {upper} cuts, at most "
@@ -297,6 +298,27 @@ def ep1_exact_alone(path: Path, upper: int, limit: float = 1800.0) -> None:
     lower, val = fc.value(m.start, upper=upper, deadline=Deadline(limit), on_bound=heard)
     print(f"  value {'>= ' + str(lower) if val is None else val} after "
           f"{time.monotonic() - t0:.1f} s ({upper} cuts by the gateway-link rule)")
+
+
+def ep1_skipping(path: Path, horizons: tuple[int, ...], limit: float = 600.0) -> None:
+    """Section 5f: the exact search alone asked ``horizons`` only (one table), as the
+    solver's first phase asks them when it skips a horizon (``Ep1Value._skip``), against
+    section 5e's horizon after horizon: what iterative deepening spends below the last."""
+    m = read_map(path.read_text(), path.name)
+    fc = FewestCuts(Reduced(m, "ep1", m.start))
+    print(f"\n5f. {path.stem}: the exact search alone asked {', '.join(map(str, horizons))} "
+          f"(load {os.getloadavg()[0]:.1f})")
+    t0 = time.monotonic()
+    for h in horizons:
+        t, before = time.monotonic(), fc.positions
+        try:
+            won = fc.contains(m.start, fc.full, h, Deadline(limit))
+        except OutOfTime:
+            print(f"  within {h:2d}: not settled in {limit:.0f} s")
+            return
+        print(f"  within {h:2d}: {'won' if won else 'refuted'}, {fc.positions - before:9,d} "
+              f"positions, {time.monotonic() - t:7.1f} s ({time.monotonic() - t0:7.1f} s in "
+              f"all)", flush=True)
 
 
 def main() -> None:
@@ -318,6 +340,7 @@ def main() -> None:
     if args.only_ep1:
         ep1_targets()
         ep1_exact_alone(EP1_SET / "04-double-star-ring.txt", 20)
+        ep1_skipping(EP1_SET / "04-double-star-ring.txt", (13, 15, 17))
         ep1_values([f for f in files if f.parent.name == "ep2"])
         return
     certificates([f for f in files if f.parent.name == "ep2"], args.large, args.large_limit)

@@ -4,7 +4,8 @@ both sides.
 How the bounds are found, and why, is told in :mod:`puzzleproof.encoders.skynet_sat`; here
 are the steps, each within its share of the question's clock (:class:`~.skynet_question.
 Question`): the exact search (:mod:`.skynet_fewest`) for up to half the time (it settles
-most maps alone), the fence search
+most maps alone; where its cost grows slowly from one horizon to the next it skips one, see
+:meth:`Ep1Value._skip`), the fence search
 (:mod:`.skynet_fences`) or else the verdict for a first upper bound, the exact search on the
 map without its pockets for a better lower bound, then horizon after horizon the exact
 search, the containment search (:mod:`.skynet_contain`) and SAT. Every strategy is replayed
