@@ -340,35 +340,45 @@ def _called_from(*steps: str) -> bool:
     return any(f.function in steps for f in inspect.stack(0))
 
 
-def _first_phase_runs_out_at(monkeypatch, h: int) -> None:
-    """The exact search before the fence search runs out at ``h`` cuts (official map 04 is
-    settled by it alone within its share; these tests are about the steps after it)."""
+def _exact_search_runs_out(monkeypatch, where) -> list[int]:
+    """``Ep1Value.exact_search`` made to run out (None, and the horizon left open, as a
+    search out of time leaves them) wherever ``where(horizon, deadline)`` says; the
+    horizons asked, in order."""
     from puzzleproof.encoders import skynet_value
 
     real = skynet_value.Ep1Value.exact_search
+    asked: list[int] = []
 
     def exact_search(self, horizon, deadline=None):
-        return None if deadline is not None and horizon >= h else real(self, horizon, deadline)
-
-    monkeypatch.setattr(skynet_value.Ep1Value, "exact_search", exact_search)
-
-
-def test_one_horizon_left_open_goes_to_the_exact_search(monkeypatch):
-    """When the first upper bound leaves one horizon open, the exact search goes on with it
-    before the other searches (the complex mesh: 15 proved in 42 s of a 60 s limit, where
-    the pocket, containment and SAT searches had spent 22 s without a bound). Here the first
-    phase stops at 7 on official map 04, the fence proves 8, and the exact search refutes 7
-    with its escape replayed: the value, with no other search run."""
-    from puzzleproof.encoders import skynet_value
-
-    real = skynet_value.Ep1Value.exact_search
-
-    def exact_search(self, horizon, deadline=None):
-        if _called_from("_exact_first") and horizon >= 7:
+        asked.append(horizon)
+        if where(horizon, deadline):
+            self.unsettled = (horizon, 0, 0.0)
             return None
         return real(self, horizon, deadline)
 
     monkeypatch.setattr(skynet_value.Ep1Value, "exact_search", exact_search)
+    return asked
+
+
+def _first_phase_runs_out_at(monkeypatch, h: int) -> None:
+    """The exact search before the fence search runs out at ``h`` cuts (official map 04 is
+    settled by it alone within its share; these tests are about the steps after it)."""
+    _exact_search_runs_out(monkeypatch, lambda horizon, deadline: deadline is not None
+                           and horizon >= h)
+
+
+@pytest.mark.parametrize("skip", [False, True], ids=["in-order", "skipping"])
+def test_a_horizon_left_open_by_the_first_phase_goes_on_after_the_fence(monkeypatch, skip):
+    """Official map 04, the first phase stopped at 7 cuts. In order (6 refuted), the fence
+    proves 8 and leaves one horizon open: the exact search goes on with it before the other
+    searches (the complex mesh: 15 proved in 42 s of a 60 s limit, where the pocket,
+    containment and SAT searches had spent 22 s without a bound). Skipping (7 asked after
+    5): that horizon goes on first after the fence (its search filled the table), not 6.
+    Either way 7 is refuted with its escape replayed: the value 8."""
+    if skip:
+        _always_skip(monkeypatch)
+    asked = _exact_search_runs_out(monkeypatch, lambda horizon, deadline: horizon >= 7
+                                   and _called_from("_exact_first"))
     r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
     a = r.answer
     assert r.status == Status.WIN and a["value"] == 8 and r.check["ok"]
@@ -379,6 +389,7 @@ def test_one_horizon_left_open_goes_to_the_exact_search(monkeypatch):
     settled = r.stats["exact_search"]["settled"]
     assert settled[-1]["H"] == 7 and not settled[-1]["contained"]
     assert "ran_out_at" not in r.stats["exact_search"]
+    assert asked[-2:] == [7, 7] and (6 in asked) != skip
 
 
 def _always_skip(monkeypatch) -> None:
@@ -437,53 +448,16 @@ def test_a_skipped_horizon_contained_stays_the_upper_bound(monkeypatch):
     found stays the upper bound and the fence search is not asked: on official map 04 the
     first phase finds 9 cuts enough, runs out at 8, and the last horizon left (8) is then
     contained, with 7 refuted before: the value 8, the exact search's on both sides."""
-    from puzzleproof.encoders import skynet_value
-
     _always_skip(monkeypatch)
-    real = skynet_value.Ep1Value.exact_search
-    asked = []
-
-    def exact_search(self, horizon, deadline=None):
-        asked.append(horizon)
-        if _called_from("_exact_skip") and _called_from("_exact_step"):
-            return None  # the horizon below the one skipped to runs out
-        return real(self, horizon, deadline)
-
-    monkeypatch.setattr(skynet_value.Ep1Value, "exact_search", exact_search)
+    # the horizon below the one skipped to runs out
+    asked = _exact_search_runs_out(monkeypatch, lambda horizon, deadline: _called_from(
+        "_exact_skip") and _called_from("_exact_step"))
     r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
     a = r.answer
     assert r.status == Status.WIN and a["value"] == 8 and r.check["ok"]
     assert a["upper_bound"] == {"by": "exact search (skynet_fewest)", "cuts": 8}
     assert a["lower_bound"]["horizon"] == 7 and a["lower_bound"]["check"]["ok"]
     assert asked[-3:] == [9, 8, 8] and "fence_search" not in r.stats
-
-
-def test_a_skipped_horizon_left_open_goes_on_after_the_fence(monkeypatch):
-    """The first phase runs out on a horizon it skipped to; after the fence search that
-    horizon goes on first (its search filled the table), not the one below: on official
-    map 04 it runs out at 7 with 6 the lower bound, the fence proves 8, and 7 refuted next
-    settles the value."""
-    from puzzleproof.encoders import skynet_value
-
-    _always_skip(monkeypatch)
-    real = skynet_value.Ep1Value.exact_search
-    asked = []
-
-    def exact_search(self, horizon, deadline=None):
-        asked.append(horizon)
-        if _called_from("_exact_first") and horizon >= 7:
-            self.unsettled = (horizon, 0, 0.0)  # as a search that ran out leaves it
-            return None
-        return real(self, horizon, deadline)
-
-    monkeypatch.setattr(skynet_value.Ep1Value, "exact_search", exact_search)
-    r = sat_solve(official("04"), "ep1", value=True, deadline=Deadline(120))
-    a = r.answer
-    assert r.status == Status.WIN and a["value"] == 8 and r.check["ok"]
-    assert "fence" in a["upper_bound"]["by"]
-    lb = a["lower_bound"]
-    assert lb["horizon"] == 7 and lb["by"].startswith("exact search") and lb["check"]["ok"]
-    assert asked[-2:] == [7, 7] and 6 not in asked
 
 
 @pytest.mark.slow
