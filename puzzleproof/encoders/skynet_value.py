@@ -78,6 +78,7 @@ POCKET_BY = ("exact search (puzzleproof.encoders.skynet_fewest) on the map witho
 EXACT_BY = ("exact search (puzzleproof.encoders.skynet_fewest): no strategy contains the "
             "agent within {h} cuts; its refutation is the escape, written on the links "
             "each step rests on")
+EXACT_UPPER_BY = "exact search (skynet_fewest)"
 MIN_CUT_BY = "minimum cut (a maximum flow per node), no agent strategy needed"
 WITNESS_MAX_NODES = 400_000  # nodes of an escape read off the exact search (tens of MB)
 #: the seconds compiling the exact search's kernels may take on a fresh install (about 5 s
@@ -218,10 +219,15 @@ class Ep1Value:
         if got is True:  # "within h - 1" refuted: lower is h, contained within h
             return self._exact_won(exact)
         if got is None:
-            self.upper, self.best_cert, self.best_chk = h, exact[1], exact[2]
-            self.q.answer.update(verdict="WIN", upper_bound={
-                "by": "exact search (skynet_fewest)", "cuts": h})
+            self._exact_upper(h, exact)
+            self.q.answer["verdict"] = "WIN"
         return got
+
+    def _exact_upper(self, h: int, exact: Exact) -> None:
+        """The exact search contained the agent within ``h`` cuts: the upper bound, with the
+        strategy and its check."""
+        self.upper, self.best_cert, self.best_chk = h, exact[1], exact[2]
+        self.q.answer["upper_bound"] = {"by": EXACT_UPPER_BY, "cuts": h}
 
     def _exact_step(self, deadline: Deadline) -> Result | bool | None:
         """"Contain within ``lower``?" by the exact search until ``deadline``: the value (a
@@ -241,7 +247,7 @@ class Ep1Value:
         refuted: the value, with both proofs."""
         q, answer, lower = self.q, self.q.answer, self.lower
         answer.update(verdict="WIN", value=lower, value_lower=lower, value_upper=lower,
-                      upper_bound={"by": "exact search (skynet_fewest)", "cuts": lower})
+                      upper_bound={"by": EXACT_UPPER_BY, "cuts": lower})
         answer["lower_bound"] = (self.exact_lower(lower - 1) if self.refuted else
                                  {"horizon": lower - 1, "by": MIN_CUT_BY})
         chk = _behind_lower(exact[2], answer["lower_bound"].get("check"))
@@ -334,8 +340,7 @@ class Ep1Value:
             # unchecked, and what was proved before stands (as for the fence's strategy)
             return self._value_open(H)
         if exact is not None and exact[0]:
-            self.upper, self.best_cert, self.best_chk = H, exact[1], exact[2]
-            answer["upper_bound"] = {"by": "exact search (skynet_fewest)", "cuts": H}
+            self._exact_upper(H, exact)
             return True
         if exact is not None:
             self.refuted = "exact"
