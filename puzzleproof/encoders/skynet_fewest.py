@@ -70,6 +70,10 @@ component, the nodes a tempo bound looks at, the order of cuts, the scan of rece
 refutations) is answered in compiled code (:mod:`.unitflow`, :mod:`.skynet_recent`; the
 same answers as the Python versions, checked by the tests). Figures:
 ``benchmarks/skynet_exact.py --only-ep1``.
+
+What it remembers is bounded (TABLE_MAX, CUTS_MAX, PROOFS_MAX), so a run of an hour stays
+within about a gigabyte: a position forgotten is searched again (speed lost, never
+exactness), and proofs let go leave a refutation named but not written as an escape.
 """
 
 from __future__ import annotations
@@ -135,6 +139,16 @@ def kernels_cold() -> bool:
 SINK = -1  # every gateway, merged, in the flow network
 BY_INVARIANT = -1  # in FewestCuts.win: the gateway-link rule wins from here
 RECENT = 200  # refutations remembered per node for the subset test (FewestCuts.recent)
+# what the search remembers, bounded so that a long run stays within about a gigabyte
+# (measured on the 250-node mesh, 575 links: about 350 bytes per refuted position, 220 per
+# won one, 300 per remembered minimum cut, and 1 kB per refutation's proof): past
+# TABLE_MAX positions refuted (or won) the table forgets them but the roots asked
+# (FewestCuts._forget: only speed is lost, a position forgotten is searched again); past
+# PROOFS_MAX proofs they are let go for good (the escape is then not written: at 400,000
+# nodes it would be too large to write anyway, see skynet_value.WITNESS_MAX_NODES)
+TABLE_MAX = 1_000_000
+CUTS_MAX = 1_000_000
+PROOFS_MAX = 500_000
 
 
 class OutOfTime(Exception):
@@ -192,6 +206,9 @@ class FewestCuts:
         self.recent = Recent(RECENT, self.K)
         self.deadline: Deadline | None = None
         self.max_positions: int | None = None
+        self.roots: set[tuple[int, int]] = set()  # positions asked: never forgotten
+        self.forgotten = 0  # times the table was cleared (TABLE_MAX)
+        self.proofs_kept = True  # False once the proofs were let go (PROOFS_MAX)
 
     # -- graph helpers -----------------------------------------------------------------
 
@@ -226,7 +243,7 @@ class FewestCuts:
                 if known[1] and known[0] <= r:
                     return True
         self.flows += 1
-        if len(self.cuts) > 2_000_000:
+        if len(self.cuts) > CUTS_MAX:
             self.cuts.clear()
         value, used = self.fast.paths(x, mask, r + 1)
         if value <= r:
@@ -290,6 +307,7 @@ class FewestCuts:
         self.max_positions = None if max_positions is None else self.positions + max_positions
         if not self.reaches_gateway(a, mask):
             return True  # contained before any cut
+        self.roots.add(self.key(a, mask))
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -328,6 +346,8 @@ class FewestCuts:
             raise OutOfTime
         if self.max_positions is not None and self.positions > self.max_positions:
             raise OutOfTime
+        if len(self.fail) > TABLE_MAX or len(self.win) > TABLE_MAX:
+            self._forget()
         self.trail.append(links)
         try:
             cut = self._expand(a, links, r)
@@ -337,12 +357,33 @@ class FewestCuts:
             if r > self.fail.get(key, -1):
                 self.fail[key] = r
                 self.fwit[key] = self.wit
-            self.proofs[(key, r)] = (self.wit, self.spec)
+            if self.proofs_kept:
+                self.proofs[(key, r)] = (self.wit, self.spec)
+                if len(self.proofs) > PROOFS_MAX:
+                    self.proofs.clear()
+                    self.proofs_kept = False
             self.ref = (key, r)
             self.recent.add(a, r, self.wit, key)
             return False
         self.win[key] = cut
         return True
+
+    def _forget(self) -> None:
+        """Clear the table of refuted and won positions but the roots asked (their entries
+        name the horizons proved, which the callers read). Every entry is a fact found by
+        search, so forgetting one only means searching it again; the certificate
+        (:meth:`certificate`) searches again any won position it no longer finds."""
+        keep = [(k, self.fail.get(k), self.fwit.get(k), self.win.get(k)) for k in self.roots]
+        self.fail.clear()
+        self.fwit.clear()
+        self.win.clear()
+        self.killer.clear()
+        for k, r, w, won in keep:
+            if r is not None:
+                self.fail[k], self.fwit[k] = r, w
+            if won is not None:
+                self.win[k] = won
+        self.forgotten += 1
 
     def _invariant_needs(self, doubled: bool, links: int, r: int) -> int | None:
         """The cuts the gateway-link rule needs here, when it contains the agent within
@@ -486,16 +527,17 @@ class FewestCuts:
         :func:`puzzleproof.models.skynet_strategy.check_player_strategy`). Raises
         :class:`OutOfTime` past ``deadline``."""
         mask = self.full if mask is None else mask
+        self.deadline, self.max_positions = deadline, None
         nodes: dict[str, dict] = {}
-        todo = [(a, mask)]
+        todo = [(a, mask, self.win[self.key(a, mask)][0])]
         while todo:
-            u, m = todo.pop()
+            u, m, left = todo.pop()
             nid = f"{u}:{m:x}"
             if nid in nodes:
                 continue
             if deadline is not None and deadline.expired():
                 raise OutOfTime
-            _, k = self.win[self.key(u, m)]
+            r, k = self._won(u, m, left)
             if k == BY_INVARIANT:
                 nodes[nid] = {"agent": u, "invariant": INVARIANT}
                 continue
@@ -507,8 +549,25 @@ class FewestCuts:
             for w, j in self.nb[u]:
                 if after >> j & 1:
                     node["next"][str(w)] = f"{w}:{after:x}"
-                    todo.append((w, after))
+                    todo.append((w, after, r - 1))
         return {"type": "skynet-player-strategy", "root": f"{a}:{mask:x}", "nodes": nodes}
+
+    def _won(self, a: int, mask: int, left: int) -> tuple[int, int]:
+        """The table's (horizon, cut) for a position won within ``left`` cuts, searched
+        again when the table forgot it (:meth:`_forget`)."""
+        key = self.key(a, mask)
+        won = self.win.get(key)
+        if won is None:
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                if not self._contains(a, mask, left):
+                    raise AssertionError(f"a won position ({a}, {mask:x}) refuted on search")
+            finally:
+                if collecting:
+                    gc.enable()
+            won = self.win[key]
+        return won
 
     def escape(self, a: int, h: int, max_nodes: int | None = None,
                deadline: Deadline | None = None, links: Any = None) -> dict:

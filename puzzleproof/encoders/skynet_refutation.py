@@ -119,11 +119,14 @@ def refutation(fc: FewestCuts, a: int, h: int, deadline: Deadline | None = None,
     witness form. ``links``: the links of the map the escape is written for (default: the
     searched map's); a map the searched one was cut from (:func:`~.skynet_fewest.without`)
     holds the escape too, as its nodes rest on links both have. Raises :class:`OutOfTime`
-    past ``deadline`` or ``max_nodes`` nodes."""
+    past ``deadline`` or ``max_nodes`` nodes; ValueError when the search did not refute it
+    or let its proofs go (``fc.proofs_kept`` False: check first)."""
     key = fc.key(a, fc.full)
     r = fc.fail.get(key, -1)
     if r < h:
         raise ValueError(f"the search has not refuted containing the agent within {h} cuts")
+    if not fc.proofs_kept:
+        raise ValueError("the search let its proofs go (skynet_fewest.PROOFS_MAX)")
     out = _Writer(fc, fc.red.m.links if links is None else links, deadline, max_nodes)
     root = out.proof((key, r))
     while out.todo:

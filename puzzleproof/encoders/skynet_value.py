@@ -25,8 +25,8 @@ from puzzleproof.encoders.skynet_cegar import Decision, decide
 from puzzleproof.encoders.skynet_certify import NoCertificate, player_certificate
 from puzzleproof.encoders.skynet_contain import ContainSearch
 from puzzleproof.encoders.skynet_fences import FenceSearch, fenced_map
-from puzzleproof.encoders.skynet_fewest import (FewestCuts, OutOfTime, kernels_cold,
-                                                 pocket_nodes, without)
+from puzzleproof.encoders.skynet_fewest import (PROOFS_MAX, FewestCuts, OutOfTime,
+                                                 kernels_cold, pocket_nodes, without)
 from puzzleproof.encoders.skynet_question import Question
 from puzzleproof.encoders.skynet_refutation import refutation
 from puzzleproof.encoders.skynet_reduced import Reduced
@@ -421,6 +421,10 @@ class Ep1Value:
             self.exact_spent = not own
             won = None
         st["positions"] = fewest.positions
+        if fewest.forgotten:  # the table's bound on memory (skynet_fewest.TABLE_MAX)
+            st["table_cleared"] = fewest.forgotten
+        if not fewest.proofs_kept:
+            st["proofs_kept"] = False
         seconds = time.monotonic() - t1
         st["seconds"] = round(st["seconds"] + seconds, 4)
         # a horizon asked again after running out: its figures add up over the calls
@@ -517,6 +521,10 @@ class Ep1Value:
             out["by"] = POCKET_BY.format(h=h, nodes=sorted(pocket["drop"]))
         final = self.final
         if not q.certificate or searcher is None:
+            return out
+        if not searcher.proofs_kept:
+            out["note"] = (f"the search let its proofs go past {PROOFS_MAX} refutations, to "
+                           "stay within memory; the escape is not written")
             return out
         try:
             if final.expired():

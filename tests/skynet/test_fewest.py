@@ -592,6 +592,55 @@ def test_refutations_are_written_as_witness_escapes_the_checker_proves():
     assert broken > 40, broken
 
 
+def test_a_table_bounded_in_memory_proves_the_same_values(monkeypatch):
+    """With the table forgetting at every position (TABLE_MAX) and the flow cache
+    as small, the values are the tiny minimax's, every strategy (its forgotten positions
+    searched again) replays with that many cuts, and every escape still replays."""
+    from puzzleproof.encoders import skynet_fewest
+    from puzzleproof.encoders.skynet_refutation import refutation
+
+    monkeypatch.setattr(skynet_fewest, "TABLE_MAX", 0)
+    monkeypatch.setattr(skynet_fewest, "CUTS_MAX", 3)
+    maps = small_maps(5, 6, 9, 14)
+    done = forgot = 0
+    while done < 30:
+        m = next(maps)
+        want = minimax_value(m)
+        if want == INF or want < 2:
+            continue
+        done += 1
+        fc, got = fewest(m)
+        assert got == want, m
+        forgot += fc.forgotten > 0
+        cert = fc.certificate(0)
+        assert check_player_strategy(m, "ep1", 0, cert) == [], m
+        assert strategy_depth(m, "ep1", 0, cert) == want, m
+        assert check_agent_escape(m, "ep1", 0, refutation(fc, 0, want - 1)) == [], m
+    assert forgot >= 5, forgot
+    m = official("06")  # larger: forgets dozens of times
+    fc, got = fewest(m)
+    assert got == 5 and fc.forgotten > 50
+    assert check_player_strategy(m, "ep1", m.start, fc.certificate(m.start)) == []
+
+
+def test_proofs_let_go_past_their_bound_leave_the_value_proved(monkeypatch):
+    """Past PROOFS_MAX proofs the search lets them go: the value stays proved (the
+    strategy replayed, the lower bound named), the escape is not written and says why."""
+    from puzzleproof.encoders import skynet_fewest
+    from puzzleproof.encoders.skynet_refutation import refutation
+
+    monkeypatch.setattr(skynet_fewest, "PROOFS_MAX", 3)
+    m = official("03")
+    r = sat_solve(m, "ep1", value=True, deadline=Deadline(30))
+    assert r.status.value == "WIN" and r.answer["value"] == 3 and r.check["ok"]
+    lb = r.answer["lower_bound"]
+    assert lb["horizon"] == 2 and "escape" not in lb and "let its proofs go" in lb["note"]
+    assert r.stats["exact_search"]["proofs_kept"] is False
+    fc, _ = fewest(m)
+    with pytest.raises(ValueError, match="let its proofs go"):
+        refutation(fc, m.start, 2)
+
+
 def test_the_checkers_disjoint_paths_are_the_minimum_cut():
     """The checker's own count of link-disjoint paths equals networkx's maximum flow."""
     import networkx as nx
