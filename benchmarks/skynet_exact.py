@@ -21,10 +21,12 @@ through the referee; then random maps at 100, 250 and 500 nodes: median and max 
    05's pockets (the exact search on a smaller map; sound, as an agent with fewer places to
    go is never harder to contain), and the exact search alone: the time at which it
    refutes each horizon, asked one after another (5e) and asked as the solver does when it
-   skips one (5f).
+   skips one (5f); and (5g, ``--memory SECONDS``, alone) the peak memory of a long run on
+   the meshes of 250 and 500 nodes.
 
     python benchmarks/skynet_exact.py [--limit 60] [--random 5] [--skip-ep1]
         [--large 10] [--large-limit 60] [--only-certificates] [--only-ep1]
+        [--memory SECONDS]
 """
 
 from __future__ import annotations
@@ -321,6 +323,34 @@ def ep1_skipping(path: Path, horizons: tuple[int, ...], limit: float = 600.0) ->
               f"all)", flush=True)
 
 
+def ep1_memory(names: tuple[str, ...], limit: float) -> None:
+    """Section 5g: the peak memory of a long ``solve --rule ep1 --min-cuts`` (each map in
+    its own process), beside the figures before the exact search's memory was bounded
+    (skynet_fewest.TABLE_MAX, CUTS_MAX, PROOFS_MAX): it grew with the run, 4.75 GB after
+    10 minutes and 5.3 GB after 15 on the 250-node mesh."""
+    import resource
+
+    print(f"\n5g. peak memory of solve --min-cuts --time-limit {limit:.0f} (before the "
+          f"bounds: 4.75 GB at 10 min, 5.3 GB at 15 min on 06-mesh-250; load "
+          f"{os.getloadavg()[0]:.1f})")
+    for name in names:
+        path = EP1_SET / f"{name}.txt"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        t = time.monotonic()
+        out = subprocess.run([sys.executable, "-m", "puzzleproof", "solve", "skynet",
+                              str(path), "--rule", "ep1", "--min-cuts", "--time-limit",
+                              str(limit), "--json"], capture_output=True, text=True)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        res = json.loads(out.stdout)
+        a, st = res.get("answer") or {}, (res.get("stats") or {}).get("exact_search", {})
+        shown = a.get("value") or f"{a.get('value_lower')}..{a.get('value_upper')}"
+        grew = "" if peak > before else " (no higher than an earlier map's)"
+        print(f"  {name:22s} {shown!s:>8s} {time.monotonic() - t:7.1f} s, peak "
+              f"{peak / 1e6:.2f} GB{grew}; exact search {st.get('positions', 0):,d} "
+              f"positions, table cleared {st.get('table_cleared', 0)} times, proofs kept "
+              f"{st.get('proofs_kept', True)}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per question")
@@ -331,7 +361,13 @@ def main() -> None:
     ap.add_argument("--only-certificates", action="store_true",
                     help="run section 0 alone")
     ap.add_argument("--only-ep1", action="store_true", help="run section 5 alone")
+    ap.add_argument("--memory", type=float, metavar="SECONDS",
+                    help="run section 5g alone: the peak memory of solve --min-cuts on the "
+                         "250- and 500-node meshes with this time limit")
     args = ap.parse_args()
+    if args.memory:
+        ep1_memory(("06-mesh-250", "07-mesh-500"), args.memory)
+        return
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; limit "
           f"{args.limit:.0f} s per question")
     files = sorted((SHARED / "ep2").glob("*.txt")) + sorted((SHARED / "custom").glob("*.txt"))
