@@ -79,7 +79,8 @@ exactness), and proofs let go leave a refutation named but not written as an esc
 from __future__ import annotations
 
 import gc
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from puzzleproof.encoders.skynet_recent import Recent
 from puzzleproof.encoders.unitflow import UnitNetwork
@@ -149,6 +150,18 @@ RECENT = 200  # refutations remembered per node for the subset test (FewestCuts.
 TABLE_MAX = 1_000_000
 CUTS_MAX = 1_000_000
 PROOFS_MAX = 500_000
+
+
+@contextmanager
+def _collector_off() -> Iterator[None]:
+    """The garbage collector off meanwhile (see :meth:`FewestCuts.contains`)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class OutOfTime(Exception):
@@ -308,13 +321,8 @@ class FewestCuts:
         if not self.reaches_gateway(a, mask):
             return True  # contained before any cut
         self.roots.add(self.key(a, mask))
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with _collector_off():
             return self._contains(a, mask, r)
-        finally:
-            if collecting:
-                gc.enable()
 
     def key(self, a: int, mask: int) -> tuple[int, int]:
         """The table's key: links outside the agent's component can never be reached
@@ -558,14 +566,9 @@ class FewestCuts:
         key = self.key(a, mask)
         won = self.win.get(key)
         if won is None:
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
+            with _collector_off():
                 if not self._contains(a, mask, left):
                     raise AssertionError(f"a won position ({a}, {mask:x}) refuted on search")
-            finally:
-                if collecting:
-                    gc.enable()
             won = self.win[key]
         return won
 
