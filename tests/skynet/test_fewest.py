@@ -621,6 +621,20 @@ def test_a_table_bounded_in_memory_proves_the_same_values(monkeypatch):
     fc, got = fewest(m)
     assert got == 5 and fc.forgotten > 50
     assert check_player_strategy(m, "ep1", m.start, fc.certificate(m.start)) == []
+    monkeypatch.setattr(skynet_fewest, "TABLE_MAX", 6)  # keeps the 3 with most cuts left
+    fc, got = fewest(m)
+    # past the last check the unwinding adds at most one entry a level (5 cuts)
+    assert got == 5 and fc.forgotten > 5 and len(fc.fail) <= 6 + len(fc.roots) + 5
+    assert check_player_strategy(m, "ep1", m.start, fc.certificate(m.start)) == []
+
+
+def test_the_table_keeps_the_positions_with_most_cuts_left():
+    from puzzleproof.encoders.skynet_fewest import _keep_above
+
+    assert _keep_above([1, 1, 2, 3, 3, 3, 5], 4) == 3  # 3, 3, 3 and 5 fit
+    assert _keep_above([1, 1, 2, 3, 3, 3, 5], 3) == 4  # the 3s do not fit beside 5
+    assert _keep_above([1, 1, 2], 9) == 1 and _keep_above([4], 0) == 5
+    assert _keep_above([], 5) == 0
 
 
 def test_proofs_let_go_past_their_bound_leave_the_value_proved(monkeypatch):
