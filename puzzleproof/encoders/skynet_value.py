@@ -121,6 +121,9 @@ class Ep1Value:
         self.best_chk: dict | None = None
         self.fewest: FewestCuts | None = None  # built on first use, kept across horizons
         self.last_exact = 0  # positions of the last horizon it settled
+        # the horizons it settled, in order ({"H", "contained", "positions", "seconds"}):
+        # what _skip reads, and the stats' "settled"
+        self.settled: list[dict[str, Any]] = []
         self.unsettled = (-1, 0, 0.0)  # the horizon it ran out at: positions, seconds
         self.exact_spent = False
         self.search: ContainSearch | None = None  # built on first use, memo kept
@@ -191,9 +194,8 @@ class Ep1Value:
         next one little, so skipping one saves about the work of the horizon skipped. Where
         the cost jumps from one horizon to the next, the one beyond might not end in time
         where the next would: asked in order."""
-        q = self.q
-        done = q.stats.get("exact_search", {}).get("settled", [])
-        if len(done) < 2 or self.lower + 1 > q.red.K:
+        done = self.settled
+        if len(done) < 2 or self.lower + 1 > self.q.red.K:
             return False
         a, b = done[-2], done[-1]
         if a["contained"] or b["contained"] or b["seconds"] < SKIP_MIN_SECONDS:
@@ -406,7 +408,8 @@ class Ep1Value:
                 self.exact_spent = True
                 return None
             self.fewest = FewestCuts(q.red)
-            q.stats["exact_search"] = {"settled": [], "positions": 0, "seconds": 0.0}
+            q.stats["exact_search"] = {"settled": self.settled, "positions": 0,
+                                       "seconds": 0.0}
         fewest, st = self.fewest, q.stats["exact_search"]
         t1 = time.monotonic()
         own = deadline is not None
@@ -435,8 +438,8 @@ class Ep1Value:
             return None
         self.last_exact, self.unsettled = spent, (-1, 0, 0.0)
         st.pop("ran_out_at", None)
-        st["settled"].append({"H": h, "contained": won, "positions": spent,
-                              "seconds": round(used, 4)})
+        self.settled.append({"H": h, "contained": won, "positions": spent,
+                             "seconds": round(used, 4)})
         if not won or not q.certificate:
             return won, None, None
         try:
