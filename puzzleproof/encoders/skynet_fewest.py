@@ -71,9 +71,10 @@ refutations) is answered in compiled code (:mod:`.unitflow`, :mod:`.skynet_recen
 same answers as the Python versions, checked by the tests). Figures:
 ``benchmarks/skynet_exact.py --only-ep1``.
 
-What it remembers is bounded (TABLE_MAX, CUTS_MAX, PROOFS_MAX), so a run of an hour stays
-within about a gigabyte: a position forgotten is searched again (speed lost, never
-exactness), and proofs let go leave a refutation named but not written as an escape.
+What it remembers is bounded (TABLE_MAX, CUTS_MAX, PROOFS_MAX), so a long run's memory stops
+growing (under 2 GB on every map measured): a position forgotten is searched again (speed
+lost, never exactness), and proofs let go leave a refutation named but not written as an
+escape.
 """
 
 from __future__ import annotations
@@ -140,15 +141,18 @@ def kernels_cold() -> bool:
 SINK = -1  # every gateway, merged, in the flow network
 BY_INVARIANT = -1  # in FewestCuts.win: the gateway-link rule wins from here
 RECENT = 200  # refutations remembered per node for the subset test (FewestCuts.recent)
-# what the search remembers, bounded so that a long run stays within about a gigabyte
-# (measured on the 250-node mesh, 575 links: about 350 bytes per refuted position, 220 per
-# won one, 300 per remembered minimum cut, and 1 kB per refutation's proof): past
-# TABLE_MAX positions refuted (or won) the table keeps the half with the most cuts left
-# (FewestCuts._forget: only speed is lost, a position forgotten is searched again; on the
-# double-star ring, "within 17" after 13 and 15 with room for 100,000 takes 572,000
-# positions against 550,000 unbounded, 1.39 million when the table is cleared whole); past
-# PROOFS_MAX proofs they are let go for good (the escape is then not written: at 400,000
-# nodes it would be too large to write anyway, see skynet_value.WITNESS_MAX_NODES)
+# what the search remembers, bounded so that a long run's memory stops growing (peaks of
+# 1.06 GB refuting 19 on the double-star ring, 7.6 million positions, where it took 11 GB
+# unbounded; 1.6 and 1.8 GB for solve --min-cuts at 600 s on the meshes of 250 and 500
+# nodes: benchmarks/skynet_exact.py --memory). On the 250-node mesh (575 links) an entry
+# costs about 350 bytes per refuted position, 220 per won one, 300 per remembered minimum
+# cut and 1 kB per refutation's proof. Past TABLE_MAX positions refuted (or won) the table
+# keeps the half with the most cuts left (FewestCuts._forget: only speed is lost, a
+# position forgotten is searched again; on the double-star ring, "within 17" after 13 and
+# 15 with room for 100,000 takes 572,000 positions against 550,000 unbounded, 1.39 million
+# when the table is cleared whole); past PROOFS_MAX proofs they are let go for good (the
+# escape is then not written: at 400,000 nodes it would be too large to write anyway, see
+# skynet_value.WITNESS_MAX_NODES)
 TABLE_MAX = 1_000_000
 CUTS_MAX = 1_000_000
 PROOFS_MAX = 500_000
