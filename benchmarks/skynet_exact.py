@@ -347,7 +347,7 @@ def ep1_memory(names: tuple[str, ...], limit: float) -> None:
         grew = "" if peak > before else " (no higher than an earlier map's)"
         print(f"  {name:22s} {shown!s:>8s} {time.monotonic() - t:7.1f} s, peak "
               f"{peak / 1e6:.2f} GB{grew}; exact search {st.get('positions', 0):,d} "
-              f"positions, table cleared {st.get('table_cleared', 0)} times, proofs kept "
+              f"positions, table halved {st.get('table_halved', 0)} times, proofs kept "
               f"{st.get('proofs_kept', True)}", flush=True)
 
 

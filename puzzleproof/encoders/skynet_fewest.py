@@ -240,7 +240,7 @@ class FewestCuts:
         self.deadline: Deadline | None = None
         self.max_positions: int | None = None
         self.roots: set[tuple[int, int]] = set()  # positions asked: never forgotten
-        self.forgotten = 0  # times the table was cleared (TABLE_MAX)
+        self.forgotten = 0  # times the table was halved (TABLE_MAX, _forget)
         self.proofs_kept = True  # False once the proofs were let go (PROOFS_MAX)
 
     # -- graph helpers -----------------------------------------------------------------

@@ -98,6 +98,16 @@ def _behind_lower(chk: dict | None, lb_chk: dict | None) -> dict | None:
     return chk
 
 
+def _memory_said(fc: FewestCuts, st: dict) -> None:
+    """In the exact search's stats ``st``, where its bounds on memory (skynet_fewest's
+    TABLE_MAX and PROOFS_MAX) acted: the times its table was halved, and whether it let
+    its proofs go."""
+    if fc.forgotten:
+        st["table_halved"] = fc.forgotten
+    if not fc.proofs_kept:
+        st["proofs_kept"] = False
+
+
 def _part(clock: Deadline, fraction: float, most: float) -> Deadline:
     """``fraction`` of the time left on ``clock``, at most ``most`` seconds."""
     part = clock.share(fraction)
@@ -424,10 +434,7 @@ class Ep1Value:
             self.exact_spent = not own
             won = None
         st["positions"] = fewest.positions
-        if fewest.forgotten:  # the table's bound on memory (skynet_fewest.TABLE_MAX)
-            st["table_cleared"] = fewest.forgotten
-        if not fewest.proofs_kept:
-            st["proofs_kept"] = False
+        _memory_said(fewest, st)
         seconds = time.monotonic() - t1
         st["seconds"] = round(st["seconds"] + seconds, 4)
         # a horizon asked again after running out: its figures add up over the calls
@@ -508,6 +515,7 @@ class Ep1Value:
                 self.pocket.update(fc=fc, top=h, drop=drop)
             h += 1
         st["seconds"] = round(time.monotonic() - t1, 4)
+        _memory_said(fc, st)
         return max(lower, self.pocket.get("top", 0) + 1)
 
     def exact_lower(self, h: int) -> dict:
