@@ -50,7 +50,7 @@ def test_the_new_bots_are_built_in():
 
 def _invalid_moves_league(ks: list[int]) -> list:
     """The games of seeds ``ks`` (see the test below): each invalid move of ours, and the
-    replay's problems of every 50th game."""
+    replay's problems of every 25th game."""
     partners = ["gap-toll", "crowd", "random", "pricer"]
     fast = ["greedy", "random", "cautious"]
     found = []
@@ -61,18 +61,18 @@ def _invalid_moves_league(ks: list[int]) -> list:
                                                    for j in range(7)]
         rec = play_game(g, crims, studs, seed=k)
         found += [(k, m) for m in rec["invalid_moves"] if m["bot"] in ("planner", "pricer")]
-        if k % 50 == 0:
+        if k % 25 == 0:
             found += [(k, problem) for problem in replay(rec)]
     return found
 
 
 @pytest.mark.slow
-def test_no_invalid_move_on_80_random_contest_graphs():
-    """80 contest graphs (seeds never used elsewhere); each game seats the two new bots
+def test_no_invalid_move_on_40_random_contest_graphs():
+    """40 contest graphs (seeds never used elsewhere); each game seats the two new bots
     (the pricer twice in one of every four games, so it also meets itself) among fast
     partners, and every move they make must be valid (the games shared by both cores; the
     tournaments of ``benchmarks/deathrun.py`` count invalid moves over thousands more)."""
-    bad = spread(_invalid_moves_league, range(80))
+    bad = spread(_invalid_moves_league, range(40))
     assert not bad, bad[:3]
 
 

@@ -291,7 +291,7 @@ def test_the_combined_budget_is_exact_in_every_game(pair):
 
 def _invalid_moves_public(ks: list[int]) -> list:
     """The games of seeds ``ks`` (see the test below): each invalid move of ours, and the
-    replay's problems of every 50th game."""
+    replay's problems of every 25th game."""
     partners = ["criminal_dumptie", "criminal_tier", "random", "ambush", "criminal_patient"]
     fast = ["student_refuse", "greedy", "student_fewexit", "random", "cautious"]
     found = []
