@@ -18,6 +18,11 @@ SHARED = ROOT.parent / "shared"
 INSTANCES = ROOT / "instances"
 #: the command as a fresh process runs it
 PP = [sys.executable, "-m", "puzzleproof"]
+#: prints whether numba's cache lacks city closing's loops (word, wide) and the Episode 1
+#: search's kernels: "True True True" on an empty cache, "False False False" once prepared
+COLD_CHECK = ("from puzzleproof.verify.cityclose_methods import _cache_cold; "
+              "from puzzleproof.encoders.skynet_fewest import kernels_cold; "
+              "print(_cache_cold('word'), _cache_cold('wide'), kernels_cold())")
 
 
 def run(capsys, *args) -> tuple[int, str, str]:

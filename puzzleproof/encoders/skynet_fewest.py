@@ -80,6 +80,7 @@ escape.
 from __future__ import annotations
 
 import gc
+from collections import Counter
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -173,9 +174,7 @@ def _collector_off() -> Iterator[None]:
 def _keep_above(horizons: list[int], room: int) -> int:
     """The least horizon such that the entries at it or above number at most ``room``
     (one more than the largest when even the largest alone do not fit)."""
-    counts: dict[int, int] = {}
-    for r in horizons:
-        counts[r] = counts.get(r, 0) + 1
+    counts = Counter(horizons)
     kept = 0
     for r in sorted(counts, reverse=True):
         if kept + counts[r] > room:

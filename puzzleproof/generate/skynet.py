@@ -289,9 +289,11 @@ def attempt(p: SkyParams, k: int) -> list["Breaker | Defect"]:
     return out
 
 
-def generate(p: SkyParams, jobs: Any = 1) -> Iterator["Breaker | Defect"]:
+def generate(p: SkyParams, jobs: Any = 1,
+             on_attempt: Any = None) -> Iterator["Breaker | Defect"]:
     """Breakers, in attempt order, until ``count`` are found or attempts run out; a
     :class:`Defect` is yielded (and the bot not counted) whenever a bot fails on a map.
+    ``on_attempt(attempts, found)`` hears each round judged.
 
     Attempts are judged on ``jobs`` (local processes or an
     :class:`~puzzleproof.executor.ExecutorSpec`) a round at a time and yielded in attempt
@@ -319,3 +321,5 @@ def generate(p: SkyParams, jobs: Any = 1) -> Iterator["Breaker | Defect"]:
                     if isinstance(item, Breaker):
                         found += 1
                     yield item
+            if on_attempt is not None:
+                on_attempt(batch[-1] + 1, found)

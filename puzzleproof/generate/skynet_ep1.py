@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
 
 from puzzleproof.clock import PerTask
 from puzzleproof.models.skynet import SkynetMap, norm
@@ -224,15 +224,18 @@ def _random_ep1(rng: random.Random, p: GapParams) -> SkynetMap | None:
                      gateway_order=tuple(sorted(gates)))
 
 
-def search_gap(p: GapParams) -> Iterator[GapMap]:
+def search_gap(p: GapParams, on_attempt: Any = None) -> Iterator[GapMap]:
     """Draw ``attempts`` random Episode 1 maps (attempt ``k`` from stream ``seed:k``) and
     yield the ``count`` where a bot's worst-case cuts exceed the proved fewest the most (at
-    least ``min_excess``), largest excess first (ties: earliest attempt)."""
+    least ``min_excess``), largest excess first (ties: earliest attempt).
+    ``on_attempt(attempts, found)`` hears each map drawn."""
     from puzzleproof.verify.skynet_ep1_cuts import cut_report
     from puzzleproof.encoders.skynet_explicit import solve as explicit_solve
 
     found: list[GapMap] = []
     for k in range(p.attempts):
+        if on_attempt is not None:
+            on_attempt(k + 1, min(len(found), p.count))
         m = _random_ep1(random.Random(f"{p.seed}:{k}"), p)
         if m is None:
             continue

@@ -112,7 +112,7 @@ def _breakers(p: Params, executor: Any, on_attempt: Any) -> Iterator[Any]:
                            bots=_chosen(p), all_bots=p.all_bots, count=p.count, seed=p.seed,
                            max_attempts=p.max_attempts or 20_000, shrink=not p.no_shrink,
                            agent=agent, min_beaten=p.min_beaten, skip=frozenset(kept))
-        for b in gen(params, executor):
+        for b in gen(params, executor, on_attempt):
             if isinstance(b, Defect):
                 yield (f"defect report (not a breaker): {b.bot} against agent {b.agent} on "
                        f"attempt {b.attempt} ended by '{b.reason}': "
@@ -190,7 +190,7 @@ def _gap_maps(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
 
     for g in search_gap(GapParams(nodes=p.nodes, extra=p.extra, gateways=p.gateways,
                                   bots=_chosen(p), count=p.count, seed=p.seed,
-                                  attempts=p.max_attempts or 200)):
+                                  attempts=p.max_attempts or 200), on_attempt):
         name = g.map.name or f"ep1-gap-{g.attempt}"
         rec = _cuts_record(g.map, g.report, {"seed": p.seed, "attempt": g.attempt,
                                              "excess": g.excess, "most_excess": g.worst_bots})

@@ -17,7 +17,7 @@ import pytest
 
 from puzzleproof import puzzles as registry
 from puzzleproof.cli import cli
-from tests.conftest import INSTANCES, ROOT, run, shared_path
+from tests.conftest import COLD_CHECK, INSTANCES, ROOT, run, shared_path
 
 README = (ROOT / "README.md").read_text()
 OFFICIAL = "../shared/instances/skynet/ep2"
@@ -53,6 +53,13 @@ def test_readme_quick_start_as_written_in_a_fresh_clone(tmp_path):
         assert f"== {title} ==" in proc.stdout, title
     assert "known findings confirmed" in proc.stdout
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+    # prepare compiled into an empty cache: after it nothing the cold-cache checks look at
+    # is missing (a loop prepare left out would make every short-limit run on a prepared
+    # install answer "not prepared"), and the main job compiled nothing more
+    assert "compiling city closing's loops" not in proc.stderr
+    cold = subprocess.run([str(clone / ".venv" / "bin" / "python"), "-c", COLD_CHECK],
+                          cwd=clone, capture_output=True, text=True, timeout=120, env=env)
+    assert cold.stdout.split() == ["False", "False", "False"], cold.stderr[-500:]
     # a fresh shell: the activation line puts the command (and dask) on PATH
     home = tmp_path / "home"
     home.mkdir()

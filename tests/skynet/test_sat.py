@@ -431,9 +431,15 @@ def test_cli_solve_skynet(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_cli_generate_skynet(tmp_path, capsys):
+    """A breaker found and written with its evidence, the attempts it took said; a search
+    that finds none says how many maps it drew (exit 1); a folder is never overwritten."""
     out = tmp_path / "b"
     assert main(["generate", "skynet", "--nodes", "9", "--bots", "ep2-article", "--seed",
-                 "3", "-o", str(out), "-q"]) == 0
+                 "5", "-o", str(out), "-q"]) == 0
+    assert "maps kept 1 of 2812 attempts" in capsys.readouterr().err
+    assert main(["generate", "skynet", "--nodes", "9", "--bots", "ep2-article", "--seed",
+                 "5", "--max-attempts", "40", "-o", str(tmp_path / "none"), "-q"]) == 1
+    assert "only 0 of 1 after 40 attempts" in capsys.readouterr().err
     files = sorted(out.glob("*.txt"))
     assert len(files) == 1
     ev = json.loads((out / (files[0].stem + ".evidence.json")).read_text())
@@ -442,4 +448,4 @@ def test_cli_generate_skynet(tmp_path, capsys):
     assert sat_solve(m, "ep2").status.value == "WIN"
     # never overwritten
     assert main(["generate", "skynet", "--nodes", "9", "--bots", "ep2-article", "--seed",
-                 "3", "-o", str(out), "-q"]) == 2
+                 "5", "-o", str(out), "-q"]) == 2
