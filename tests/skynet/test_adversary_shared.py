@@ -145,18 +145,18 @@ def test_knowledge_passes_between_processes_through_the_store(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_forked_programs_proved_certificates_on_maps_05_and_06_hold_by_the_rules_alone():
-    """The issue's target judges an external program: a plain Python bot
+def test_a_forked_programs_proved_certificate_on_map_05_holds_by_the_rules_alone():
+    """An external program judged on a large official map: a plain Python bot
     (``benchmarks/skynet_slack_bot.py``) run under the fork host, every line a forked copy
-    of the one it branched from, is PROVED from one start of each large map (about 10,000
-    and 14,000 positions asked), and each certificate, made of the program's own answers,
-    is replayed by the rules-only checker."""
+    of the one it branched from, is PROVED from one start of the complex mesh (about 10,000
+    positions asked), and the certificate, made of the program's own answers, is replayed
+    by the rules-only checker. Map 06 and the other starts: ``benchmarks/skynet_adversary.py``."""
 
     from puzzleproof.games.skynet_adversary import ProgramPlayer
     from tests.skynet.test_fork import still_running
 
     bot = ROOT / "benchmarks" / "skynet_slack_bot.py"
-    for name, start in (("05-complex-mesh", 34), ("06-bobnet-core-network", 48)):
+    for name, start in (("05-complex-mesh", 34),):
         m = official(name)
         p = ProgramPlayer(Program("slack", tuple([sys.executable, str(bot)]),
                                   limits=Limits(first=10, turn=5)), parallel=2)
