@@ -326,6 +326,9 @@ class GenerateSpec:
     #: :class:`~puzzleproof.generate.hunt.Hunter` for the options' program (``p.program``),
     #: or None when the options ask for the puzzle's own generation instead
     hunter: Callable[[Params], Any] | None = None
+    #: whether the hunt judges a program (``--bot-cmd NAME=CMD``); False where the puzzle
+    #: hunts with its own options instead (Death Run's bot files, ``--student FILE.py``)
+    hunts_programs: bool = True
     #: a kept breaker's hunter and instance from its evidence and instance file
     #: (``from_evidence(settings, program, text, source)``), so that ``check`` re-judges it
     rebuild: Callable[..., tuple[Any, Any]] | str | None = None

@@ -8,11 +8,12 @@ sees is drawn in :mod:`puzzleproof.puzzles.deathrun_views`."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, Sequence
 
 from puzzleproof.errors import InputError, UsageError
-from puzzleproof.sizes import over_limit
+from puzzleproof.sizes import LIFT_HINT, limit, over_limit
 from puzzleproof.instance import Loaded
 from puzzleproof.puzzles import deathrun_views as views
 from puzzleproof.puzzles.deathrun_commands import COMMANDS
@@ -31,7 +32,8 @@ from puzzleproof.verify.deathrun_methods import (DEFAULT_CRIMINALS, DEFAULT_STUD
 __all__ = ["PLUGIN"]
 
 #: The robust DP's budget levels (``--budget / --step``) at most (times ``--max-size``): its
-#: tables grow with their square (2,000 levels take about 10 s on one core).
+#: work grows with their square (2,000 levels take about 7 s on one core); ``--time-limit``
+#: cuts it wherever it stands.
 MAX_LEVELS = 2000
 
 # -- solve -----------------------------------------------------------------------------------
@@ -40,9 +42,23 @@ def _solve_prepare(p: Params) -> None:
     if p.inputs and p.seed is not None:
         raise UsageError("give GRAPH files or --seed, not both")
     too_many = over_limit(levels(p.budget, p.step), MAX_LEVELS,
-                          "the robust DP's budget levels (--budget / --step)")
+                          f"--step {p.step:g}: the robust DP's budget levels (--budget / "
+                          "--step)")
     if too_many:
-        raise UsageError(too_many)
+        raise UsageError(too_many.replace(f"; {LIFT_HINT}", f" (the smallest --step for "
+                                          f"--budget {p.budget:g} is {_finest(p.budget):g}); "
+                                          f"{LIFT_HINT}"))
+
+
+def _finest(budget: float) -> float:
+    """The smallest ``--step`` within the levels' limit for ``budget``, rounded up to three
+    significant digits (so that it is itself allowed)."""
+    top = limit(MAX_LEVELS)
+    unit = 10.0 ** (math.floor(math.log10(budget / top)) - 2)
+    k = math.ceil(budget / top / unit)
+    while levels(budget, float(f"{k * unit:g}")) > top:
+        k += 1
+    return float(f"{k * unit:g}")
 
 
 def _solve_tasks(loaded: Sequence[Loaded], p: Params) -> list[Task]:
@@ -301,7 +317,7 @@ GENERATE = GenerateSpec(
                             "--criminal: seconds the hunt may take; it stops with what it "
                             "found."),
              *WHERE),
-    generate=_generate, prepare=_gen_prepare, hunter=_hunter,
+    generate=_generate, prepare=_gen_prepare, hunter=_hunter, hunts_programs=False,
     rebuild="puzzleproof.generate.hunt_deathrun:from_evidence",
     layout=lambda p: "folder" if p.output or p.count > 1 else "lines", what="kept",
     shortfall="raise --candidates",

@@ -356,6 +356,17 @@ def test_a_greedy_student_file_is_broken_above_the_certified_bound(tmp_path, cap
     assert failure is not None and failure.kind == "above-bound"
 
 
+def test_death_run_hunts_bot_files_and_refuses_a_program(tmp_path, capsys):
+    """Death Run's bots are Python classes hunted with --student / --criminal FILE.py: a
+    --bot-cmd program is refused (exit 2) instead of being ignored by an ordinary
+    generation that would exit 0, as if the program had held."""
+    code, _, err = run(capsys, "generate", "deathrun", "--bot-cmd",
+                       "mine=python3 student.py", "-o", tmp_path / "out", "-q")
+    assert code == 2 and "--bot-cmd" in err and not (tmp_path / "out").exists()
+    code, out, _ = run(capsys, "generate", "deathrun", "--help")
+    assert code == 0 and "--student" in out and "--bot-cmd" not in out
+
+
 @pytest.mark.slow
 def test_the_robust_student_as_a_file_survives_a_short_hunt(tmp_path, capsys):
     student = _file(tmp_path, "robust.py", """\

@@ -38,9 +38,10 @@ HUNT_ROWS = (BOT_CMD.but(multiple=False, help="Hunt for the smallest instances o
 
 def build(plugin: Any) -> click.Command:
     spec = plugin.generate
+    hunt = HUNT_ROWS if spec.hunts_programs else HUNT_ROWS[1:]  # [0]: --bot-cmd
     shared = (OUTPUT.but(kind="str", metavar="PATH", help=spec.output_help
                          + " Never overwrites an existing file unless --force."),
-              FORCE, QUIET, *(HUNT_ROWS + WHERE if spec.hunter is not None else ()))
+              FORCE, QUIET, *(hunt + WHERE if spec.hunter is not None else ()))
     rows = rows_for(shared, spec.options)
     return make_command(plugin.name, spec.help, [], rows, lambda p, ctx: run(plugin, p, ctx))
 
