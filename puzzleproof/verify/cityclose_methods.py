@@ -416,44 +416,19 @@ def check_order(m: CityMap, order: Sequence[str], rules: Rules | None = None,
     optimality rests on the named method's proof and was not re-verified. ``deadline``
     bounds the re-proof (none: no limit).
 
-    ``ok`` is False when a rule is broken, a claimed total/Wiener list is wrong, or a claimed
-    OPTIMAL is not optimal."""
+    ``ok`` is False when a rule is broken, a claimed total/Wiener list is wrong, a claimed
+    OPTIMAL is not optimal, or the given ``optimum`` is disproved (a legal order scores below
+    it, or the DP proves another)."""
     rules = rules or Rules()
     chk = score_order(m, list(order), rules)
     v = OrderVerdict(ok=chk.ok, violations=list(chk.violations), order=chk.order,
                      wiener=chk.wiener, total=chk.total, left=chk.left, optimum=optimum,
                      gap=None, optimality=None, message="")
     v["violations"] += _claims_broken(chk, claimed_total, claimed_wiener)
-    msgs = []
-    if chk.total is not None and optimum is not None:
-        v["gap"] = (chk.total - optimum) / optimum if optimum else None
-        if chk.total < optimum:
-            msgs.append(f"total {chk.total} is below the given optimum {optimum}: the optimum "
-                        "is wrong")
-        else:
-            msgs.append(f"total {chk.total}, {chk.total - optimum} above the optimum {optimum}"
-                        f" ({100 * (chk.total - optimum) / optimum:.3f} %)" if optimum else
-                        f"total {chk.total}")
+    msgs: list[str] = []
     if chk.ok and chk.total is not None and (claimed_status == "OPTIMAL" or optimum is not None):
         if reprove and m.n <= DP_REVERIFY_MAX:
-            ref = dp(m, rules, deadline=deadline)
-            if ref.status == Status.OPTIMAL:
-                best = ref.answer["total"]
-                if chk.total == best:
-                    v["optimality"] = "proved-by-dp"
-                    msgs.append(f"optimal: the independent DP proves {best}")
-                else:
-                    v["optimality"] = "not-optimal"
-                    msgs.append(f"not optimal: the independent DP finds {best}")
-                    if claimed_status == "OPTIMAL":
-                        v["violations"].append({"kind": "not-optimal", "step": None,
-                                                "city": None,
-                                                "message": f"claimed OPTIMAL at {chk.total}; "
-                                                           f"the optimum is {best}"})
-                if optimum is not None and optimum != best:
-                    msgs.append(f"the given optimum {optimum} is not the DP's {best}")
-                v["optimum"] = best
-                v["gap"] = (chk.total - best) / best if best else None
+            _reproved(v, m, rules, claimed_status, deadline, msgs)
         else:
             v["optimality"] = "not-re-verified"
             why = (f"{m.n} cities; the independent DP re-proves up to {DP_REVERIFY_MAX}"
@@ -462,9 +437,11 @@ def check_order(m: CityMap, order: Sequence[str], rules: Rules | None = None,
                 who = f"{claimed_method}'s proof" if claimed_method else \
                     "the proof of the method that wrote it"
                 msgs.append(f"optimality rests on {who} and was not re-verified ({why})")
-            else:
+            elif optimum is not None and chk.total >= optimum:
                 msgs.append(f"the given optimum {optimum} is taken on trust, not re-verified "
                             f"({why})")
+    if chk.total is not None and optimum is not None:
+        msgs.insert(0, _against_optimum(v, chk.total, optimum))
     v["ok"] = not v["violations"]
     if v["violations"]:
         msgs.insert(0, f"{len(v['violations'])} broken rule(s)")
@@ -472,6 +449,48 @@ def check_order(m: CityMap, order: Sequence[str], rules: Rules | None = None,
         msgs.insert(0, f"legal order, total {chk.total}")
     v["message"] = "; ".join(msgs)
     return v
+
+
+def _reproved(v: OrderVerdict, m: CityMap, rules: Rules, claimed_status: str | None,
+              deadline: Deadline | None, msgs: list[str]) -> None:
+    """The independent DP's optimum beside the order's total: ``v["optimum"]`` becomes the
+    proved optimum (the gap is measured from it); a claimed OPTIMAL above it is broken."""
+    ref = dp(m, rules, deadline=deadline)
+    if ref.status != Status.OPTIMAL:
+        return
+    best, total = ref.answer["total"], v["total"]
+    if total == best:
+        v["optimality"] = "proved-by-dp"
+        msgs.append(f"optimal: the independent DP proves {best}")
+    else:
+        v["optimality"] = "not-optimal"
+        msgs.append(f"not optimal: the independent DP finds {best}")
+        if claimed_status == "OPTIMAL":
+            v["violations"].append({"kind": "not-optimal", "step": None, "city": None,
+                                    "message": f"claimed OPTIMAL at {total}; the optimum "
+                                               f"is {best}"})
+    if v["optimum"] is not None and v["optimum"] != best:
+        v["violations"].append({"kind": "wrong-optimum", "step": None, "city": None,
+                                "message": f"the given optimum {v['optimum']} is not the "
+                                           f"optimum: the independent DP proves {best}"})
+    v["optimum"] = best
+
+
+def _against_optimum(v: OrderVerdict, total: int, given: int) -> str:
+    """The order's total beside the optimum (the DP's when it re-proved one, else the one
+    given): the gap, or the given optimum disproved by a legal order scoring below it."""
+    best = v["optimum"]
+    v["gap"] = (total - best) / best if best else None
+    if total < given and not any(x["kind"] == "wrong-optimum" for x in v["violations"]):
+        v["violations"].append({"kind": "wrong-optimum", "step": None, "city": None,
+                                "message": f"the given optimum {given} is wrong: this legal "
+                                           f"order scores {total}"})
+    if total < best:
+        return f"total {total}, below the given optimum {given}"
+    if not best:
+        return f"total {total}"
+    return (f"total {total}, {total - best} above the optimum {best} "
+            f"({100 * (total - best) / best:.3f} %)")
 
 
 # -- the cross-check plug-in ------------------------------------------------------------------

@@ -287,6 +287,27 @@ class TestChecks:
         v = check_order(m, g, optimum=372)
         assert v["ok"] and v["gap"] == pytest.approx(2 / 372)
 
+    def test_a_given_optimum_disproved_is_a_failure(self):
+        """A wrong --optimum is not taken on trust once disproved: below the DP's optimum
+        (the gap then measured from the DP's, as the JSON says), or above a legal order's
+        total on a map too large for the DP."""
+        m = load("two-spies-roundabout.json")
+        g = H.greedy(m).answer["order"]
+        v = check_order(m, g, optimum=360)
+        assert not v["ok"] and v["optimum"] == 372 and v["gap"] == pytest.approx(2 / 372)
+        assert "2 above the optimum 372" in v["message"]
+        assert [x["message"] for x in v["violations"]] == [
+            "the given optimum 360 is not the optimum: the independent DP proves 372"]
+        big = load("europe30.json")
+        beam = H.beam(big).answer["order"]
+        total = score_order(big, beam).total
+        v = check_order(big, beam, optimum=total + 100)
+        assert not v["ok"] and [x["kind"] for x in v["violations"]] == ["wrong-optimum"]
+        assert "taken on trust" not in v["message"] and "below the given" in v["message"]
+        assert f"this legal order scores {total}" in v["violations"][0]["message"]
+        v = check_order(big, beam, optimum=total - 1)
+        assert v["ok"] and "taken on trust" in v["message"]
+
     def test_large_map_is_not_reverified(self):
         m = load("europe30.json")
         v = check_order(m, H.beam(m).answer["order"], claimed_status="OPTIMAL",
