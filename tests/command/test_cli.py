@@ -178,6 +178,9 @@ def test_render_svg_and_ascii(capsys, tmp_path):
     assert code == 0 and target.read_text().startswith("<svg")
     code, out, _ = run(capsys, "render", FIVE, "--ascii")
     assert code == 0 and out.splitlines()[0] == "4 . 2 . ."
+    # a picture kind the puzzle does not draw, named by -o's ending: refused, nothing written
+    code, _, err = run(capsys, "render", FIVE, "-o", str(tmp_path / "out.png"))
+    assert code == 2 and "no PNG picture" in err and not (tmp_path / "out.png").exists()
 
 
 def test_solve_writes_outputs_by_extension(capsys, tmp_path):

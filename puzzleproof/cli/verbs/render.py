@@ -36,13 +36,16 @@ def build(plugin: Any) -> click.Command:
 
 
 def picture_kind(spec: Any, p: Params) -> str:
-    """``--format``, else the kind -o's ending names (when the puzzle draws it), else the
-    puzzle's default; PNG needs a file."""
+    """``--format``, else the kind -o's ending names (refused when the puzzle does not draw
+    it: a PNG file of text would be worse than no file), else the puzzle's default; PNG
+    needs a file."""
     kind = p.out_format
     if kind is None and p.output:
         kind = SUFFIXES.get(Path(p.output).suffix.lower())
-        if kind not in spec.kinds:
-            kind = None
+        if kind is not None and kind not in spec.kinds:
+            raise UsageError(f"-o {p.output}: this puzzle draws no {kind.upper()} picture "
+                             f"(it draws {', '.join(spec.kinds)}); choose one with --format "
+                             "or the file's ending")
     kind = kind or spec.default_kind
     if kind == "png" and not p.output:
         raise UsageError("PNG is binary: give -o FILE.png (or --format svg for stdout)")
