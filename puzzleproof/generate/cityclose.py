@@ -133,20 +133,20 @@ def _optimum(m: CityMap, rules: Rules, deadline: Deadline):
     return run("exact", m, rules, deadline=deadline)
 
 
-def _judge(m: CityMap, rules: Rules, per_map: PerTask) -> dict | None:
-    """Greedy's and beam's totals against the proved optimum on one drawn map (None when the
-    map is not connected or its optimum is not proved); the judging runs against
-    ``per_map``'s deadline, started here."""
+def _judge(m: CityMap, rules: Rules, per_map: PerTask) -> dict | str:
+    """Greedy's and beam's totals against the proved optimum on one drawn map (else why
+    not: ``"disconnected"``, or ``"unproved"`` when its optimum is not proved); the judging
+    runs against ``per_map``'s deadline, started here."""
     from puzzleproof.players import cityclose_article as H
 
     deadline = per_map.start()
     if not is_connected_mask(m.adj, m.full_mask):
-        return None
+        return "disconnected"
     g = H.greedy(m, rules, deadline=deadline)
     b = H.beam(m, rules, deadline=deadline)
     opt = _optimum(m, rules, deadline)
     if opt.status != Status.OPTIMAL or g.answer is None or b.answer is None:
-        return None
+        return "unproved"
     best = opt.answer["total"]
     return {"greedy": g.answer, "beam": b.answer, "optimum": best,
             "optimal_order": opt.answer["order"], "optimum_by": opt.solver}
@@ -155,7 +155,8 @@ def _judge(m: CityMap, rules: Rules, per_map: PerTask) -> dict | None:
 def generate(kind: str, n: int, count: int = 1, seed: int = 0, min_gap: float = 0.01,
              rules: Rules | None = None, max_tries: int = 500,
              per_map: PerTask = PerTask(60.0), jobs: Any = 1,
-             progress: Any = None) -> list[Generated]:
+             progress: Any = None, dropped: dict[str, int] | None = None
+             ) -> list[Generated]:
     """Up to ``count`` maps where greedy or beam ends at least ``min_gap`` above the proved
     optimum (see the module docstring); fewer when ``max_tries`` draws run out.
 
@@ -166,7 +167,9 @@ def generate(kind: str, n: int, count: int = 1, seed: int = 0, min_gap: float = 
     Maps are drawn in order from ``seed`` and judged on ``jobs`` (local processes or an
     :class:`~puzzleproof.executor.ExecutorSpec`) a round at a time; the first ``count`` kept
     in draw order are returned, so any executor gives the same maps. ``progress(kept,
-    draws)`` after each round."""
+    draws)`` after each round; ``dropped`` counts the maps dropped by reason (``disconnected``;
+    ``unproved``: its optimum not proved within ``per_map``; ``gap``: greedy and beam both
+    within ``min_gap``), so that a short run can say why."""
     from puzzleproof import executor
 
     rules = rules or Rules()
@@ -190,13 +193,17 @@ def generate(kind: str, n: int, count: int = 1, seed: int = 0, min_gap: float = 
                 judged[k] = (m, res)
             for k in sorted(judged):
                 m, res = judged[k]
-                if res is None or len(out) >= count:
+                if len(out) >= count:
+                    continue
+                if isinstance(res, str):
+                    _tally(dropped, res)
                     continue
                 best = res["optimum"]
                 g, b = res["greedy"], res["beam"]
                 gg = (g["total"] - best) / best if best else 0.0
                 gb = (b["total"] - best) / best if best else 0.0
                 if max(gg, gb) < min_gap:
+                    _tally(dropped, "gap")
                     continue
                 name = f"{kind}{n}-s{seed}-{k}"
                 m = CityMap(m.names, m.links, m.coords, name=name)
@@ -209,6 +216,11 @@ def generate(kind: str, n: int, count: int = 1, seed: int = 0, min_gap: float = 
             if progress:
                 progress(len(out), attempt)
     return out
+
+
+def _tally(dropped: dict[str, int] | None, why: str) -> None:
+    if dropped is not None:
+        dropped[why] = dropped.get(why, 0) + 1
 
 
 def to_json(gen: Generated) -> str:

@@ -330,7 +330,7 @@ GENERATE = GenerateSpec(
              *RULES, *WHERE),
     generate=runs.generate, prepare=runs.generate_prepare, layout=runs.generate_layout,
     hunter=runs.hunter, rebuild="puzzleproof.generate.hunt_cityclose:from_evidence",
-    what="kept", shortfall="lower --min-gap or raise --max-attempts",
+    what="kept", shortfall="raise --max-attempts (why the others were dropped: above)",
     output_help="A .json file (one map) or a folder (one NAME.json a map; created when "
                 "missing). Without it one map goes to stdout.")
 

@@ -177,9 +177,10 @@ def generate(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
     from puzzleproof.generate.cityclose import generate as draw
     from puzzleproof.generate.cityclose import to_json
 
+    dropped: dict[str, int] = {}
     kept = draw(p.kind, p.cities, count=p.count, seed=p.seed, min_gap=p.min_gap,
                 rules=p.rules, max_tries=p.max_attempts, per_map=PerTask(p.time_limit),
-                jobs=executor, progress=lambda k, d: on_attempt(d, k))
+                jobs=executor, progress=lambda k, d: on_attempt(d, k), dropped=dropped)
     folder = bool(p.output) and Path(p.output).suffix.lower() != ".json"
     for gm in kept:
         ev, name, text = gm.evidence, gm.map.name, to_json(gm)
@@ -193,6 +194,17 @@ def generate(p: Params, executor: Any, on_attempt: Any) -> Iterator[Generated]:
         yield Generated(name, {"type": "cityclose", "name": name, "cities": gm.map.n,
                                "links": len(gm.map.links), "evidence": ev},
                         line=text.rstrip("\n"), files={f"{name}.json": text}, note=note)
+    if len(kept) < p.count and dropped:
+        yield _dropped_note(dropped, p)
+
+
+def _dropped_note(dropped: dict[str, int], p: Params) -> str:
+    """Why the maps drawn were not kept, each reason with the option that would keep more."""
+    why = {"unproved": f"optimum not proved within --time-limit {p.time_limit:g} s (raise it)",
+           "gap": f"greedy and beam within --min-gap {p.min_gap:g} of the optimum (lower it)",
+           "disconnected": "not connected"}
+    return "dropped: " + "; ".join(f"{n} with {why[k]}" if k != "disconnected" else
+                                    f"{n} {why[k]}" for k, n in sorted(dropped.items()))
 
 
 # -- plot ------------------------------------------------------------------------------------

@@ -499,6 +499,19 @@ def test_generate_then_solve(capsys, tmp_path):
     assert code == 2 and "-o FOLDER" in err
 
 
+def test_a_short_generation_says_why_its_maps_were_dropped(capsys):
+    """Fewer maps than asked: exit 1, with the count of maps dropped for each reason and the
+    option that would keep more (the time limit, or the gap asked)."""
+    code, _, err = run(capsys, "generate", "cityclose", "--kind", "ring", "--cities", "10",
+                       "--min-gap", "5", "--max-attempts", "3", "-j", "1", "-q")
+    assert code == 1 and "dropped: 3 with greedy and beam within --min-gap 5" in err
+    assert "only 0 of 1 after 3 attempts" in err
+    code, _, err = run(capsys, "generate", "cityclose", "--cities", "30", "--min-gap", "0",
+                       "--time-limit", "0.01", "--max-attempts", "2", "-j", "1", "-q")
+    assert code == 1 and "dropped: 2 with optimum not proved within --time-limit 0.01 s" in err
+    assert "--min-gap" not in err
+
+
 # -- the option vocabulary ----------------------------------------------------------------
 
 WRITERS = [
