@@ -158,6 +158,21 @@ class Question:
             raise NoCertificate
         return cert, self.check(cert, False)
 
+    def cut_escape(self, horizon: int) -> tuple[dict | None, dict | None]:
+        """The agent's escape behind a LOSS by minimum cuts (every node's minimum cut to the
+        gateways above ``horizon``), checked: one witness node on every link claiming that
+        each node within ``horizon - 1`` moves keeps more than ``horizon`` disjoint paths,
+        which the checker counts itself (:mod:`puzzleproof.models.skynet_escape`)."""
+        if not self.certificate:
+            return None, None
+        node: dict[str, Any] = {"agent": self.s, "links": f"{(1 << len(self.m.links)) - 1:x}",
+                                "h": horizon}
+        if horizon > 0:
+            node["tempo"] = True
+        cert = {"type": "skynet-agent-escape", "form": "witness", "horizon": horizon,
+                "root": "0", "nodes": {"0": node}}
+        return cert, self.check(cert, False)
+
     def escape_cert(self, d: Decision, extra: bool = False) -> tuple[dict | None, dict | None]:
         """The agent's escape for a refuted "contain within d.horizon cuts?". ``extra``: it
         backs a value's lower bound beside a checked strategy, so a limit reached while it
@@ -321,10 +336,12 @@ class Question:
         mc = self.min_cuts()
         if mc is None:
             return self.result(Status.UNKNOWN, note="limit reached")
-        if horizon < mc[s] and horizon < min(mc.values()):
+        if horizon < mc[s] and horizon < min(mc.values()) and self.rule == "ep1":
             answer.update(verdict="LOSS", horizon=horizon)
-            return self.result(Status.LOSS, note=f"containing the agent needs at least "
-                               f"{min(mc.values())} cuts (a minimum cut)")
+            cert, chk = self.cut_escape(horizon)
+            return self.result(Status.LOSS, cert, chk, note=f"containing the agent needs at "
+                               f"least {min(mc.values())} cuts (a minimum cut); the "
+                               "certificate is the agent's escape on that bound")
         d = self.run(horizon, True, None, mc)
         if d.status == LIMIT:
             return self.result(Status.UNKNOWN, note="limit reached")

@@ -36,7 +36,7 @@ def beaten(m, rule, start, factory):
     return res.bot_result, res.record
 
 
-from tests.conftest import ROOT
+from tests.conftest import INSTANCES, ROOT
 BREAKERS = sorted((ROOT / "instances" / "skynet" / "breakers").glob("*.txt"))
 
 
@@ -427,6 +427,27 @@ def test_cli_solve_skynet(tmp_path, capsys):
                  "--jsonl"]) == 0
     rec = json.loads(capsys.readouterr().out.splitlines()[0])
     assert rec["status"] == "WIN" and rec["answer"]["value"] == 2
+
+
+def test_a_loss_by_minimum_cuts_is_written_and_checked(tmp_path, capsys):
+    """A horizon below every node's minimum cut is a LOSS without search: under ep1 it comes
+    with the agent's escape on that bound (one witness node, checked by the rules' own count
+    of disjoint paths), written by -o and passed by check; one cut more than the star's
+    three is not that case, and a claim the bound does not carry is refused by the checker."""
+    star = str(INSTANCES / "skynet" / "ep1" / "02-star.txt")
+    out = tmp_path / "esc.json"
+    assert main(["solve", "skynet", star, "-H", "2", "-o", str(out), "--json"]) == 1
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["status"] == "LOSS" and rec["check"]["ok"] and "minimum cut" in \
+        rec["answer"]["note"]
+    assert main(["check", "skynet", star, str(out)]) == 0
+    capsys.readouterr()
+    cert = json.loads(out.read_text())
+    (node,) = cert["nodes"].values()
+    node["h"] = cert["horizon"] = 3  # three cuts do separate the star's nodes
+    out.write_text(json.dumps(cert))
+    assert main(["check", "skynet", star, str(out)]) == 1
+    assert "cut off from the gateways by 3 cuts or fewer" in capsys.readouterr().out
 
 
 @pytest.mark.slow
