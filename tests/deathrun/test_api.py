@@ -102,6 +102,9 @@ class TestCheck:
         assert "round 3" in out.record["problems"][0]["problems"][0]
         out = puzzleproof.check(game_files["other"], game_files["game"])
         assert not out.ok and "another graph" in out.page.text()
+        # said once: not followed by every round's weights broken on the other graph
+        (problem,) = out.record["problems"][0]["problems"]
+        assert problem.startswith("the record was played on another graph")
 
     def test_an_unreadable_record_is_an_input_error(self, tmp_path):
         bad = tmp_path / "broken.json"
