@@ -198,7 +198,7 @@ def _render(arg: str, kind: str, p: Params, inputs: Any) -> Picture:
     m = inputs.one(arg, PLUGIN, {}, "render").instance
     record, notes = None, []
     if p.game:
-        record = views.game_record_of(p.game)
+        record = views.game_record_of(p.game, m)
         if record.map.links != m.links or record.map.gateways != m.gateways:
             raise InputError("the game record was played on another map", p.game)
         problems = replay(record)
@@ -213,8 +213,8 @@ RENDER = RenderSpec(
     help=views.RENDER_HELP,
     options=(Opt("game", ("--game",), "A game record (JSON from 'skynet referee -o'), or a "
                  "file holding games (a breaker's evidence, referee or crosscheck records): its "
-                 "first lost game, or with #K its K-th game. Cuts numbered by turn, the "
-                 "agent's path.", metavar="FILE[#K]"),
+                 "first lost game on this map, or with #K the file's K-th game. Cuts "
+                 "numbered by turn, the agent's path.", metavar="FILE[#K]"),
              Opt("fence_arg", ("--fence",), "Comma-separated nodes to shade, their boundary "
                  "links drawn thick: the fence of an ep1 value's upper bound "
                  "('upper_bound.fence' in 'solve skynet --json').", metavar="NODES")),

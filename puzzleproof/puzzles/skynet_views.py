@@ -188,10 +188,12 @@ def _json_values(text: str) -> list[object]:
     return objs
 
 
-def _game_text(text: str, source: str, pick: int | None = None) -> str:
+def _game_text(text: str, source: str, pick: int | None = None,
+               on_map: Any = None) -> str:
     """The game record in a file the project wrote: a game record itself, a breaker's
     evidence (its "game"), or referee / cross-check records (JSONL) holding games - the
-    ``pick``-th game of the file (1-based), by default the first lost one, else the first."""
+    ``pick``-th game of the file (1-based), by default the first lost one, else the first,
+    of the games ``on_map(game)`` accepts (all without it)."""
     objs = _json_values(text)
     games = [g for o in objs for g in _games_in(o)]
     if not objs or (len(objs) == 1 and games == [objs[0]] and pick in (None, 1)):
@@ -205,12 +207,18 @@ def _game_text(text: str, source: str, pick: int | None = None) -> str:
             raise InputError(f"#{pick}: the file holds {len(games)} game record(s), "
                              f"numbered 1..{len(games)}", source)
         return json.dumps(games[pick - 1])
-    lost = [g for g in games if g.get("result") == "LOSS"]
-    return json.dumps((lost or games)[0])
+    mine = [g for g in games if on_map is None or on_map(g)]
+    if not mine:
+        raise InputError(f"none of its {len(games)} game record(s) was played on this map",
+                         source)
+    lost = [g for g in mine if g.get("result") == "LOSS"]
+    return json.dumps((lost or mine)[0])
 
 
-def game_record_of(arg: str) -> Any:
-    """The game record ``arg`` names (``FILE`` or ``FILE#K``), read by the rules' reader."""
+def game_record_of(arg: str, m: Any = None) -> Any:
+    """The game record ``arg`` names (``FILE`` or ``FILE#K``), read by the rules' reader;
+    without ``#K``, one played on map ``m`` when given (a file of referee records holds the
+    games of many maps)."""
     from puzzleproof.formats import read_source
     from puzzleproof.formats import skynet as sfmt
 
@@ -219,7 +227,16 @@ def game_record_of(arg: str) -> Any:
     if hash_ and k.isdigit() and len(k) < 10 and not Path(arg).exists():
         arg, pick = base, int(k)  # FILE#K: the K-th game record of the file
     text, source, _ = read_source(arg)
-    return sfmt.record_from_json(_game_text(text, source, pick), source)
+
+    def on_map(g: Any) -> bool:
+        try:
+            got = sfmt.record_from_json(json.dumps(g), source).map
+        except InputError:
+            return False
+        return got.links == m.links and got.gateways == m.gateways
+
+    return sfmt.record_from_json(_game_text(text, source, pick,
+                                            None if m is None else on_map), source)
 
 
 # -- refereed games --------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from puzzleproof.models.skynet import (GameRecord, SkynetMap, Turn, agent_moves,
 from puzzleproof.players.skynet_agents import AGENTS, make_agent, measure_traces
 from puzzleproof.players.skynet_bots import BOTS, make_bot
 from puzzleproof.games.skynet_referee import play, play_external
-from tests.conftest import SHARED, shared_path
+from tests.conftest import INSTANCES, SHARED, shared_path
 
 # the statement's example: 0-1, 0-2, 1-3, 2-3, gateway 3, start 0
 EXAMPLE = "4 4 1\n0 1\n0 2\n1 3\n2 3\n3\n0\n"
@@ -483,6 +483,27 @@ def test_json_is_one_object_with_the_worst_case_and_external_programs(capsys, tm
                      capsys.readouterr().err.strip())
     assert any(x["kind"] == "loses-winnable-game" and x["methods"][0] == "fl"
                for x in d["disagreements"])
+
+
+def test_a_file_of_games_on_many_maps_draws_the_game_of_the_map_named(capsys, tmp_path):
+    """A referee file over a folder holds the games of several maps: rendering one map with
+    it draws a game played on that map (the file's first lost game is on another); a map
+    none of its games was played on is refused, saying so."""
+    ep2 = INSTANCES / "skynet" / "ep2"
+    recs = tmp_path / "ref.jsonl"
+    main(["skynet", "referee", str(ep2 / "01-robust-double-gateways.txt"),
+          str(ep2 / "02-linked-double-gateways.txt"), "--bot", "ep2-article", "-o", str(recs),
+          "-q"])
+    capsys.readouterr()
+    svg = tmp_path / "g.svg"
+    for name in ("01-robust-double-gateways", "02-linked-double-gateways"):
+        assert main(["render", "skynet", str(ep2 / f"{name}.txt"), "--game", str(recs),
+                     "-o", str(svg), "--force"]) == 0, capsys.readouterr().err
+        assert "stroke-dasharray" in svg.read_text()
+    capsys.readouterr()
+    assert main(["render", "skynet", str(ep2 / "04-ordered-gateways.txt"), "--game",
+                 str(recs)]) == 2
+    assert "was played on this map" in capsys.readouterr().err
 
 
 @pytest.mark.slow
