@@ -64,10 +64,13 @@ __all__ = ["RobustTable", "TableOutOfTime", "out_of_time", "robust_table", "inte
 
 DEFAULT_BUDGET = 200.0
 DEFAULT_STEP = 1.0
-#: The most budget levels (``budget/step + 1``) a table may have: each vertex's step of the DP
-#: holds a few (levels x levels) arrays of floats, about 5 x 8 x 2001^2 bytes = 160 MB at
-#: the limit (``--max-size`` lifts it; memory and time grow with its square).
+#: The most budget levels (``budget/step + 1``) a table may have (``--max-size`` lifts it):
+#: the tables hold vertices x levels floats, and the time grows with links x levels^2
+#: (2,001 levels: about 7 s on the 121-vertex sample graph, one core).
 MAX_LEVELS = 2001
+#: The cells (level x remainder) of one block of a vertex's DP work: about 2 MB per array,
+#: a few milliseconds between two readings of the deadline, whatever the step.
+BLOCK = 1 << 18
 
 
 def grid_levels(budget: float, step: float) -> int:
@@ -127,22 +130,34 @@ def _levels(g: Graph, K: int, step: float, kind: str,
             weight: dict[tuple[int, int], float] | None = None,
             deadline: Deadline | None = None) -> dict[int, np.ndarray]:
     """One DP table: ``kind`` is ``"upper"``, ``"lower"`` or ``"integer"`` (step 1, floor).
-    The work is about links x levels^2, minutes on a large graph: ``deadline`` is read every
-    32 vertices (:class:`TableOutOfTime` when it has passed)."""
+    The work is about links x levels^2 / 2, minutes on a large graph or a fine step: each
+    vertex's (level k, remainder j <= k) work is done in blocks of about :data:`BLOCK` cells,
+    so that memory stays vertices x levels whatever the step, and ``deadline`` is read before
+    every block (:class:`TableOutOfTime` when it has passed)."""
     wt = g.weight if weight is None else weight
     table: dict[int, np.ndarray] = {}
     zeros = np.zeros(K + 1)
-    k_idx = np.arange(K + 1)[:, None]
-    j_idx = np.arange(K + 1)[None, :]
-    if kind == "upper":
-        spend = np.where(j_idx == 0, k_idx, k_idx - j_idx + 1) * step
-    else:
-        spend = (k_idx - j_idx) * step
-    valid = j_idx <= k_idx
-    spend = np.where(valid, spend, 0.0)
+    rows = max(1, BLOCK // (K + 1))
+    # each block's spends (the same at every vertex): kept while they are small
+    keep = (K + 1) * (K + 2) // 2 <= 8 * BLOCK
+    kept: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def spends(k0: int, k1: int) -> tuple[np.ndarray, np.ndarray]:
+        if k0 in kept:
+            return kept[k0]
+        k_idx = np.arange(k0, k1)[:, None]
+        j_idx = np.arange(k1)[None, :]  # j <= k < k1: the rest is never spent
+        if kind == "upper":
+            spend = np.where(j_idx == 0, k_idx, k_idx - j_idx + 1) * step
+        else:
+            spend = (k_idx - j_idx) * step
+        valid = j_idx <= k_idx
+        out = (np.where(valid, spend, 0.0), valid)
+        if keep:
+            kept[k0] = out
+        return out
+
     for n, v in enumerate(reversed(g.topo)):
-        if deadline is not None and n % 32 == 0 and deadline.expired():
-            raise TableOutOfTime(n, len(g.topo))
         outs = g.out[v]
         if v in g.end_set or not outs:
             table[v] = zeros if v in g.end_set else np.full(K + 1, np.inf)
@@ -150,15 +165,23 @@ def _levels(g: Graph, K: int, step: float, kind: str,
         c = np.stack([wt[(v, u)] + table[u] for u, _ in outs])  # (d, K+1) by remainder j
         c.sort(axis=0)
         pref = np.cumsum(c, axis=0)  # (d, K+1)
-        best = None
-        for m in range(len(outs)):
-            lvl = (spend + pref[m][None, :]) / (m + 1)  # (K+1 by k, K+1 by j)
-            best = lvl if best is None else np.minimum(best, lvl)
-        assert best is not None
-        if kind == "integer":
-            best = np.floor(best + 1e-9)
-        best = np.where(valid, best, -np.inf)
-        table[v] = best.max(axis=1)
+        row = np.empty(K + 1)
+        for k0 in range(0, K + 1, rows):
+            if deadline is not None and deadline.expired():
+                raise TableOutOfTime(n, len(g.topo))
+            k1 = min(K + 1, k0 + rows)
+            spend, valid = spends(k0, k1)
+            best = spend + pref[0][None, :k1]  # (k by level, j by remainder): m = 1
+            lvl = np.empty_like(best)
+            for m in range(1, len(outs)):
+                np.add(spend, pref[m][None, :k1], out=lvl)
+                lvl /= m + 1
+                np.minimum(best, lvl, out=best)
+            if kind == "integer":
+                best = np.floor(best + 1e-9)
+            best[~valid] = -np.inf
+            row[k0:k1] = best.max(axis=1)
+        table[v] = row
     return table
 
 

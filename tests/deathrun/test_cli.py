@@ -12,7 +12,7 @@ import pytest
 from puzzleproof.formats.deathrun import read_instances, write_graph
 from puzzleproof.models.deathrun import generate_graph
 
-from tests.conftest import ROOT, run
+from tests.conftest import ROOT, pp, run
 BOTS = ROOT / "instances/deathrun/bots"
 GRAPHS = ROOT / "instances/deathrun/graphs"
 FIELD = "robust,greedy,cautious,random"
@@ -345,6 +345,33 @@ def test_solve_under_a_time_limit_is_unknown_not_a_wait(tmp_path, capsys):
     assert took < 0.5 * 2 + 5, took
     code, out, err = run(capsys, "solve", "deathrun", str(f), "--time-limit", "0.5")
     assert code == 0 and "UNKNOWN" in out and "vertices' tables filled" in out
+
+
+@pytest.mark.parametrize("step", [0.05, 0.005])
+def test_a_fine_step_keeps_the_time_limit(step):
+    """A fine step makes each vertex's table work grow with levels^2 (minutes, gigabytes
+    for one vertex at 0.005): the limit still holds, whatever the step, in a fresh process."""
+    import time
+
+    t0 = time.monotonic()
+    done = pp("--max-size", "100", "solve", "deathrun", GRAPHS / "gap-s1-1.json", "--step",
+              step, "--time-limit", "1", "--json", timeout=60)
+    took = time.monotonic() - t0
+    got = json.loads(done.stdout)
+    assert done.returncode == 0 and got["status"] == "UNKNOWN", done.stderr
+    assert "time limit (1 s) reached with" in got["certificate"]["note"]
+    assert took < 1 + 4, took
+
+
+def test_a_step_too_fine_is_refused_before_any_work(capsys):
+    code, out, err = run(capsys, "solve", "deathrun", GRAPHS / "gap-s1-1.json", "--step",
+                         "0.005", "--time-limit", "1")
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1, err
+    assert "--step 0.005" in err and "the smallest --step for --budget 200 is 0.1" in err
+    assert "--max-size" in err
+    code, out, err = run(capsys, "solve", "deathrun", GRAPHS / "gap-s1-1.json", "--step",
+                         "0.1", "--time-limit", "0.2", "--json")
+    assert code == 0 and json.loads(out)["status"] == "UNKNOWN", err
 
 
 def test_solve_with_a_time_limit_it_meets_is_the_same_answer(capsys):
