@@ -46,7 +46,7 @@ from puzzleproof import executor, processes
 from puzzleproof.clock import Deadline
 from puzzleproof.encoders import hashi_cpsat, hashi_sat
 from puzzleproof.encoders.hashi_common import counts_of
-from puzzleproof.generate.hashi_network import Network, grow, repair
+from puzzleproof.generate.hashi_network import Network, OutOfTime as GrowOutOfTime, grow, repair
 from puzzleproof.models.hashi import BridgeLine, Puzzle, counts_to_lines
 from puzzleproof.players import hashi_article
 from puzzleproof.result import Result, Status
@@ -176,9 +176,11 @@ def attempt(p: GenParams, k: int, deadline: Deadline | None = None
     clock = deadline or Deadline(None)
     rng = random.Random(f"{p.seed}:{k}")
     try:
-        net = grow(rng, p.width, p.height, p.max_bridges, p.density, p.loops)
+        net = grow(rng, p.width, p.height, p.max_bridges, p.density, p.loops, clock)
     except ValueError:
         return None
+    except GrowOutOfTime:
+        return TIMED_OUT
     name = f"hashi-{p.width}x{p.height}-m{p.max_bridges}-s{p.seed}-{k}"
     made = make_unique(net, p, rng, clock, name)
     if made is None or made is TIMED_OUT:

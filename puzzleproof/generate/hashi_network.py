@@ -26,9 +26,14 @@ from __future__ import annotations
 import random
 from typing import Iterator, Sequence
 
+from puzzleproof.clock import Deadline
 from puzzleproof.models.hashi import Island, Puzzle
 
-__all__ = ["Network", "grow", "repair", "MOVES"]
+__all__ = ["Network", "grow", "repair", "MOVES", "OutOfTime"]
+
+
+class OutOfTime(Exception):
+    """The deadline passed while a network was grown (a 200 x 200 grid takes seconds)."""
 
 Cell = tuple[int, int]
 Pair = tuple[Cell, Cell]
@@ -135,17 +140,21 @@ class Network:
 
 
 def grow(rng: random.Random, width: int, height: int, max_bridges: int, density: float,
-         loops: float) -> Network:
+         loops: float, deadline: Deadline | None = None) -> Network:
     """A random connected network: from a random island, extend straight bridges of random
     length to empty cells (never over a bridge or an island, mostly not next to another
     island) up to ``density`` x cells islands, 1 to ``max_bridges`` bridges each; then an
-    extra bridge with probability ``loops`` between islands that see each other (cycles)."""
+    extra bridge with probability ``loops`` between islands that see each other (cycles).
+    Raises :class:`OutOfTime` past ``deadline`` (read every 1,024 tries)."""
     net = Network(width, height, max_bridges)
     target = max(2, int(density * width * height))
     start = (rng.randrange(width), rng.randrange(height))
     net.islands[start] = None
-    order, fails = [start], 0
+    order, fails, tries = [start], 0, 0
     while len(net.islands) < target and fails < 40 * target:
+        tries += 1
+        if deadline is not None and tries % 1024 == 0 and deadline.expired():
+            raise OutOfTime
         x, y = rng.choice(order)
         dx, dy = rng.choice(_STEPS)
         length = rng.randint(2, max(2, min(width, height) // 2)) if rng.random() < 0.85 else 1

@@ -303,7 +303,9 @@ def _generate(p: Params, executor: Any, on_attempt: Any):
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     ext = {"codingame": ".txt", "grid": ".txt", "has": ".has", "json": ".json"}
-    for g in gen(params, jobs=executor, on_attempt=on_attempt, deadline=p.deadline()):
+    clock, kept = p.deadline(), 0
+    for g in gen(params, jobs=executor, on_attempt=on_attempt, deadline=clock):
+        kept += 1
         if p.out_fmt in ("jsonl", "tatham", "puzzlink"):
             line = (json.dumps(g.to_record()) if p.out_fmt == "jsonl"
                     else hfmt.write_puzzle(g.puzzle, p.out_fmt).strip())
@@ -312,6 +314,9 @@ def _generate(p: Params, executor: Any, on_attempt: Any):
             yield Generated(g.puzzle.name, g.to_record(), files={
                 f"{g.puzzle.name}{ext[p.out_fmt]}": hfmt.write_puzzle(g.puzzle, p.out_fmt,
                                                                       g.solution)})
+    if kept < p.count and clock.expired():
+        yield (f"the time limit ({p.time_limit:g} s) ran out; the attempt it cut short is "
+               "not counted")
 
 
 GENERATE = GenerateSpec(

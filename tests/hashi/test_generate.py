@@ -191,3 +191,18 @@ def test_generate_command(capsys, tmp_path):
     code = main(["generate", "hashi", "--size", "30x30", "-n", "1000", "--time-limit", "1",
                  "-q", "-j", "1"])
     assert code == 1 and "--time-limit" in capsys.readouterr().err
+
+
+def test_the_time_limit_holds_on_the_largest_grid():
+    """Growing a 200 x 200 network takes seconds: the clock is read while it grows, so the
+    limit holds (a fresh process, a generous margin) and the shortfall says it ran out."""
+    import time
+
+    from tests.conftest import pp
+
+    t0 = time.monotonic()
+    done = pp("generate", "hashi", "--size", "200x200", "-n", "1", "-j", "1", "-q",
+              "--time-limit", "1", timeout=60)
+    took = time.monotonic() - t0
+    assert done.returncode == 1 and "the time limit (1 s) ran out" in done.stderr
+    assert took < 1 + 4, took
