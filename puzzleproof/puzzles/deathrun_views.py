@@ -272,8 +272,9 @@ def solve_one(task: Task, res: Result, p: Params) -> Page:
     page = Page().table(_bounds_table([(task, res)], p, []))
     if a is None:
         return page
-    page.line(f"first moves from {g.begin} (guarantee: the link's weight plus the worst case "
-              "after it):")
+    page.line(f"first moves from {g.begin} (guarantee if nothing is raised before the move: "
+              "the link's weight plus the worst case after it; the bound also covers raises "
+              "on the first link):")
     for m in a["first_moves"][:8]:
         mark = "  <- the policy's move" if m["to"] == a["first_move"] else ""
         page.line(f"  {g.begin}->{m['to']}  weight {m['weight']:>2}  guarantee "
