@@ -101,7 +101,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     Examples:
       puzzleproof crosscheck instances/                 # every shipped instance, judged
       puzzleproof solve instances/hashi/small-5x5.txt --unique
-      puzzleproof solve skynet ../shared/instances/skynet/ep2/ --all-starts
+      puzzleproof solve skynet instances/skynet/ep2/ --all-starts
       puzzleproof check puzzle.txt bot-output.txt       # judge a bot's answer
       puzzleproof skynet referee map.txt --all-starts --bot-cmd 'mine=python3 bot.py'
       puzzleproof render instances/hashi/small-5x5.txt --solve -o small.svg

@@ -46,7 +46,7 @@ differs from the map's reference; 2 unreadable input or misuse.
 
 \b
 Examples:
-  puzzleproof solve cityclose ../shared/instances/cityclose/europe30.json
+  puzzleproof solve cityclose instances/cityclose-europe/europe41-land-borders.json
   puzzleproof solve cityclose europe30.json --method greedy
   puzzleproof solve cityclose europe30.json --method beam --beam-width 10 --json
   puzzleproof solve cityclose roundabout.json --keep-marked --final-size 5 \\
@@ -120,7 +120,7 @@ disagreement.
 \b
 Examples:
   puzzleproof crosscheck cityclose instances/cityclose/
-  puzzleproof crosscheck cityclose ../shared/instances/cityclose/europe30.json \\
+  puzzleproof crosscheck cityclose instances/cityclose-europe/ \\
       --method exact,beam,greedy --time-limit 120 -o runs.jsonl
   puzzleproof crosscheck cityclose maps/ --no-paths --resume -o runs.jsonl -j 2
 """
