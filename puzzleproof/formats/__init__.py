@@ -112,6 +112,10 @@ def read_source(arg: str) -> tuple[str, str, bool]:
         raise InputError("an empty argument; expected a file, a folder or a puzzle")
     looks_like_path = ("/" in arg or "\\" in arg or arg.endswith(
         (".txt", ".has", ".json", ".jsonl", ".sol", ".out"))) and "?" not in arg and ":" not in arg
+    base, sep, k = arg.rpartition("#")
+    if sep and Path(base).is_file():
+        raise InputError(f"#{k}: a record of the file is named by its number, FILE#N "
+                         "(1 for the first)", base)
     if looks_like_path or exists:
         raise InputError("no such file" if not exists else
                          "is not a regular file (a FIFO or socket); expected a puzzle file", arg)

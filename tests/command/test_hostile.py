@@ -185,6 +185,17 @@ def test_9_an_output_folder_that_does_not_exist_is_refused(tmp_path, capsys):
     assert code == 2 and "does not exist" in err and not (tmp_path / "no").exists()
 
 
+def test_a_record_named_by_anything_but_its_number_is_told_so(capsys):
+    """FILE#N picks a record by number; a name after the # is not taken for a missing file
+    (the file exists), and a number past the end says how many there are."""
+    base = str(INSTANCES / "hashi" / "examples.jsonl")
+    for k in ("two-solutions-3x3", "-1"):
+        code, _, err = _in_process(["solve", f"{base}#{k}"], capsys)
+        assert code == 2 and "no such file" not in err and "FILE#N" in err, err
+    code, _, err = _in_process(["solve", f"{base}#9"], capsys)
+    assert code == 2 and "the file holds 2" in err
+
+
 def test_9_a_has_file_is_read_as_hashi_only(tmp_path, capsys):
     f = tmp_path / "x.has"
     f.write_text("1 1000000 2\n0 0\n")
