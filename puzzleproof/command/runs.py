@@ -11,12 +11,13 @@ from puzzleproof.command.output import emit, people, show
 from puzzleproof.errors import InputError, UsageError
 from puzzleproof.puzzles.base import Params
 
-__all__ = ["prepare_output", "finish"]
+__all__ = ["prepare_output", "check_same_run", "finish"]
 
 
-def prepare_output(p: Params) -> Path | None:
+def prepare_output(p: Params, puzzle: str, verb: str) -> Path | None:
     """The JSONL target, refused before any work when it exists and neither ``--resume``
-    nor ``--force`` says what to do with it."""
+    nor ``--force`` says what to do with it, or when ``--resume`` would continue in it a
+    run of another puzzle or verb (``verb`` as :func:`finish` writes it)."""
     if p.resume and not p.output:
         raise UsageError("--resume needs -o, the file of the run to continue")
     if not p.output:
@@ -26,12 +27,57 @@ def prepare_output(p: Params) -> Path | None:
         raise InputError("is a folder; expected a file to write", str(target))
     if not target.parent.is_dir():
         raise InputError("cannot write the output: its folder does not exist", str(target))
-    if target.exists() and target.stat().st_size and not p.resume:
-        if not p.force:
+    if target.exists() and target.stat().st_size:
+        if p.resume:
+            check_same_run(target, puzzle, verb)
+        elif not p.force:
             raise InputError("exists; pass --resume to continue that run, --force to start "
                              "it again, or choose another output", str(target))
-        target.unlink()
+        else:
+            target.unlink()
     return target
+
+
+def check_same_run(target: Path, puzzle: str, verb: str) -> None:
+    """Refuse (exit 2, naming the file) to resume in ``target`` a run of another puzzle or
+    of another verb: its records would be mixed with this run's, and no report reads them
+    apart. A record names its puzzle (``"puzzle"``) or its type belongs to one (a Death
+    Run game); a run's summary line names its verb too. Records written before they named
+    their puzzle say nothing, and are let be."""
+    from puzzleproof.formats.jsonl import load_records
+    from puzzleproof.puzzles.classify import written_type
+    from puzzleproof.puzzles.registry import get
+
+    def canonical(name: str) -> str:
+        try:
+            return get(name).name
+        except KeyError:  # a puzzle not installed here: another puzzle all the same
+            return name
+
+    ours = _command(puzzle, verb)
+    other, held = None, None  # another puzzle's (or verb's) records; that run's command
+    for r in load_records(target):
+        theirs = r.get("puzzle")
+        if not isinstance(theirs, str):
+            theirs = (written_type(r["type"]) or (None, ""))[0]
+        if theirs is None:
+            continue
+        theirs = canonical(theirs)
+        their_verb = r.get("verb") if r["type"] == "run-summary" else None
+        if isinstance(their_verb, str):
+            if (theirs, their_verb) != (puzzle, verb):
+                other, held = theirs, _command(theirs, their_verb)
+        elif theirs != puzzle and other is None:
+            other = theirs
+    if other is not None:
+        what = f"a '{held}' run" if held else f"{other} records"
+        raise InputError(f"holds {what}, not a '{ours}' run: --resume continues the run its "
+                         "file holds; write this one to another file", str(target))
+
+
+def _command(puzzle: str, verb: str) -> str:
+    """The command words of a run: ``crosscheck hashi``, ``deathrun tournament``."""
+    return verb if verb.split(" ", 1)[0] == puzzle else f"{verb} {puzzle}"
 
 
 def finish(puzzle: str, verb: str, record: dict, page: Any, code: int, target: Path | None,

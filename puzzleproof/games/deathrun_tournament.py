@@ -363,17 +363,15 @@ def run_tournament(criminals: Sequence[str], students: Sequence[str],
     specs = prior.todo(iter_schedule(criminals, students, seed, games=games,
                                      n_graphs=n_graphs, graphs=graphs))
     tally = Tally()
-    kept: list[dict] = []
+    played: list[dict] = []  # this run's games, when the records are kept
     invalid: list[dict] = []
     failed: list[dict] = []
     sink = open(path, "a", encoding="utf-8") if path is not None else None
     t0 = time.monotonic()
     count = [0, 0]  # new, resumed
 
-    def note(rec: dict) -> None:
+    def note(rec: dict) -> None:  # once per game, whether played now or kept from the file
         tally.add(rec)
-        if keep_records:
-            kept.append(rec)
         for m in rec.get("invalid_moves", []):
             if len(invalid) < MAX_INVALID_LISTED:
                 invalid.append({"game_id": rec["game_id"], **m})
@@ -384,6 +382,8 @@ def run_tournament(criminals: Sequence[str], students: Sequence[str],
             sink.flush()
         count[0] += 1
         note(rec)
+        if keep_records:
+            played.append(rec)
         if on_record:
             on_record(rec)
         if progress:
@@ -404,7 +404,9 @@ def run_tournament(criminals: Sequence[str], students: Sequence[str],
             sink.close()
     for r in prior.kept:
         note(r)
-    return TournamentReport(prior.kept + kept if keep_records else [], tally.summary(),
+    # each game once: those kept from the file (one per game id, as matched to the
+    # schedule) and those played now
+    return TournamentReport(prior.kept + played if keep_records else [], tally.summary(),
                             count[0], len(prior.kept), time.monotonic() - t0, invalid,
                             failed, tally)
 

@@ -18,7 +18,7 @@ from puzzleproof.errors import InputError
 from puzzleproof.instance import Loaded
 
 __all__ = ["Classified", "GENERIC_WRITTEN", "NOT_INSTANCES", "classify_text", "written_kind",
-           "is_not_instance_name", "folder_suffixes"]
+           "written_type", "is_not_instance_name", "folder_suffixes"]
 
 #: What the project writes that no puzzle reads as an instance.
 GENERIC_WRITTEN = {
@@ -69,8 +69,6 @@ def _json_type(text: str) -> str | None:
 def written_kind(text: str) -> tuple[str | None, str] | None:
     """``(puzzle, description)`` when ``text`` is a file the project writes that is not an
     instance (evidence, records, strategies), else None."""
-    from puzzleproof.puzzles.registry import all_puzzles
-
     kind = _json_type(text)
     if kind is None:
         return None
@@ -81,6 +79,14 @@ def written_kind(text: str) -> tuple[str | None, str] | None:
             puzzle = None
         return (puzzle if isinstance(puzzle, str) else None,
                 "a breaker's evidence (check it to judge the program again)")
+    return written_type(kind)
+
+
+def written_type(kind: str) -> tuple[str | None, str] | None:
+    """``(puzzle, description)`` of a record ``type`` the project writes (puzzle None for
+    the types every puzzle writes, whose records name their puzzle), else None."""
+    from puzzleproof.puzzles.registry import all_puzzles
+
     if kind in GENERIC_WRITTEN:
         return None, GENERIC_WRITTEN[kind]
     for p in all_puzzles():

@@ -21,7 +21,7 @@ from puzzleproof.command.output import (Exit, check_output, deliver, emit, execu
                                     progress_bar, say, show)
 from puzzleproof.command.options import options
 from puzzleproof.command.build import inputs_of, usage_errors
-from puzzleproof.command.runs import finish
+from puzzleproof.command.runs import finish, prepare_output
 from puzzleproof.errors import InputError
 from puzzleproof import puzzles as registry
 from puzzleproof.puzzles import deathrun_games as plugin
@@ -130,16 +130,6 @@ TOURNAMENT_ROWS = (plugin.CRIMINAL_POOL, plugin.STUDENT_POOL, plugin.TOURNAMENT_
                    JSON, QUIET)
 
 
-def _prepare_output(output: str | None, force: bool, resume: bool) -> None:
-    """Refuse an existing -o file unless --force (then it is emptied, after every input
-    has been checked) or --resume."""
-    if resume and not output:
-        raise click.UsageError("--resume needs -o, the file of the run to continue")
-    check_output(output, force or resume)
-    if output and force and not resume and Path(output).exists():
-        Path(output).write_text("")
-
-
 def _run(crims: list[str], studs: list[str], graphs: list[Any] | None, p: Params,
          ctx: click.Context) -> Any:
     """The tournament with a progress bar; Ctrl-C says where the finished games are."""
@@ -174,7 +164,7 @@ def deathrun_tournament(ctx: click.Context, **values: Any) -> None:
     if p.plot:
         check_output(p.plot, p.force)
     graphs = [g for _, g, _ in _graphs(p.graph_files)] if p.graph_files else None
-    _prepare_output(p.output, p.force, p.resume)
+    prepare_output(p, "deathrun", "deathrun tournament")  # after every input is checked
     report = _run(crims, studs, graphs, p, ctx)
     if p.plot:
         from puzzleproof.games.deathrun_tournament import plot_scores

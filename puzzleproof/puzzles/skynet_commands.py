@@ -177,7 +177,7 @@ def skynet_referee(maps: tuple[str, ...], **values: Any) -> None:
     bots = split_names(p.bot_names, BOTS, "bot") if p.bot_names else []
     externals = _externals(p, bots)
     agents = split_names(p.agent_names, KNOWN_AGENTS, "agent")
-    prepare_output(p)
+    prepare_output(p, "skynet", "skynet referee")
     loaded, starts = _maps_and_starts(p, bots)
     games = [(m, st, who, a) for m in loaded for st in starts[m.name or ""]
              for who in bots + list(externals) for a in agents]

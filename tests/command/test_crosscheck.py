@@ -102,6 +102,40 @@ def test_resume_after_interruption_reproduces_records_without_duplicates(tmp_pat
     assert rep.exit_code == rep2.exit_code == rep3.exit_code == 0
 
 
+def test_resume_refuses_a_run_of_another_puzzle_or_verb(capsys, tmp_path):
+    """--resume continues only the run its file holds: another puzzle's records (with or
+    without the run's summary line, as a killed run leaves them) or another verb's run is
+    refused, exit 2 in one line naming the file, and the file is left as it was."""
+    small = str(INSTANCES / "hashi" / "small-5x5.txt")
+    ring = str(INSTANCES / "cityclose" / "ring14-s1-0.json")
+    runs = tmp_path / "h.jsonl"
+    assert main(["crosscheck", "hashi", small, "-q", "-j", "1", "-o", str(runs)]) == 0
+    capsys.readouterr()
+    killed = tmp_path / "killed.jsonl"
+    killed.write_text("".join(ln + "\n" for ln in runs.read_text().splitlines()
+                              if '"run-summary"' not in ln))
+    for path, held in ((runs, "'crosscheck hashi' run"), (killed, "hashi records")):
+        before = path.read_text()
+        code = main(["crosscheck", "cityclose", ring, "-q", "-j", "1", "-o", str(path),
+                     "--resume"])
+        err = capsys.readouterr().err
+        assert code == 2 and str(path) in err and held in err and "cityclose" in err, err
+        assert len(err.strip().splitlines()) == 1 and path.read_text() == before
+    # another verb of the same puzzle: a Skynet referee batch is not a Skynet cross-check
+    ref = tmp_path / "ref.jsonl"
+    skynet = str(INSTANCES / "skynet" / "ep1" / "01-line.txt")
+    assert main(["skynet", "referee", skynet, "--bot", "ep1-path", "--agent",
+                 "article,nearest", "-q", "-j", "1", "-o", str(ref)]) in (0, 1)
+    capsys.readouterr()
+    before = ref.read_text()
+    code = main(["crosscheck", "skynet", skynet, "-q", "-j", "1", "-o", str(ref), "--resume"])
+    err = capsys.readouterr().err
+    assert code == 2 and "'skynet referee'" in err and ref.read_text() == before, err
+    # the run's own file resumes as before
+    assert main(["crosscheck", "hashi", small, "-q", "-j", "1", "-o", str(runs),
+                 "--resume"]) == 0
+
+
 @pytest.mark.slow
 def test_crosscheck_command(capsys, tmp_path):
     out = tmp_path / "cc.jsonl"

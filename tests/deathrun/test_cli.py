@@ -153,6 +153,39 @@ def test_tournament_resume_adds_nothing_and_plots(capsys, tmp_path):
     assert code == 0 and "7 of 7 games replay" in out
 
 
+def test_crosscheck_resume_counts_each_game_once(capsys, tmp_path):
+    """A resumed cross-check judges the games kept from the file and the new ones, each
+    once: the same summary as one run of the same games; and --resume refuses a
+    tournament's file (another verb) and the cross-check's file to a tournament."""
+    runs, fresh = tmp_path / "runs.jsonl", tmp_path / "fresh.jsonl"
+    args = ["crosscheck", "deathrun", "--seed", 3, "-j", 1, "-q", "--json"]
+    code, _, err = run(capsys, *args, "-n", 4, "-o", runs)
+    assert code == 0 and json.loads(_)["games"] == 7, err
+    code, out, err = run(capsys, *args, "-n", 8, "-o", runs, "--resume")
+    resumed = json.loads(out)
+    code2, out, _ = run(capsys, *args, "-n", 8, "-o", fresh)
+    whole = json.loads(out)
+    assert code == code2 == 0 and resumed["games"] == whole["games"] == 14, err
+    assert resumed["students"] == whole["students"]
+    assert resumed["criminals"] == whole["criminals"]
+    code, out, _ = run(capsys, *args, "-n", 8, "-o", runs, "--resume")  # nothing left to do
+    assert code == 0 and json.loads(out)["games"] == 14
+    lines = runs.read_text()
+    code, _, err = run(capsys, "deathrun", "tournament", "--criminals", "toll,gap-toll,crowd",
+                       "--students", FIELD, "-n", 14, "--seed", 3, "-j", 1, "-o", runs,
+                       "--resume", "-q")
+    assert code == 2 and str(runs) in err and "'crosscheck deathrun'" in err, err
+    assert len(err.strip().splitlines()) == 1 and runs.read_text() == lines
+    tour = tmp_path / "tour.jsonl"
+    code, _, err = run(capsys, "deathrun", "tournament", "--criminals", "toll,gap-toll,crowd",
+                       "--students", FIELD, "-n", 7, "--seed", 3, "-j", 1, "-o", tour, "-q")
+    assert code == 0, err
+    lines = tour.read_text()
+    code, _, err = run(capsys, *args, "-n", 8, "-o", tour, "--resume")
+    assert code == 2 and str(tour) in err and "'deathrun tournament'" in err, err
+    assert tour.read_text() == lines
+
+
 class TestSolve:
     def test_bound_from_a_seed_and_files(self, capsys):
         from puzzleproof.encoders.deathrun_robust import robust_table

@@ -47,7 +47,7 @@ def run(plugin: Any, p: Params, ctx: click.Context) -> None:
                                         puzzle=plugin.name if mixed(ctx) else None)
     if spec.prepare is not None:
         spec.prepare(p)
-    target = prepare_output(p)
+    target = prepare_output(p, plugin.name, "crosscheck")
     g = _gather(plugin, p, ctx)
     skipped = g.skipped_text()
     if skipped and not mixed(ctx):  # a mixed run says them once, for every puzzle
