@@ -281,6 +281,14 @@ def _gen_prepare(p: Params) -> None:
     if (p.method or "sat") not in EXACT:
         raise UsageError("uniqueness is proved by an exact method: --method sat or cpsat")
     if p.size:
+        import click
+        from click.core import ParameterSource
+
+        ctx = click.get_current_context(silent=True)
+        both = [o for o in ("width", "height") if ctx is not None
+                and ctx.get_parameter_source(o) not in (ParameterSource.DEFAULT, None)]
+        if both:
+            raise UsageError(f"--size and --{both[0]}: give the grid's size one way")
         try:
             p["width"], p["height"] = (int(v) for v in p.size.lower().split("x"))
         except ValueError:

@@ -185,6 +185,8 @@ def test_generate_command(capsys, tmp_path):
     assert code == 0 and len(list(folder.glob("*.has"))) == 2
     assert main(["generate", "hashi", "--format", "has", "-q"]) == 2
     assert main(["generate", "hashi", "--size", "7by7", "-q"]) == 2
+    assert main(["generate", "hashi", "--size", "5x5", "--width", "7", "-q"]) == 2
+    assert "--size and --width" in capsys.readouterr().err
     code = main(["generate", "hashi", "--size", "6x6", "-n", "2", "--min-assumptions", "1000",
                  "--max-attempts", "8", "-q"])
     assert code == 1 and "only 0 of 2" in capsys.readouterr().err
