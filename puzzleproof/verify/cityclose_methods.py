@@ -73,11 +73,14 @@ def _heuristics() -> Any:
     return cityclose_article
 
 
-#: a map of 9 cities on which the exact DP runs every compiled step (its greedy order is not
-#: optimal, so it makes layers, prunes and traces the optimum back)
-_WARM_MAP = CityMap(tuple(f"c{i}" for i in range(9)),
-                    ((0, 3), (0, 4), (0, 8), (1, 5), (2, 7), (2, 8), (3, 4), (3, 6), (4, 7),
-                     (4, 8), (5, 6), (5, 7), (7, 8)))
+def _warm_map() -> CityMap:
+    """A map of 9 cities on which the exact DP runs every compiled step (its greedy order is
+    not optimal, so it makes layers, prunes and traces the optimum back). Made when needed:
+    a map checks the size limits, which read the user's PUZZLEPROOF_MAX_SIZE, and importing
+    the plugin must not (a bad value is said by the command, once)."""
+    return CityMap(tuple(f"c{i}" for i in range(9)),
+                   ((0, 3), (0, 4), (0, 8), (1, 5), (2, 7), (2, 8), (3, 4), (3, 6), (4, 7),
+                    (4, 8), (5, 6), (5, 7), (7, 8)))
 
 
 def warm_exact(engine: str = "word", *, told: bool = True) -> float:
@@ -98,8 +101,9 @@ def warm_exact(engine: str = "word", *, told: bool = True) -> float:
         note("compiling city closing's loops, once (about 20 s; 'puzzleproof prepare' does "
              "it right after installing)")
     t0 = time.monotonic()
-    cityclose_exact.solve(_WARM_MAP, Rules(), engine=engine)
-    _heuristics().greedy(_WARM_MAP)  # the heuristics' compiled Wiener numbers and bounds
+    warm = _warm_map()
+    cityclose_exact.solve(warm, Rules(), engine=engine)
+    _heuristics().greedy(warm)  # the heuristics' compiled Wiener numbers and bounds
     _WARM.add(engine)
     return time.monotonic() - t0
 
@@ -150,8 +154,9 @@ def warm_all() -> float:
     m = CityMap(tuple(f"c{i}" for i in range(70)), tuple((i, i + 1) for i in range(69)))
     t0 = time.monotonic()
     cityclose_exact.solve(m, Rules())  # the wide per-size minima
-    pair_sum_bounds(distance_matrix(_WARM_MAP.adj), range(2, _WARM_MAP.n))
-    min_wiener_by_size(_WARM_MAP.adj, 4, 6, cap=1)  # a size left unfinished: its open bound
+    warm = _warm_map()
+    pair_sum_bounds(distance_matrix(warm.adj), range(2, warm.n))
+    min_wiener_by_size(warm.adj, 4, 6, cap=1)  # a size left unfinished: its open bound
     return total + time.monotonic() - t0
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -20,7 +21,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from tests import fuzzlib
-from tests.conftest import shared_path  # noqa: E402
+from tests.conftest import ROOT, shared_path  # noqa: E402
 
 from puzzleproof import puzzles as registry  # noqa: E402
 from puzzleproof.errors import InputError  # noqa: E402
@@ -113,6 +114,20 @@ class TestNumbers:
         monkeypatch.setenv(SIZE_ENV, "lots")
         with pytest.raises(InputError, match=SIZE_ENV):
             check_size(1, 500, "N")
+
+    def test_a_bad_size_factor_in_the_environment_is_one_line(self):
+        """Said once by the command (exit 2), not first as a puzzle plugin that cannot be
+        loaded: importing a plugin reads no limit."""
+        import os
+
+        env = {**os.environ, SIZE_ENV: "abc"}
+        for arg in ("instances/hashi/small-5x5.txt", "instances/cityclose/ring14-s1-0.json"):
+            done = subprocess.run([sys.executable, "-m", "puzzleproof", "solve", arg],
+                                  capture_output=True, text=True, env=env, cwd=ROOT,
+                                  timeout=120)
+            assert done.returncode == 2, done.stderr
+            assert done.stderr.strip().splitlines() == [
+                f"puzzleproof: error: {SIZE_ENV}='abc': expected a factor, a number >= 1"]
 
 
 # -- the issue's items, one by one ---------------------------------------------------------------
