@@ -336,8 +336,9 @@ def describe(d: dict) -> str:
     if kind == "invalid-answer":
         return "; ".join(v["message"] for v in ev["violations"][:3])
     if kind == "missed-solution":
-        return (f"{d['methods'][0]} says {ev['claim']}"
-                + (f" ({ev['error']})" if ev.get("error") else "")
+        return (f"{d['methods'][0]} says {ev['claim']}"  # the error's first line: its
+                # stderr stays in the evidence
+                + (f" ({str(ev['error']).splitlines()[0]})" if ev.get("error") else "")
                 + f" but {ev['solution_by']} found a checked solution")
     if kind == "unique-mismatch":
         return "both claim UNIQUE with different solutions"
@@ -355,4 +356,8 @@ def describe(d: dict) -> str:
             tail = [x for x in str(rec["stderr"]).splitlines() if x.strip()][-3:]
             text += "".join(f"\n      stderr| {_short(x, 100)}" for x in tail)
         return text
+    if isinstance(ev.get("message"), str):
+        return ev["message"]
+    if ev.get("violations"):
+        return "; ".join(v["message"] for v in ev["violations"][:3])
     return json.dumps(ev)[:300]
