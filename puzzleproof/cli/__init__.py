@@ -160,6 +160,10 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
 
 
+#: a command given nothing (click >= 8.2; before it the help is printed by click itself)
+_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command; return its exit code (never a traceback unless ``--debug``)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -183,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         say("interrupted")
         return 130
+    except _NO_ARGS as exc:  # nothing given: the help, as asked (click 8.2 raises it)
+        if exc.ctx is not None:
+            click.echo(exc.ctx.get_help())
+        return 2
     except click.UsageError as exc:  # misuse: one line, and where the help is
         ctx = exc.ctx
         where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""

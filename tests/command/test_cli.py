@@ -172,6 +172,19 @@ def test_check_solution_referencing_water_is_a_broken_rule_with_location(capsys,
     assert "Traceback" not in err
 
 
+def test_a_verb_given_nothing_shows_its_help(capsys):
+    """'puzzleproof', 'puzzleproof solve' alone: the help, as --help shows it (on stdout, not
+    as an error message), exit 2 (nothing was done; click before 8.2 prints the help itself
+    and exits 0)."""
+    import click
+
+    nothing = 2 if hasattr(click.exceptions, "NoArgsIsHelpError") else 0
+    for argv in ([], ["solve"], ["skynet"]):
+        code, out, err = run(capsys, *argv)
+        assert code == nothing and out.startswith("Usage: puzzleproof"), argv
+        assert "error" not in err, argv
+
+
 def test_render_svg_and_ascii(capsys, tmp_path):
     target = tmp_path / "out.svg"
     code, _, err = run(capsys, "render", FIVE, "--solve", "-o", str(target))
