@@ -183,7 +183,8 @@ def dp(m: CityMap, rules: Rules | None = None, *, deadline: Deadline | None = No
     keep, closings = prepare(m, rules)
     if m.n > max_cities:
         return _result(m, rules, Status.UNKNOWN, None, t0, {},
-                       {"reason": f"the plain DP stops at {max_cities} cities"})
+                       {"reason": f"the plain DP stops at {max_cities} cities",
+                        "too_large": True})
     adj = m.adj
     w0 = wiener_mask(adj, m.full_mask)
     states = 1

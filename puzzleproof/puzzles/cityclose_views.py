@@ -232,7 +232,9 @@ def _unknown_line(res: Result, limit: float | None) -> str:
     ran_out = (f"the time limit of {limit:g} s ran out" if limit is not None
                and reason and "time" in str(reason) else
                "a limit ran out" if reason else "the method gave up")
-    if reason:
+    if (res.stats or {}).get("too_large"):
+        ran_out = f"the map is beyond its reach: {reason} (the exact method goes further)"
+    elif reason:
         ran_out += f" ({reason})"
     stuck = (res.stats or {}).get("stuck_at_step")
     if a is None and stuck is not None:

@@ -91,6 +91,10 @@ class TestSolve:
         assert code == 0 and "OPTIMAL, total 372" in out
         code, out, _ = run(capsys, "solve", "cityclose", rb, "--method", "greedy")
         assert code == 0 and "SOLVED, total 374" in out
+        # a map beyond the plain DP: said so, not as a limit that ran out
+        eu41 = INSTANCES / "cityclose-europe" / "europe41-land-borders.json"
+        code, out, _ = run(capsys, "solve", "cityclose", eu41, "--method", "dp")
+        assert code == 0 and "beyond its reach: the plain DP stops at 26 cities" in out
         # the large cities and starts kept: closing down to one city is impossible (exit 1)
         code, out, _ = run(capsys, "solve", "cityclose", rb, "--keep-marked")
         assert code == 1 and "INFEASIBLE" in out and "keep Berlin, Geneva" in out
