@@ -277,16 +277,15 @@ def _hunter(p: Params) -> Any:
     return HashiHunter(p.program, max_attempts=p.max_attempts)
 
 
+#: the side of a generated grid when neither --size nor --width / --height says
+DEFAULT_SIDE = 15
+
+
 def _gen_prepare(p: Params) -> None:
     if (p.method or "sat") not in EXACT:
         raise UsageError("uniqueness is proved by an exact method: --method sat or cpsat")
     if p.size:
-        import click
-        from click.core import ParameterSource
-
-        ctx = click.get_current_context(silent=True)
-        both = [o for o in ("width", "height") if ctx is not None
-                and ctx.get_parameter_source(o) not in (ParameterSource.DEFAULT, None)]
+        both = [o for o in ("width", "height") if p.get(o) is not None]
         if both:
             raise UsageError(f"--size and --{both[0]}: give the grid's size one way")
         try:
@@ -295,6 +294,9 @@ def _gen_prepare(p: Params) -> None:
             raise UsageError(f"--size: expected WxH such as 15x15, found {p.size!r}") from None
         if not (2 <= p.width <= 200 and 2 <= p.height <= 200):
             raise UsageError(f"--size: expected sides from 2 to 200, found {p.size!r}")
+    for side in ("width", "height"):
+        if p.get(side) is None:
+            p[side] = DEFAULT_SIDE
 
 
 def _generate(p: Params, executor: Any, on_attempt: Any):
@@ -330,10 +332,10 @@ def _generate(p: Params, executor: Any, on_attempt: Any):
 GENERATE = GenerateSpec(
     help=views.GENERATE_HELP,
     options=(Opt("size", ("--size",), "Grid size, e.g. 15x15.", metavar="WxH"),
-             Opt("width", ("--width",), "Grid columns (or --size).", kind="int", default=15,
-                 range=(2, 200), show_default=True),
-             Opt("height", ("--height",), "Grid rows (or --size).", kind="int", default=15,
-                 range=(2, 200), show_default=True),
+             Opt("width", ("--width",), f"Grid columns (or --size; default {DEFAULT_SIDE}).",
+                 kind="int", range=(2, 200)),
+             Opt("height", ("--height",), f"Grid rows (or --size; default {DEFAULT_SIDE}).",
+                 kind="int", range=(2, 200)),
              Opt("density", ("--density",), "Most islands per cell.", kind="float",
                  default=0.25, range=(0, 1), open_low=True, show_default=True),
              Opt("loops", ("--loops",), "Chance of an extra bridge between two islands that "
