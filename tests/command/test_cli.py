@@ -185,6 +185,18 @@ def test_a_verb_given_nothing_shows_its_help(capsys):
         assert "error" not in err, argv
 
 
+def test_a_batch_shows_the_effort_its_method_counts(capsys):
+    """The article's search counts assumptions, the exact solvers cut rounds: the batch
+    table's effort column is the one the method fills."""
+    folder = str(INSTANCES / "hashi")
+    code, out, _ = run(capsys, "solve", folder, "--method", "article")
+    row = next(ln for ln in out.splitlines() if "adjacent-islands-6x6" in ln)
+    assert code == 0 and "assumptions" in out and "cut rounds" not in out
+    assert row.split("│")[-3].strip().isdigit()
+    code, out, _ = run(capsys, "solve", folder)
+    assert code == 0 and "cut rounds" in out
+
+
 def test_render_svg_and_ascii(capsys, tmp_path):
     target = tmp_path / "out.svg"
     code, _, err = run(capsys, "render", FIVE, "--solve", "-o", str(target))
